@@ -1,0 +1,12 @@
+#!/usr/bin/env bun
+// Entry point of the `agent` binary. `--version` answers before anything else is imported so the
+// most common health check stays at the cost of a bare Bun start.
+import { VERSION } from "../version.ts";
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  process.stdout.write(`agent ${VERSION}\n`);
+} else {
+  const { runCli, processIo } = await import("./run.ts");
+  process.exitCode = await runCli(argv, processIo());
+}

@@ -1,20 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { CommandSpec, Io } from "../../src/cli/command.ts";
+import type { CommandSpec } from "../../src/cli/command.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
+import { captureIo } from "../helpers/io.ts";
 
-function captureIo(): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: "",
-    stderr: "",
-    out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
-    isTty: false,
-    cwd: process.cwd(),
-    env: process.env,
-    stdin: async () => "",
-  };
-  return io;
-}
 
 const seen: unknown[] = [];
 const tree: CommandSpec = {

@@ -1,0 +1,136 @@
+// One streaming provider call (one attempt): build the dialect's body, POST it, decode the SSE bytes
+// into normalized events under stall and lifetime supervision.
+import type { Clock } from "./clock.ts";
+import type { StreamEvent, Usage } from "./events.ts";
+import { emptyUsage } from "./events.ts";
+import { ProviderError } from "./errors.ts";
+import { type DeviceTokenSource, mergeHeaders, resolveAuth } from "./auth-headers.ts";
+import { type FetchLike, postStream } from "./http.ts";
+import type { ProtocolInfo } from "./protocols.ts";
+import type { ProviderRequest } from "./request.ts";
+import type { ResolvedProvider } from "./resolve.ts";
+import type { StreamSettings } from "./settings.ts";
+import { SseDecoder } from "./sse.ts";
+import { readWithDeadlines, resolveStreamHealth } from "./stream-health.ts";
+import type { TrustStore } from "./tls.ts";
+import { type DialectDecoder, type Emit } from "./dialects/decoder.ts";
+import { MessagesDecoder, buildMessagesBody } from "./dialects/a-messages.ts";
+import { ChatCompletionsDecoder, buildChatBody } from "./dialects/b-chat-completions.ts";
+import { ResponsesDecoder, buildResponsesBody } from "./dialects/b-responses.ts";
+import { loadTestScript, scriptPathFromUrl, scriptedEvents } from "./test-provider.ts";
+
+export interface ProviderCallDeps {
+  clock: Clock;
+  fetch?: FetchLike;
+  trustStore?: TrustStore | null;
+  devices?: DeviceTokenSource | null;
+  stream?: StreamSettings | null;
+  /** Daemon working directory (relative `test` script paths). */
+  cwd?: string;
+}
+
+export function createDecoder(provider: Pick<ResolvedProvider, "dialect" | "info">, emit: Emit): DialectDecoder {
+  switch (provider.dialect) {
+    case "a_messages":
+      return new MessagesDecoder(emit);
+    case "b_chat_completions":
+      return new ChatCompletionsDecoder(emit, provider.info);
+    case "b_responses":
+      return new ResponsesDecoder(emit);
+    case "test":
+      throw new Error("the test protocol has no wire decoder");
+  }
+}
+
+export function buildRequestBody(provider: Pick<ResolvedProvider, "dialect" | "info" | "cacheStrategy">, request: ProviderRequest): Record<string, unknown> {
+  switch (provider.dialect) {
+    case "a_messages":
+      return buildMessagesBody(request, provider.cacheStrategy);
+    case "b_chat_completions":
+      return buildChatBody(request, provider.info as ProtocolInfo);
+    case "b_responses":
+      return buildResponsesBody(request);
+    case "test":
+      throw new Error("the test protocol sends no request body");
+  }
+}
+
+/** Streams one attempt. Throws ProviderError (kinds in errors.ts); a lifetime cut ends with `done{max_lifetime}`. */
+export async function* streamOnce(
+  provider: ResolvedProvider,
+  request: ProviderRequest,
+  deps: ProviderCallDeps,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
+  if (provider.dialect === "test") {
+    const path = scriptPathFromUrl(provider.base, deps.cwd ?? process.cwd());
+    yield* scriptedEvents(loadTestScript(path), request, path);
+    return;
+  }
+  const auth = await resolveAuth(provider.settings.auth, provider.settings.auth?.type === "static_key" ? (provider.settings.auth.format ?? provider.authFormat) : provider.authFormat, deps.devices ?? null);
+  const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
+  const body = JSON.stringify(buildRequestBody(provider, request));
+  const res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);
+  yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null);
+}
+
+/** Decodes a provider's SSE body into normalized events (also used by the benchmark and the fakes' tests). */
+export async function* decodeResponseStream(
+  body: ReadableStream<Uint8Array>,
+  provider: Pick<ResolvedProvider, "dialect" | "info">,
+  clock: Clock,
+  stream: StreamSettings | null,
+): AsyncGenerator<StreamEvent> {
+  const health = resolveStreamHealth(stream);
+  const queue: StreamEvent[] = [];
+  let usage: Usage = emptyUsage();
+  let finished = false;
+  const decoder = createDecoder(provider, (e) => {
+    if (e.type === "usage") usage = e.usage;
+    else if (e.type === "done") finished = true;
+    queue.push(e);
+  });
+  const sse = new SseDecoder((event, data) => decoder.onSse(event, data));
+  const reader = body.getReader();
+  const startedAt = clock.now();
+  let open = true;
+  try {
+    for (;;) {
+      const r = await readWithDeadlines(reader, health, clock, startedAt);
+      // Events decoded before a failure in the same chunk are still delivered, then the error.
+      let failure: unknown = null;
+      try {
+        if (r.kind === "chunk") sse.push(r.value);
+        else if (r.kind === "eof") {
+          open = false;
+          sse.end();
+          decoder.end();
+        }
+      } catch (error) {
+        failure = error;
+      }
+      if (failure) {
+        for (const e of queue) yield e;
+        queue.length = 0;
+        throw failure;
+      }
+      if (r.kind === "stalled") {
+        throw new ProviderError({ kind: "stalled", code: "stream_stalled", message: `no data from the provider for ${r.idleMs / 1000} s (provider_stream_idle_timeout_secs)` });
+      } else if (r.kind === "lifetime") {
+        for (const e of queue) yield e;
+        queue.length = 0;
+        yield { type: "done", stop_reason: "max_lifetime", raw_stop_reason: null, usage };
+        return;
+      }
+      for (const e of queue) yield e;
+      queue.length = 0;
+      if (finished || !open) return;
+    }
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    const e = error as Error & { code?: string };
+    throw new ProviderError({ kind: "network", code: e.code ?? "connection_reset", message: `provider stream broke: ${e.message}` });
+  } finally {
+    if (open) await reader.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,163 @@
+// Chat Completions dialect (`b_chat_completions` and the `*_chat_completions` variants).
+import type { StopReason, Usage } from "../events.ts";
+import { emptyUsage } from "../events.ts";
+import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
+import type { ProtocolInfo } from "../protocols.ts";
+import type { ProviderRequest } from "../request.ts";
+import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
+
+export const CHAT_COMPLETIONS_PATH = "/chat/completions";
+
+export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<string, unknown> {
+  const messages: Record<string, unknown>[] = [];
+  if (req.system) messages.push({ role: "system", content: req.system });
+  for (const m of req.messages) {
+    if (m.role === "user") {
+      const simple = m.content.every((p) => p.type === "text");
+      messages.push({
+        role: "user",
+        content: simple
+          ? m.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+          : m.content.map((p) =>
+              p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: `data:${p.media_type};base64,${p.data_base64}` } },
+            ),
+      });
+    } else if (m.role === "tool_results") {
+      for (const r of m.results) messages.push({ role: "tool", tool_call_id: r.call_id, content: r.output });
+    } else {
+      const text = m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+      const calls = m.content.flatMap((p) =>
+        p.type === "tool_call" ? [{ id: p.id, type: "function", function: { name: p.name, arguments: JSON.stringify(p.arguments) } }] : [],
+      );
+      const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null };
+      if (calls.length > 0) msg.tool_calls = calls;
+      messages.push(msg);
+    }
+  }
+  const body: Record<string, unknown> = { model: req.model, messages, stream: true };
+  if (info.streamUsage) body.stream_options = { include_usage: true };
+  if (req.tools.length > 0)
+    body.tools = req.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+  if (req.max_output_tokens != null) body[info.maxTokensField] = req.max_output_tokens;
+  if (req.stop_sequences.length > 0) body.stop = req.stop_sequences;
+  if (req.reasoning?.effort) body.reasoning_effort = req.reasoning.effort;
+  Object.assign(body, req.request_options);
+  return body;
+}
+
+const FINISH: Record<string, StopReason> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  content_filter: "content_filter",
+};
+
+interface CallState {
+  part: number;
+  id: string;
+  name: string;
+  args: string;
+  started: boolean;
+}
+
+export class ChatCompletionsDecoder implements DialectDecoder {
+  private nextPart = 0;
+  private reasoningPart = -1;
+  private reasoningText = "";
+  private textPart = -1;
+  private text = "";
+  private readonly calls: CallState[] = [];
+  private finishReason: string | null = null;
+  private usage: Usage = emptyUsage();
+  private started = false;
+  private finished = false;
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly info: ProtocolInfo,
+  ) {}
+
+  onSse(_event: string, data: string): void {
+    if (this.finished) return;
+    if (data === "[DONE]") return this.complete();
+    const chunk = parseJson(data, "Chat Completions chunk");
+    if (chunk.error) {
+      const code: string = chunk.error.code ?? chunk.error.type ?? "server_error";
+      const message: string = chunk.error.message ?? "provider reported an error";
+      throw new ProviderError({ kind: kindForStreamCode(String(code), message), code: String(code), message: `in-stream error ${code}: ${message}` });
+    }
+    if (!this.started) {
+      this.started = true;
+      this.emit({ type: "response_start", id: chunk.id ?? null, model: chunk.model ?? null });
+    }
+    if (chunk.usage) this.applyUsage(chunk.usage);
+    // The include_usage chunk has `choices: []`; never assume choices[0] exists.
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta ?? {};
+    const field = this.info.reasoningDeltaField;
+    const reasoning = field ? delta[field] : undefined;
+    if (typeof reasoning === "string" && reasoning.length > 0) {
+      if (this.reasoningPart < 0) this.reasoningPart = this.nextPart++;
+      this.reasoningText += reasoning;
+      this.emit({ type: "reasoning_delta", index: this.reasoningPart, text: reasoning });
+    }
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      if (this.textPart < 0) this.textPart = this.nextPart++;
+      this.text += delta.content;
+      this.emit({ type: "text_delta", index: this.textPart, text: delta.content });
+    }
+    if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) this.toolDelta(tc);
+    if (choice.finish_reason != null) this.finishReason = choice.finish_reason;
+  }
+
+  end(): void {
+    if (!this.finished) throw streamIncomplete("Chat Completions");
+  }
+
+  private toolDelta(tc: Record<string, any>): void {
+    const i: number = tc.index;
+    if (typeof i !== "number") throw protocolError("Chat Completions tool_call delta without index", "missing_tool_index");
+    let state = this.calls[i];
+    if (!state) {
+      state = { part: this.nextPart++, id: "", name: "", args: "", started: false };
+      this.calls[i] = state;
+    }
+    if (tc.id) state.id = tc.id;
+    if (tc.function?.name) state.name += tc.function.name;
+    if (!state.started && state.id && state.name) {
+      state.started = true;
+      this.emit({ type: "tool_call_start", index: state.part, id: state.id, name: state.name });
+    }
+    const piece = tc.function?.arguments;
+    if (typeof piece === "string" && piece.length > 0) {
+      state.args += piece;
+      if (state.started) this.emit({ type: "tool_call_delta", index: state.part, id: state.id, arguments_delta: piece });
+    }
+  }
+
+  private applyUsage(u: Record<string, any>): void {
+    this.usage = {
+      input_tokens: u.prompt_tokens ?? 0,
+      output_tokens: u.completion_tokens ?? 0,
+      cache_read_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+    };
+    this.emit({ type: "usage", usage: { ...this.usage } });
+  }
+
+  private complete(): void {
+    if (this.finishReason === null) throw protocolError("Chat Completions stream ended without a finish_reason", "missing_finish_reason");
+    this.finished = true;
+    if (this.reasoningPart >= 0) this.emit({ type: "reasoning_done", index: this.reasoningPart, text: this.reasoningText, replay: null });
+    if (this.textPart >= 0) this.emit({ type: "text_done", index: this.textPart, text: this.text });
+    for (const c of this.calls) {
+      if (!c) continue;
+      if (!c.id || !c.name) throw protocolError("Chat Completions tool call without id or name", "missing_tool_id");
+      this.emit({ type: "tool_call_done", index: c.part, id: c.id, name: c.name, arguments: parseToolArguments(c.args, c.name, c.id) });
+    }
+    this.emit({ type: "done", stop_reason: FINISH[this.finishReason] ?? "other", raw_stop_reason: this.finishReason, usage: { ...this.usage } });
+  }
+}

@@ -1,0 +1,48 @@
+// The normalized request the engine hands to a provider; each dialect maps it to its wire body.
+import type { AssistantPart } from "./events.ts";
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's arguments object. */
+  input_schema: Record<string, unknown>;
+}
+
+export type UserPart = { type: "text"; text: string } | { type: "image"; media_type: string; data_base64: string };
+
+export interface ToolResult {
+  call_id: string;
+  output: string;
+  is_error?: boolean;
+}
+
+export type ConversationMessage =
+  | { role: "user"; content: UserPart[] }
+  | { role: "assistant"; content: AssistantPart[] }
+  | { role: "tool_results"; results: ToolResult[] };
+
+export interface ReasoningRequest {
+  /** Effort level name of the model's reasoning capability (e.g. `low`, `high`). */
+  effort: string | null;
+  /** Thinking-style models: whether thinking is on, and its token budget. */
+  enabled: boolean;
+  budget_tokens?: number | null;
+}
+
+export interface ProviderRequest {
+  /** Model identifier sent to the provider (`provider_name` of the model, or the deployment name). */
+  model: string;
+  system: string | null;
+  messages: ConversationMessage[];
+  tools: ToolSpec[];
+  max_output_tokens: number | null;
+  stop_sequences: string[];
+  reasoning: ReasoningRequest | null;
+  /** `request_option_defaults` merged with per-turn options; top-level body keys, applied last. */
+  request_options: Record<string, boolean | string>;
+  /** Responses dialect: cache routing key (the conversation id). */
+  prompt_cache_key?: string | null;
+}
+
+/** Cache strategy of Messages-dialect providers (spec: cache_control_strategy). */
+export type CacheControlStrategy = "breakpoints" | "provider_managed";

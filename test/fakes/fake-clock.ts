@@ -1,0 +1,73 @@
+// A manual clock: time moves only when a test calls advance(); sleepers wake in deadline order.
+import type { Clock } from "../../src/providers/clock.ts";
+
+interface Sleeper {
+  at: number;
+  resolve: () => void;
+}
+
+export class FakeClock implements Clock {
+  private t: number;
+  private sleepers: Sleeper[] = [];
+  private waiters: (() => void)[] = [];
+  /** Every sleep duration requested, in order (retry delays, stall timers). */
+  readonly sleeps: number[] = [];
+
+  constructor(start = 1_750_000_000_000) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.sleeps.push(ms);
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const sleeper: Sleeper = { at: this.t + ms, resolve };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+    });
+  }
+
+  /** Resolves once at least one sleeper is pending. */
+  async untilSleeping(): Promise<void> {
+    while (this.sleepers.length === 0) await new Promise<void>((r) => this.waiters.push(r));
+  }
+
+  pending(): number {
+    return this.sleepers.length;
+  }
+
+  advance(ms: number): void {
+    this.t += ms;
+    const due = this.sleepers.filter((s) => s.at <= this.t).sort((a, b) => a.at - b.at);
+    this.sleepers = this.sleepers.filter((s) => s.at > this.t);
+    for (const s of due) s.resolve();
+  }
+}
+
+/** A clock whose sleeps complete at once and move time forward: for retry loops run to the end. */
+export class InstantClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(private t = 1_750_000_000_000) {}
+  now(): number {
+    return this.t;
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+    this.sleeps.push(ms);
+    this.t += ms;
+  }
+}

@@ -1,0 +1,132 @@
+// A real HTTP model-provider fake on 127.0.0.1:0 for one base dialect. It answers each request with
+// the next scripted step (a stream of SSE frames, or an HTTP error), can stall or cut a stream after
+// N frames, and captures every request, checking the dialect's invariants (every tool call answered,
+// non-empty ids, thinking/reasoning returned verbatim). A violated invariant is answered with a 400
+// and recorded in `violations`, so a test cannot pass over it.
+import type { Server } from "bun";
+import { messagesFrames } from "./wire-a-messages.ts";
+import { chatFrames } from "./wire-b-chat.ts";
+import { responsesFrames } from "./wire-b-responses.ts";
+import type { TurnSpec } from "./turn-spec.ts";
+import { checkRequestInvariants, type Dialect, type ReplayMemory } from "./request-invariants.ts";
+
+export type FakeStep =
+  | { kind: "turn"; turn: TurnSpec; stallAfter?: number; cutAfter?: number }
+  | { kind: "frames"; frames: string[]; stallAfter?: number; cutAfter?: number }
+  | { kind: "error"; status: number; body: unknown; headers?: Record<string, string> };
+
+export interface CapturedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+export interface ProviderFake {
+  url: string;
+  /** Base URL to configure for the dialect (origin for Messages, /v1 for the others). */
+  base: string;
+  requests: CapturedRequest[];
+  violations: string[];
+  /** Releases every stalled stream (it then continues with its remaining frames). */
+  release(): void;
+  stop(): Promise<void>;
+}
+
+const PATHS: Record<Dialect, string> = { a_messages: "/v1/messages", b_chat_completions: "/v1/chat/completions", b_responses: "/v1/responses" };
+
+export function framesFor(dialect: Dialect, turn: TurnSpec): string[] {
+  if (dialect === "a_messages") return messagesFrames(turn);
+  if (dialect === "b_chat_completions") return chatFrames(turn);
+  return responsesFrames(turn);
+}
+
+export function startProviderFake(dialect: Dialect, script: FakeStep[], options: { tls?: { cert: string; key: string } } = {}): ProviderFake {
+  const requests: CapturedRequest[] = [];
+  const violations: string[] = [];
+  const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
+  const releasers = new Set<() => void>();
+  let next = 0;
+  const encoder = new TextEncoder();
+
+  const server: Server<undefined> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    ...(options.tls ? { tls: options.tls } : {}),
+    error: (error) => new Response(JSON.stringify({ error: { type: "fake_error", message: String(error) } }), { status: 500 }),
+    async fetch(req, srv) {
+      srv.timeout(req, 0);
+      const path = new URL(req.url).pathname;
+      const text = await req.text();
+      let body: any = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        violations.push(`request body is not JSON`);
+      }
+      const headers: Record<string, string> = {};
+      req.headers.forEach((v, k) => (headers[k] = v));
+      requests.push({ method: req.method, path, headers, body });
+      if (path !== PATHS[dialect] || req.method !== "POST") {
+        violations.push(`unexpected ${req.method} ${path}`);
+        return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
+      }
+      const problems = checkRequestInvariants(dialect, body, memory);
+      if (problems.length > 0) {
+        violations.push(...problems);
+        return Response.json({ error: { type: "invalid_request_error", message: problems.join("; ") } }, { status: 400 });
+      }
+      const step = script[next++];
+      if (!step) {
+        violations.push(`request #${requests.length} beyond the script`);
+        return Response.json({ error: { type: "invalid_request_error", message: "script exhausted" } }, { status: 400 });
+      }
+      if (step.kind === "error") return new Response(JSON.stringify(step.body), { status: step.status, headers: { "content-type": "application/json", ...step.headers } });
+      const frames = step.kind === "turn" ? framesFor(dialect, step.turn) : step.frames;
+      if (step.kind === "turn") remember(dialect, step.turn, memory);
+      let sent = 0;
+      let stalled = false;
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (step.cutAfter !== undefined && sent >= step.cutAfter) return controller.close();
+          if (step.stallAfter !== undefined && sent >= step.stallAfter && !stalled) {
+            stalled = true;
+            await new Promise<void>((resolve) => releasers.add(resolve));
+          }
+          const f = frames[sent++];
+          if (f === undefined) return controller.close();
+          controller.enqueue(encoder.encode(f));
+        },
+      });
+      return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_fake_${requests.length}` } });
+    },
+  });
+  const scheme = options.tls ? "https" : "http";
+  const url = `${scheme}://127.0.0.1:${server.port}`;
+  return {
+    url,
+    base: dialect === "a_messages" ? url : `${url}/v1`,
+    requests,
+    violations,
+    release() {
+      for (const r of releasers) r();
+      releasers.clear();
+    },
+    async stop() {
+      for (const r of releasers) r();
+      await server.stop(true);
+    },
+  };
+}
+
+function remember(dialect: Dialect, turn: TurnSpec, memory: ReplayMemory): void {
+  if (!turn.reasoning) return;
+  if (dialect === "a_messages") memory.thinking.push({ type: "thinking", thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? "sig_fake" });
+  if (dialect === "b_responses")
+    memory.reasoningItems.push({
+      type: "reasoning",
+      id: turn.reasoning.id ?? "rs_fake_1",
+      summary: [{ type: "summary_text", text: turn.reasoning.text }],
+      encrypted_content: turn.reasoning.encrypted ?? "enc_fake",
+    });
+}

@@ -1,0 +1,42 @@
+// Names of built-in things that config values refer to. The config validates against these lists and
+// the engine implements exactly these; keep them in one place so the two cannot drift.
+
+/** Built-in system reminders (stable names; `daemon.system_reminders.disabled` removes them). */
+export const SYSTEM_REMINDER_NAMES = [
+  "context_usage",
+  "facet_switched",
+  "file_changed",
+  "goal_status",
+  "image_unsupported",
+  "max_tool_turns",
+  "tool_choice",
+] as const;
+
+/** Well-formed reminder names: lowercase words joined by underscores. */
+export const SYSTEM_REMINDER_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+export const BUILTIN_TOOL_NAMES = [
+  "shell",
+  "read",
+  "write",
+  "edit",
+  "glob",
+  "grep",
+  "web_fetch",
+  "web_search",
+  "progress_update",
+  "exit_tool",
+  "tool_search",
+] as const;
+
+/** Tools the loop cannot work without; listing them in `disabled_tools` is ignored with a warning. */
+export const REQUIRED_TOOL_NAMES = ["exit_tool", "progress_update", "tool_search"] as const;
+
+export const BUILTIN_FACETS = ["execute", "plan"] as const;
+export const BUILTIN_SUBAGENTS = ["explore", "general"] as const;
+
+/** Shipped prompt references accepted as a PromptDefinition `source`. */
+export const AGENT_REFERENCES: readonly string[] = [
+  ...BUILTIN_FACETS.map((f) => `agent://facets/${f}`),
+  ...BUILTIN_SUBAGENTS.map((s) => `agent://subagents/${s}`),
+];

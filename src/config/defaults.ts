@@ -1,0 +1,74 @@
+// `defaults.full/mini/nano`: a model name with an optional effort suffix `name(level)`, with the
+// fallbacks nano -> mini -> full.
+import { didYouMean } from "../cli/suggest.ts";
+import type { ModelClassName, ModelTable, ResolvedModel } from "./models.ts";
+import type { ProblemList } from "./problems.ts";
+import type { AppConfig } from "./schema.ts";
+
+export interface ModelChoice {
+  model: string;
+  /** Reasoning effort chosen by the suffix, else the model's default level. */
+  effort: string | null;
+  /** Where the choice came from: the tier's own setting, a fallback tier, or the first model of the class. */
+  source: "configured" | `fallback:${ModelClassName}` | "first_of_class";
+}
+
+export type TierDefaults = Partial<Record<ModelClassName, ModelChoice>>;
+
+const SUFFIX = /^(.*)\(([^()]*)\)$/;
+
+export function parseModelRef(ref: string): { name: string; level: string | null } {
+  const m = SUFFIX.exec(ref.trim());
+  return m ? { name: m[1]!.trim(), level: m[2]!.trim() } : { name: ref.trim(), level: null };
+}
+
+function defaultEffort(model: ResolvedModel): string | null {
+  return model.reasoning.type === "effort" ? (model.reasoning.default_level ?? null) : null;
+}
+
+function choose(tier: ModelClassName, ref: string, table: ModelTable, out: ProblemList): ModelChoice | undefined {
+  const path = ["defaults", tier];
+  const { name, level } = parseModelRef(ref);
+  const model = table.models.get(name);
+  if (!model) {
+    const pending = table.pending.some((p) => p.key === name);
+    if (pending) return { model: name, effort: level, source: "configured" };
+    out.error(path, `unknown model '${name}'${didYouMean(name, table.models.keys(), "'")}`, {
+      allowed: [...table.models.keys()].join(", ") || "(no models are available: configure a provider)",
+    });
+    return undefined;
+  }
+  if (level === null) return { model: name, effort: defaultEffort(model), source: "configured" };
+  if (model.reasoning.type !== "effort") {
+    out.error(path, `model '${name}' does not take an effort level (its reasoning type is ${model.reasoning.type}); remove '(${level})'`);
+    return undefined;
+  }
+  if (!model.reasoning.levels.includes(level)) {
+    out.error(path, `'${level}' is not an effort level of model '${name}'${didYouMean(level, model.reasoning.levels, "'")}`, {
+      allowed: model.reasoning.levels.join(", "),
+    });
+    return undefined;
+  }
+  return { model: name, effort: level, source: "configured" };
+}
+
+export function resolveDefaults(config: AppConfig, table: ModelTable, out: ProblemList): TierDefaults {
+  const result: TierDefaults = {};
+  for (const tier of ["full", "mini", "nano"] as const) {
+    const ref = config.defaults?.[tier];
+    if (ref) {
+      const c = choose(tier, ref, table, out);
+      if (c) result[tier] = c;
+    }
+  }
+  if (!result.full) {
+    const first = [...table.models.values()].find((m) => m.class === "full");
+    if (first && !config.defaults?.full) result.full = { model: first.key, effort: defaultEffort(first), source: "first_of_class" };
+  }
+  if (!result.mini && !config.defaults?.mini && result.full) result.mini = { ...result.full, source: "fallback:full" };
+  if (!result.nano && !config.defaults?.nano) {
+    const from = result.mini ?? result.full;
+    if (from) result.nano = { ...from, source: result.mini && !config.defaults?.mini ? "fallback:full" : "fallback:mini" };
+  }
+  return result;
+}

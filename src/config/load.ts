@@ -1,0 +1,230 @@
+// Loads the app config: find the layers, parse, upgrade, substitute, enforce global authority, merge,
+// validate against the schema and the semantic rules, resolve models and derived values. Every problem
+// is collected in one pass; nothing throws for bad input.
+import { lstatSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { checkValue } from "./check.ts";
+import { resolveDefaults, type TierDefaults } from "./defaults.ts";
+import { type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
+import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
+import { resolveModels, type ModelTable } from "./models.ts";
+import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
+import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
+import { type AppConfig, AppConfigSchema } from "./schema.ts";
+import { checkSemantics } from "./semantic.ts";
+import { substituteTree, type SubstitutionOptions } from "./substitute.ts";
+import type { TrustStore } from "./trust-store.ts";
+import { upgradeLayer } from "./upgrade.ts";
+
+export interface LoadOptions {
+  cwd: string;
+  env: Env;
+  /** `--config FILE`: replaces the global layer for this run. */
+  configFile?: string;
+  commandTimeoutMs?: number;
+}
+
+export interface Layer {
+  name: LayerName;
+  path: string;
+  parsed?: ParsedFile;
+  /** The version the file declared (undefined: none), and whether it was upgraded in memory. */
+  version?: number;
+  upgraded: boolean;
+}
+
+export interface LoadedConfig {
+  ok: boolean;
+  config: AppConfig;
+  models: ModelTable;
+  defaults: TierDefaults;
+  trustStore?: TrustStore;
+  layers: Layer[];
+  origins: Origins;
+  problems: Problem[];
+  /** Values that came from substitution or static keys; never shown. */
+  secrets: string[];
+  project: ProjectLocation;
+}
+
+/** Map entries that are pruned as a whole when any value inside them is invalid. */
+const KEYED_BLOCKS = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
+
+function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile | undefined {
+  const format = formatOf(path);
+  if (!format) {
+    out.error([], `unsupported config file extension`, { file: path, allowed: ".yaml, .yml, .toml, .json" });
+    return undefined;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    out.error([], code === "ENOENT" ? "config file not found" : `cannot read the config file (${code})`, { file: path });
+    return undefined;
+  }
+  const decoded = decodeUtf8(bytes);
+  if ("badOffset" in decoded) {
+    out.error([], `the file is not valid UTF-8 (first bad byte at offset ${decoded.badOffset})`, { file: path });
+    return undefined;
+  }
+  const parsed = parseConfigText(path, decoded.text.replace(/^\uFEFF/, ""), format);
+  if (isParseFailure(parsed)) {
+    out.error([], parsed.message, { file: path, line: parsed.position?.line, column: parsed.position?.column });
+    return undefined;
+  }
+  const data = parsed.data;
+  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data) || data instanceof Date)) {
+    out.error([], `the top level of a ${name} config must be a map of keys`, { file: path });
+    return undefined;
+  }
+  return { ...parsed, data: data ?? {} };
+}
+
+function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer | undefined {
+  const key = formatPath(parts);
+  const exact = origins.get(key);
+  const pick = (n: LayerName | undefined) => layers.find((l) => l.name === n && l.parsed);
+  if (exact) return pick(exact);
+  for (const [path, layer] of origins) if (path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) return pick(layer);
+  for (let n = parts.length - 1; n >= 0; n--) {
+    const found = origins.get(formatPath(parts.slice(0, n)));
+    if (found) return pick(found);
+  }
+  return layers.find((l) => l.parsed);
+}
+
+function prune(doc: Record<string, unknown>, problems: Problem[]): Record<string, unknown> {
+  const copy = structuredClone(doc);
+  for (const p of problems) {
+    if (p.severity !== "error" || !p.parts?.length) continue;
+    const [top, entry] = p.parts;
+    if (typeof top !== "string") continue;
+    if (KEYED_BLOCKS.has(top) && entry !== undefined) {
+      const block = copy[top] as Record<string, unknown> | undefined;
+      if (block && typeof block === "object") delete block[String(entry)];
+    } else {
+      delete copy[top];
+    }
+  }
+  return copy;
+}
+
+function trimStaticKeys(doc: Record<string, unknown>, secrets: Set<string>): void {
+  const providers = doc.providers as Record<string, { auth?: { type?: unknown; key?: unknown } }> | undefined;
+  if (!providers || typeof providers !== "object") return;
+  for (const p of Object.values(providers)) {
+    const auth = p?.auth;
+    if (auth && auth.type === "static_key" && typeof auth.key === "string") {
+      const key = auth.key.trim();
+      auth.key = key;
+      if (key) secrets.add(key);
+    }
+  }
+}
+
+export function loadConfig(options: LoadOptions): LoadedConfig {
+  const out = new ProblemList();
+  const layerProblems = new Map<LayerName, ProblemList>();
+  const project = findProject(options.cwd, options.env);
+  const layers: Layer[] = [];
+
+  let globalPath: string | undefined;
+  if (options.configFile) {
+    globalPath = resolve(options.cwd, options.configFile);
+  } else {
+    const found = findConfigIn(globalConfigDir(options.env));
+    if (found.kind === "conflict") out.error([], `two global config files exist: ${found.paths.join(" and ")}; keep one`, { file: found.paths[0] });
+    else if (found.kind === "one") globalPath = found.path;
+  }
+  if (globalPath) layers.push({ name: "global", path: globalPath, upgraded: false });
+
+  if (project.agentDir) {
+    const found = findConfigIn(project.agentDir);
+    if (found.kind === "conflict") out.error([], `two project config files exist: ${found.paths.join(" and ")}; keep one`, { file: found.paths[0] });
+    else if (found.kind === "one") layers.push({ name: "project", path: found.path, upgraded: false });
+  }
+
+  const secrets = new Set<string>();
+  const commandCache = new Map<string, string | Error>();
+  const docs: Partial<Record<LayerName, Record<string, unknown>>> = {};
+  let followSymlinks = true;
+  for (const layer of layers) {
+    const problems = new ProblemList();
+    layerProblems.set(layer.name, problems);
+    if (layer.name === "project" && !followSymlinks && lstatSync(layer.path).isSymbolicLink()) {
+      out.warn([], "the project config is a symlink and daemon.follow_symlinks_for_configs is off in the global config; it was skipped", { file: layer.path });
+      continue;
+    }
+    const parsed = readLayer(layer.name, layer.path, out);
+    if (!parsed) continue;
+    layer.parsed = parsed;
+    let doc = parsed.data as Record<string, unknown>;
+    const upgrade = upgradeLayer(doc, problems);
+    doc = upgrade.doc;
+    layer.version = upgrade.from;
+    layer.upgraded = upgrade.upgraded;
+    const global = layer.name === "global";
+    if (!global && "config_command_substitution" in doc) {
+      problems.warn(["config_command_substitution"], "is honoured only in the global config; ignored here");
+      delete doc.config_command_substitution;
+    }
+    const enabled = global && doc.config_command_substitution === true;
+    const subst: SubstitutionOptions = {
+      env: options.env,
+      commandsAllowed: enabled,
+      commandsRefusedBecause: global ? "config_command_substitution is off in the global config" : "values in a project config never run commands",
+      commandCache,
+      timeoutMs: options.commandTimeoutMs ?? 10_000,
+      cwd: project.root,
+      secrets,
+    };
+    doc = substituteTree(doc, [], subst, problems) as Record<string, unknown>;
+    if (!global) doc = enforceGlobalAuthority(doc, problems);
+    trimStaticKeys(doc, secrets);
+    docs[layer.name] = doc;
+    if (global) followSymlinks = (doc.daemon as { follow_symlinks_for_configs?: unknown } | undefined)?.follow_symlinks_for_configs !== false;
+  }
+
+  // Layer-level problems are located in their own file.
+  for (const layer of layers) {
+    for (const p of layerProblems.get(layer.name)?.items ?? []) {
+      const pos = p.parts && layer.parsed?.locate(p.parts);
+      out.items.push({ ...p, file: layer.path, line: pos?.line, column: pos?.column });
+    }
+  }
+
+  const origins: Origins = new Map();
+  let merged: Record<string, unknown> = {};
+  if (docs.global) merged = mergeLayers({}, dropNulls(docs.global) as Record<string, unknown>, "global", origins);
+  if (docs.project) merged = mergeLayers(merged, docs.project, "project", origins);
+
+  const mergedProblems = new ProblemList();
+  checkValue(AppConfigSchema, merged, [], mergedProblems);
+  const config = prune(merged, mergedProblems.items) as AppConfig;
+  const models = resolveModels(config, mergedProblems);
+  const defaults = resolveDefaults(config, models, mergedProblems);
+  const { trustStore } = checkSemantics(config, models, { projectRoot: project.root, agentDir: project.agentDir, cwd: options.cwd }, mergedProblems);
+
+  for (const p of mergedProblems.items) {
+    const layer = p.parts ? locateLayer(layers, origins, p.parts) : undefined;
+    const pos = layer && p.parts ? layer.parsed?.locate(p.parts) : undefined;
+    out.items.push({ ...p, file: layer?.path, line: pos?.line, column: pos?.column });
+  }
+
+  const order = new Map(layers.map((l, i) => [l.path, i]));
+  out.items.sort((a, b) => (order.get(a.file ?? "") ?? -1) - (order.get(b.file ?? "") ?? -1) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  return {
+    ok: out.errors.length === 0,
+    config,
+    models,
+    defaults,
+    trustStore,
+    layers,
+    origins,
+    problems: out.items,
+    secrets: [...secrets],
+    project,
+  };
+}

@@ -1,0 +1,81 @@
+import { Type } from "@sinclair/typebox";
+import { Nullable, StringList, StringMap, Uint64 } from "./common.ts";
+
+/** ASCII letters, digits, `_`, `-`; no leading underscore; no `__`. */
+export const AUTH_KEY_NAME_PATTERN = "^(?!_)(?!.*__)[A-Za-z0-9_-]+$";
+
+const McpRegistration = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("auto") }, { description: "The server drives dynamic registration." }),
+    Type.Object({
+      type: Type.Literal("client-metadata-url"),
+      url: Type.String({ description: "HTTPS URL with a non-root path serving the client metadata." }),
+    }),
+    Type.Object({
+      type: Type.Literal("pre-registered"),
+      client_id: Type.String({ minLength: 1 }),
+      client_secret: Type.Optional(Nullable(Type.String())),
+    }),
+  ],
+  { description: "OAuth client registration (discriminator `type`, default auto)." },
+);
+
+const McpRedirect = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("ephemeral-loopback") }, { description: "Temporary loopback redirect." }),
+    Type.Object({ type: Type.Literal("fixed"), uri: Type.String({ description: "HTTPS or loopback HTTP redirect URI." }) }),
+  ],
+  { description: "OAuth redirect (discriminator `type`, default ephemeral-loopback)." },
+);
+
+export const McpRemoteAuth = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("none") }),
+    Type.Object({
+      type: Type.Literal("authorization-header"),
+      value: Type.String({ description: "The full Authorization header value including the scheme." }),
+    }),
+    Type.Object({
+      type: Type.Literal("oauth"),
+      scopes: Type.Optional(StringList("Scopes to request; omitted lets the server choose.")),
+      registration: Type.Optional(McpRegistration),
+      redirect: Type.Optional(McpRedirect),
+    }),
+  ],
+  { description: "Remote tool-server auth (discriminator `type`, default none)." },
+);
+
+const common = {
+  block_list: Type.Optional(StringList("Tool names `mcp__<server>__<tool>` hidden from the model.")),
+  default_timeout_seconds: Type.Optional(
+    Nullable(Uint64({ description: "Maximum seconds for one tool call; zero is rejected." })),
+  ),
+  auth_key_name: Type.Optional(
+    Nullable(Type.String({ pattern: AUTH_KEY_NAME_PATTERN, description: "Directory under auth/mcp/ for OAuth credentials." })),
+  ),
+  default_enabled: Type.Optional(Type.Boolean({ default: true })),
+};
+
+export const McpServer = Type.Union(
+  [
+    Type.Object({
+      transport: Type.Literal("stdio"),
+      ...common,
+      command: Type.String({ minLength: 1 }),
+      args: Type.Optional(StringList()),
+      env: Type.Optional(StringMap("Variables set for the child (its environment starts cleared).")),
+      pass_env: Type.Optional(Nullable(StringList("Variables copied from the agent's environment; default HOME, PATH, LANG, TMPDIR."))),
+      log_stderr: Type.Optional(Type.Boolean({ default: true })),
+      log_stdout: Type.Optional(Type.Boolean({ default: false })),
+    }),
+    Type.Object({
+      transport: Type.Literal("http"),
+      ...common,
+      url: Type.String({ minLength: 1 }),
+      auth: Type.Optional(McpRemoteAuth),
+      headers: Type.Optional(StringMap("Sent with every request.")),
+      reinit_on_expired_session: Type.Optional(Type.Boolean({ default: false })),
+    }),
+  ],
+  { description: "A tool server (discriminator `transport`)." },
+);

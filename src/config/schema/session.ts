@@ -1,0 +1,80 @@
+// Smaller blocks of the config: sessions, shell, permissions, notifications, integrations, prompts,
+// terminal display and the global-only platform blocks.
+import { Type } from "@sinclair/typebox";
+import { Nullable, StringList, StringMap, Uint32 } from "./common.ts";
+
+export const SessionConfig = Type.Object({
+  default_facet: Type.Optional(Nullable(Type.String({ description: "Facet for a new interactive session; default execute." }))),
+  default_exec_facet: Type.Optional(Nullable(Type.String({ description: "Facet for `agent exec`; default execute." }))),
+});
+
+export const AgentBehavior = Type.Object({
+  shell: Type.Object({
+    command: Type.Union([Type.Literal("bash"), Type.Literal("powershell")]),
+    init_script: Type.Optional(Nullable(Type.String({ description: "Project-relative script sourced before the first shell call." }))),
+  }),
+});
+
+export const PermissionSettings = Type.Object(
+  {
+    secret_words: Type.Optional(StringList("Values blocked from environment exposure and redacted from tool output.")),
+    secret_files: Type.Optional(StringList("Files the agent asks before reading and redacts from search results.")),
+  },
+  { additionalProperties: false },
+);
+
+export const Notifications = Type.Object({
+  trigger_turn: Type.Optional(Type.Boolean({ default: false, description: "Reserved; has no effect." })),
+  trigger_types: Type.Optional(StringList("Reserved; has no effect.")),
+  auto_drain_notifications: Type.Optional(Type.Boolean({ default: true })),
+});
+
+export const PERMISSION_MATCHERS = ["standard", "bypass", "bypass_plus", "autonomous"] as const;
+
+export const AutonomousPermissionMatcher = Type.Object({
+  classifier_model: Type.Optional(Nullable(Type.String())),
+  classifier_rules: Type.Optional(Nullable(Type.String())),
+  max_consecutive_denials: Type.Optional(Uint32({ default: 3 })),
+});
+
+const SearchProvider = Type.Object({
+  enabled: Type.Optional(Type.Boolean({ default: false })),
+  key: Type.String({ description: "API key, usually `${ENV_VAR}`." }),
+});
+
+export const SEARCH_PROVIDERS = ["search_a", "search_b", "search_c", "search_d"] as const;
+
+export const IntegrationsConfig = Type.Object({
+  search: Type.Optional(
+    Type.Object({
+      strategy: Type.Optional(Type.Union([Type.Literal("round_robin"), Type.Literal("random")])),
+      providers: Type.Optional(
+        Type.Object(Object.fromEntries(SEARCH_PROVIDERS.map((name) => [name, Type.Optional(SearchProvider)]))),
+      ),
+    }),
+  ),
+});
+
+export const PromptDefinition = Type.Object({
+  source: Type.String({ minLength: 1, description: "`agent://...` or a project-relative path inside the project." }),
+});
+
+export const TuiConfig = Type.Object({
+  theme: Type.Optional(Nullable(Type.String({ description: "Theme name: auto (default), dark, light, or a theme file name." }))),
+});
+
+export const DataConfig = Type.Object({
+  automatic_crash_reporting: Type.Optional(Nullable(Type.Boolean({ default: false, description: "Send crash reports automatically." }))),
+});
+
+export const UpdatesConfig = Type.Object({
+  automatic_check: Type.Optional(Nullable(Type.Boolean({ default: true, description: "Check for a newer release at launch." }))),
+  channel: Type.Optional(Nullable(Type.Union([Type.Literal("stable"), Type.Literal("beta")], { default: "stable" }))),
+});
+
+export const TelemetryConfig = Type.Object({
+  endpoint: Type.Optional(Nullable(Type.String({ description: "OTLP/HTTP base URL; OTEL_EXPORTER_OTLP_ENDPOINT overrides." }))),
+  protocol: Type.Optional(Nullable(Type.Union([Type.Literal("http/json"), Type.Literal("http/protobuf")]))),
+  headers: Type.Optional(StringMap("Headers sent with every export; OTEL_EXPORTER_OTLP_HEADERS overrides.")),
+  service_name: Type.Optional(Nullable(Type.String({ description: "Resource service.name; OTEL_SERVICE_NAME overrides." }))),
+});

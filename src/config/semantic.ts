@@ -1,0 +1,203 @@
+// Checks that need more than the schema: cross references, names, URLs, files.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { didYouMean } from "../cli/suggest.ts";
+import { PROTOCOL_INFO } from "../providers/protocols.ts";
+import { catalogProvider } from "../providers/catalog.ts";
+import {
+  AGENT_REFERENCES,
+  BUILTIN_FACETS,
+  BUILTIN_TOOL_NAMES,
+  REQUIRED_TOOL_NAMES,
+  SYSTEM_REMINDER_NAMES,
+  SYSTEM_REMINDER_NAME_PATTERN,
+} from "./builtin-names.ts";
+import type { ModelTable } from "./models.ts";
+import type { ProblemList } from "./problems.ts";
+import { checkProjectFile } from "./project-paths.ts";
+import type { AppConfig } from "./schema.ts";
+import { loadTrustStore, type TrustStore } from "./trust-store.ts";
+
+export interface SemanticContext {
+  projectRoot: string;
+  agentDir?: string;
+  cwd: string;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function urlProblem(value: string, schemes: string[]): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a valid URL";
+  }
+  if (!schemes.includes(url.protocol)) return `uses ${url.protocol.replace(":", "")}`;
+  return undefined;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function checkProviders(config: AppConfig, out: ProblemList): void {
+  for (const [name, p] of Object.entries(config.providers ?? {})) {
+    const path = ["providers", name];
+    const custom = p.kind.type !== "catalog";
+    if (custom && !p.url) out.error([...path, "url"], `a provider of kind ${p.kind.type} needs 'url' (the base address of its API)`);
+    if (p.url) {
+      const bad = urlProblem(p.url, ["http:", "https:"]);
+      if (bad) out.error([...path, "url"], `'${p.url}' ${bad}`, { allowed: "an http:// or https:// URL" });
+    }
+    for (const header of Object.keys(p.headers ?? {})) {
+      if (!HEADER_NAME.test(header)) out.error([...path, "headers", header], `'${header}' is not a valid HTTP header name`, { allowed: "letters, digits and !#$%&'*+.^_`|~-" });
+    }
+    if (p.auth?.type === "static_key" && p.auth.key.trim() === "") {
+      out.error([...path, "auth", "key"], "the key is empty");
+    }
+    const protocol = p.protocol ?? (p.kind.type === "catalog" ? catalogProvider(p.kind.name)?.protocol : undefined);
+    const base = protocol ? PROTOCOL_INFO[protocol].baseDialect : p.kind.type === "custom_a_compatible" ? "a_messages" : undefined;
+    if (p.cache_control_strategy && base !== undefined && base !== "a_messages") {
+      out.warn([...path, "cache_control_strategy"], `applies only to Messages-dialect providers; this provider speaks ${protocol} and ignores it`);
+    }
+  }
+}
+
+function checkMcp(config: AppConfig, out: ProblemList): void {
+  const keyNames = new Map<string, string>();
+  for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
+    const path = ["mcp_servers", name];
+    if (server.default_timeout_seconds === 0) {
+      out.error([...path, "default_timeout_seconds"], "zero is not allowed; omit the key for no timeout", { allowed: "a positive number of seconds" });
+    }
+    for (const [i, entry] of (server.block_list ?? []).entries()) {
+      const m = /^mcp__(.+?)__(.+)$/.exec(entry);
+      if (!m) out.error([...path, "block_list", i], `'${entry}' is not a tool name of the form mcp__<server>__<tool>`);
+      else if (m[1] !== name) out.error([...path, "block_list", i], `'${entry}' names server '${m[1]}', not '${name}'`, { allowed: `mcp__${name}__<tool>` });
+    }
+    const usesOAuth = server.transport === "http" && server.auth?.type === "oauth";
+    if (server.auth_key_name != null) {
+      if (!usesOAuth) {
+        out.error([...path, "auth_key_name"], "is only used by servers with transport http and auth type oauth; nothing registers credentials under it here");
+      }
+      const other = keyNames.get(server.auth_key_name);
+      if (other) out.error([...path, "auth_key_name"], `'${server.auth_key_name}' is already used by server '${other}'; their stored credentials would overwrite each other`);
+      else keyNames.set(server.auth_key_name, name);
+    }
+    if (server.transport === "http") {
+      const bad = urlProblem(server.url, ["http:", "https:"]);
+      if (bad) out.error([...path, "url"], `'${server.url}' ${bad}`, { allowed: "an http:// or https:// URL" });
+      for (const header of Object.keys(server.headers ?? {})) {
+        if (!HEADER_NAME.test(header)) out.error([...path, "headers", header], `'${header}' is not a valid HTTP header name`);
+      }
+      if (server.auth?.type === "oauth") {
+        const reg = server.auth.registration;
+        if (reg?.type === "client-metadata-url") {
+          let ok = false;
+          try {
+            const u = new URL(reg.url);
+            ok = u.protocol === "https:" && u.pathname !== "/" && u.pathname !== "";
+          } catch {
+            ok = false;
+          }
+          if (!ok) out.error([...path, "auth", "registration", "url"], `'${reg.url}' must be an HTTPS URL with a non-root path`);
+        }
+        const redirect = server.auth.redirect;
+        if (redirect?.type === "fixed") {
+          let ok = false;
+          try {
+            const u = new URL(redirect.uri);
+            ok = u.protocol === "https:" || (u.protocol === "http:" && isLoopbackHost(u.hostname));
+          } catch {
+            ok = false;
+          }
+          if (!ok) out.error([...path, "auth", "redirect", "uri"], `'${redirect.uri}' must be an HTTPS URL or a loopback http:// URL`);
+        }
+      }
+    }
+  }
+}
+
+function checkDaemon(config: AppConfig, ctx: SemanticContext, out: ProblemList): TrustStore | undefined {
+  const d = config.daemon;
+  if (!d) return undefined;
+  for (const [i, name] of (d.system_reminders?.disabled ?? []).entries()) {
+    const path = ["daemon", "system_reminders", "disabled", i];
+    if (!SYSTEM_REMINDER_NAME_PATTERN.test(name)) {
+      out.error(path, `malformed reminder name '${name}' (lowercase words joined by underscores)`, { allowed: SYSTEM_REMINDER_NAMES.join(", ") });
+    } else if (!(SYSTEM_REMINDER_NAMES as readonly string[]).includes(name)) {
+      out.error(path, `unknown system reminder '${name}'${didYouMean(name, SYSTEM_REMINDER_NAMES, "'")}`, { allowed: SYSTEM_REMINDER_NAMES.join(", ") });
+    }
+  }
+  for (const [i, tool] of (d.disabled_tools ?? []).entries()) {
+    const path = ["daemon", "disabled_tools", i];
+    if ((REQUIRED_TOOL_NAMES as readonly string[]).includes(tool)) {
+      out.warn(path, `'${tool}' is required by the agent loop and cannot be disabled; the entry is ignored`);
+    } else if (!tool.startsWith("mcp__") && !(BUILTIN_TOOL_NAMES as readonly string[]).includes(tool)) {
+      out.warn(path, `'${tool}' is not a built-in tool${didYouMean(tool, BUILTIN_TOOL_NAMES, "'")}; tool-server tools are named mcp__<server>__<tool>`);
+    }
+  }
+  for (const key of ["http_proxy", "https_proxy"] as const) {
+    const value = d.web?.[key];
+    if (value) {
+      const bad = urlProblem(value, ["http:", "https:", "socks5:", "socks5h:"]);
+      if (bad) out.error(["daemon", "web", key], `'${value}' ${bad}`, { allowed: "an http://, https:// or socks5:// proxy URL" });
+    }
+  }
+  const trustPath = d.tls?.trust_store;
+  if (trustPath) {
+    const store = loadTrustStore(trustPath, ctx.cwd);
+    if ("error" in store) out.error(["daemon", "tls", "trust_store"], store.error);
+    else return store;
+  }
+  return undefined;
+}
+
+function checkPrompts(config: AppConfig, ctx: SemanticContext, out: ProblemList): void {
+  const follow = config.daemon?.follow_symlinks_for_configs ?? true;
+  for (const block of ["facets", "subagents"] as const) {
+    for (const [name, def] of Object.entries(config[block] ?? {})) {
+      const path = [block, name, "source"];
+      const source = def.source;
+      if (source.startsWith("agent://")) {
+        if (!AGENT_REFERENCES.includes(source)) {
+          out.error(path, `unknown shipped reference '${source}'${didYouMean(source, AGENT_REFERENCES, "'")}`, { allowed: AGENT_REFERENCES.join(", ") });
+        }
+        continue;
+      }
+      const check = checkProjectFile(ctx.projectRoot, source, follow);
+      if (!check.ok) out.error(path, `'${source}' ${check.reason}`, { allowed: "agent://... or a file path relative to the project" });
+    }
+  }
+  const init = config.agent_behavior?.shell.init_script;
+  if (init) {
+    const check = checkProjectFile(ctx.projectRoot, init, follow);
+    if (!check.ok) out.error(["agent_behavior", "shell", "init_script"], `'${init}' ${check.reason}`);
+  }
+  const facets = new Set<string>([...BUILTIN_FACETS, ...Object.keys(config.facets ?? {})]);
+  for (const key of ["default_facet", "default_exec_facet"] as const) {
+    const facet = config.active_session?.[key];
+    if (!facet || facets.has(facet)) continue;
+    if (ctx.agentDir && existsSync(join(ctx.agentDir, "facets", `${facet}.md`))) continue;
+    out.error(["active_session", key], `unknown facet '${facet}'${didYouMean(facet, facets, "'")}`, {
+      allowed: `${[...facets].join(", ")}, or a file .agent/facets/<name>.md`,
+    });
+  }
+}
+
+export function checkSemantics(config: AppConfig, table: ModelTable, ctx: SemanticContext, out: ProblemList): { trustStore?: TrustStore } {
+  checkProviders(config, out);
+  checkMcp(config, out);
+  const trustStore = checkDaemon(config, ctx, out);
+  checkPrompts(config, ctx, out);
+  const classifier = config.autonomous_permission_matcher?.classifier_model;
+  if (classifier && !table.models.has(classifier) && !table.pending.some((p) => p.key === classifier)) {
+    out.error(["autonomous_permission_matcher", "classifier_model"], `unknown model '${classifier}'${didYouMean(classifier, table.models.keys(), "'")}`);
+  }
+  const search = config.integrations?.search;
+  if (search?.strategy && !Object.values(search.providers ?? {}).some((p) => p?.enabled)) {
+    out.warn(["integrations", "search", "strategy"], "no search provider is enabled, so web_search is unavailable");
+  }
+  return { trustStore };
+}

@@ -71,3 +71,12 @@ export class InstantClock implements Clock {
     this.t += ms;
   }
 }
+
+/** Polls (yielding to the event loop) until `cond` holds; fails after many rounds rather than hanging. */
+export async function until(cond: () => boolean, what = "condition"): Promise<void> {
+  for (let i = 0; i < 5000; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}

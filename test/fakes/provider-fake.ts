@@ -28,6 +28,8 @@ export interface ProviderFake {
   base: string;
   requests: CapturedRequest[];
   violations: string[];
+  /** Streams that reached their stall gate so far. */
+  stalls(): number;
   /** Releases every stalled stream (it then continues with its remaining frames). */
   release(): void;
   stop(): Promise<void>;
@@ -47,6 +49,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
   const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
   const releasers = new Set<() => void>();
   let next = 0;
+  let stallCount = 0;
   const encoder = new TextEncoder();
 
   const server: Server<undefined> = Bun.serve({
@@ -91,6 +94,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
           if (step.cutAfter !== undefined && sent >= step.cutAfter) return controller.close();
           if (step.stallAfter !== undefined && sent >= step.stallAfter && !stalled) {
             stalled = true;
+            stallCount++;
             await new Promise<void>((resolve) => releasers.add(resolve));
           }
           const f = frames[sent++];
@@ -108,6 +112,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
     base: dialect === "a_messages" ? url : `${url}/v1`,
     requests,
     violations,
+    stalls: () => stallCount,
     release() {
       for (const r of releasers) r();
       releasers.clear();

@@ -1,11 +1,12 @@
 // The command tree. Each group lives in its own file and imports its implementation lazily.
 import type { CommandSpec } from "./command.ts";
 import { configCommand } from "./config-commands.ts";
+import { gatewayCommand } from "./gateway-commands.ts";
 import { printCommand } from "./print-commands.ts";
 
 export const rootCommand: CommandSpec = {
   name: "agent",
   summary: "agent — a coding-agent runtime: model providers, tools, and sessions you can leave and rejoin",
-  subcommands: [configCommand, printCommand],
+  subcommands: [configCommand, printCommand, gatewayCommand],
   examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
 };

@@ -18,5 +18,11 @@ export const printCommand: CommandSpec = {
       flags: [FORMAT_FLAG],
       run: async (args, io) => (await import("./print-run.ts")).printConfigSchema(args, io),
     },
+    {
+      name: "gateway-openapi",
+      summary: "Print the gateway's OpenAPI 3.1 document (as served at /api/v1/openapi.json)",
+      flags: [FORMAT_FLAG],
+      run: async (args, io) => (await import("../gateway/admin/print-openapi.ts")).printGatewayOpenApi(args, io),
+    },
   ],
 };

@@ -1,0 +1,63 @@
+// `agent gateway ...`: the gateway server and its administration commands. Implementations load lazily.
+import type { CommandSpec, FlagSpec } from "./command.ts";
+
+const CONFIG: FlagSpec = { name: "config", type: "string", valueName: "FILE", summary: "Gateway config file (default $XDG_CONFIG_HOME/agent-gateway/gateway-config.yaml)" };
+const JSON_FLAG: FlagSpec = { name: "json", type: "boolean", summary: "Print JSON for scripts instead of a table" };
+const common = [CONFIG, JSON_FLAG];
+
+const principal = () => import("../gateway/admin/principal-cli.ts");
+const token = () => import("../gateway/admin/token-cli.ts");
+
+export const gatewayCommand: CommandSpec = {
+  name: "gateway",
+  summary: "Run the remote session gateway and administer its principals, tokens and audit log",
+  subcommands: [
+    {
+      name: "serve",
+      summary: "Start the gateway server in the foreground (SIGTERM stops it gracefully)",
+      flags: [CONFIG],
+      run: async (args, io) => (await import("../gateway/admin/serve-cli.ts")).runServe(args, io),
+    },
+    {
+      name: "principal",
+      summary: "Manage principals and their password and PAM credentials (writes the database directly)",
+      subcommands: [
+        { name: "create", summary: "Create a principal", positionals: [{ name: "username", summary: "login name", required: true }], flags: [...common, { name: "display-name", type: "string", valueName: "TEXT", summary: "Human-friendly name" }], run: async (a, io) => (await principal()).create(a, io) },
+        { name: "list", summary: "List principals", flags: common, run: async (a, io) => (await principal()).list(a, io) },
+        { name: "show", summary: "Show one principal", positionals: [{ name: "id-or-username", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).show(a, io) },
+        { name: "rename", summary: "Change a principal's display name", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "display-name", type: "string", valueName: "TEXT", summary: "New display name (empty clears it)" }], run: async (a, io) => (await principal()).rename(a, io) },
+        { name: "delete", summary: "Delete a principal with its credentials, tokens and sessions", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).remove(a, io) },
+        { name: "set-password", summary: "Set a password (prompted; never an argument)", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "password-stdin", type: "boolean", summary: "Read the password from the first line of stdin" }], run: async (a, io) => (await principal()).setPassword(a, io) },
+        { name: "remove-password", summary: "Remove the password credential", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).removePassword(a, io) },
+        { name: "set-pam", summary: "Bind the principal to a system user checked through PAM", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "service", type: "string", valueName: "NAME", summary: "PAM service under /etc/pam.d (default: auth.pam.service)" }, { name: "system-user", type: "string", valueName: "NAME", summary: "System account name" }], run: async (a, io) => (await principal()).setPam(a, io) },
+        { name: "remove-pam", summary: "Remove the PAM binding", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).removePam(a, io) },
+      ],
+    },
+    {
+      name: "token",
+      summary: "Manage personal access tokens (writes the database directly)",
+      subcommands: [
+        { name: "create", summary: "Create a token and print it once to stdout", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: [...common, { name: "label", type: "string", valueName: "TEXT", summary: "What the token is for" }], run: async (a, io) => (await token()).create(a, io) },
+        { name: "list", summary: "List a principal's live tokens (no secrets)", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await token()).list(a, io) },
+        { name: "revoke", summary: "Revoke a token", positionals: [{ name: "token_id", summary: "token id (tok_...)", required: true }], flags: common, run: async (a, io) => (await token()).revoke(a, io) },
+      ],
+    },
+    {
+      name: "audit",
+      summary: "Read the audit log",
+      subcommands: [
+        {
+          name: "list",
+          summary: "List audit events, newest first",
+          flags: [
+            ...common,
+            { name: "principal", type: "string", valueName: "ID", summary: "Only events of this principal (id or username)" },
+            { name: "since", type: "string", valueName: "RFC3339", summary: "Only events at or after this time" },
+            { name: "limit", type: "string", valueName: "N", summary: "At most N events (default 100)" },
+          ],
+          run: async (a, io) => (await import("../gateway/admin/audit-cli.ts")).list(a, io),
+        },
+      ],
+    },
+  ],
+};

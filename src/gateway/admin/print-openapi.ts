@@ -1,0 +1,21 @@
+// `agent print gateway-openapi`: the same document the server serves at /api/v1/openapi.json, rendered
+// from the route schemas with an in-memory database (no data dir, no server).
+import { EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { formatDocument } from "../../cli/print-run.ts";
+import { defaultGatewayConfig } from "../config/load.ts";
+import { createGatewayContext } from "../context.ts";
+import { renderOpenApi } from "../server/app.ts";
+
+export async function gatewayOpenApiDocument(): Promise<unknown> {
+  const ctx = createGatewayContext({ config: defaultGatewayConfig(), env: {}, dataDir: ":memory:" });
+  try {
+    return await renderOpenApi(ctx);
+  } finally {
+    ctx.sqlite.close();
+  }
+}
+
+export async function printGatewayOpenApi(args: ParsedArgs, io: Io): Promise<number> {
+  io.out(formatDocument(await gatewayOpenApiDocument(), args.flags.format as string | undefined));
+  return EXIT.ok;
+}

@@ -1,0 +1,50 @@
+// `agent gateway serve`: starts the server in the foreground and stops it gracefully on SIGTERM/SIGINT.
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { redactText } from "../../util/redact.ts";
+import { PepperError } from "../auth/pepper.ts";
+import type { Logger } from "../context.ts";
+import { TlsError } from "../net/tls.ts";
+import { startGateway } from "../server/serve.ts";
+import { loadConfigFor } from "./admin-context.ts";
+
+export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
+  const config = loadConfigFor(args, io, true);
+  const logger: Logger = {
+    info: (m) => io.err(`${redactText(m)}\n`),
+    warn: (m) => io.err(`warning: ${redactText(m)}\n`),
+    error: (m) => io.err(`error: ${redactText(m)}\n`),
+  };
+  let gateway;
+  try {
+    gateway = await startGateway({ config, env: io.env, logger });
+  } catch (error) {
+    if (error instanceof TlsError || error instanceof PepperError) throw new CliError(error.message);
+    throw new CliError(`cannot start the gateway: ${(error as Error).message}`);
+  }
+  const { ctx, tls, url } = gateway;
+  io.out(`agent gateway "${ctx.config.display_name}" listening on ${url}\n`);
+  if (tls) {
+    const how = { configured: "from tls.cert_file", "self-signed-existing": "self-signed, reused", "self-signed-generated": "self-signed, generated now" }[tls.source];
+    io.out(`TLS certificate (${how}): ${tls.certFile}\nSHA-256 fingerprint: ${tls.fingerprint}\n`);
+  } else {
+    io.out("TLS: off (plaintext on loopback; set tls.cert_file/tls.key_file or listen on a non-loopback address to enable it)\n");
+  }
+  io.out(`database: ${ctx.dataDir}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
+  if (gateway.pamNote) io.out(`PAM: unavailable (${gateway.pamNote})\n`);
+  if (ctx.principals.list().length === 0) io.out("No principals yet: create one with `agent gateway principal create <username>` and `agent gateway principal set-password <username>`.\n");
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+      io.err(`${signal}: shutting down\n`);
+      gateway.stop().then(resolve, resolve);
+    };
+    const onTerm = () => stop("SIGTERM");
+    const onInt = () => stop("SIGINT");
+    process.on("SIGTERM", onTerm);
+    process.on("SIGINT", onInt);
+  });
+  io.err("gateway stopped\n");
+  return EXIT.ok;
+}

@@ -1,0 +1,69 @@
+// The audit log: authentication outcomes, token operations and administrative actions.
+// Callers pass identifiers only; free text is redacted so a secret can never be stored here.
+import { and, desc, eq, gte } from "drizzle-orm";
+import { redactText } from "../../util/redact.ts";
+import type { Clock } from "../clock.ts";
+import type { GatewayDb } from "../db/open.ts";
+import { auditEvents } from "../db/schema.ts";
+
+export type AuditOutcome = "success" | "failure" | "denied" | "error";
+
+export interface AuditInput {
+  action: string;
+  outcome: AuditOutcome;
+  principalId?: string | null;
+  sourceIp?: string | null;
+  target?: string | null;
+  detail?: string | null;
+}
+
+export interface AuditEvent {
+  id: number;
+  at: string;
+  principal_id: string | null;
+  source_ip: string | null;
+  action: string;
+  target: string | null;
+  outcome: AuditOutcome;
+  detail: string | null;
+}
+
+export class AuditLog {
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+
+  record(event: AuditInput): void {
+    this.db.insert(auditEvents).values({
+      at: this.clock.now(),
+      action: event.action,
+      outcome: event.outcome,
+      principalId: event.principalId ?? null,
+      sourceIp: event.sourceIp ?? null,
+      target: event.target == null ? null : redactText(event.target),
+      detail: event.detail == null ? null : redactText(event.detail),
+    }).run();
+  }
+
+  /** Newest first. */
+  list(filter: { principalId?: string; sinceMs?: number; limit?: number } = {}): AuditEvent[] {
+    const conditions = [];
+    if (filter.principalId) conditions.push(eq(auditEvents.principalId, filter.principalId));
+    if (filter.sinceMs !== undefined) conditions.push(gte(auditEvents.at, filter.sinceMs));
+    return this.db
+      .select()
+      .from(auditEvents)
+      .where(conditions.length ? and(...conditions) : undefined)
+      .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+      .limit(filter.limit ?? 100)
+      .all()
+      .map((r) => ({
+        id: r.id,
+        at: new Date(r.at).toISOString(),
+        principal_id: r.principalId,
+        source_ip: r.sourceIp,
+        action: r.action,
+        target: r.target,
+        outcome: r.outcome,
+        detail: r.detail,
+      }));
+  }
+}

@@ -1,0 +1,110 @@
+// Bearer verification by token family. Every failure is the same 401; an internal failure is a 503
+// that never lets the request through.
+import { createHmac } from "node:crypto";
+import { and, eq, isNull } from "drizzle-orm";
+import { ProtocolError } from "../../protocol/errors.ts";
+import type { Clock } from "../clock.ts";
+import type { GatewayDb } from "../db/open.ts";
+import { oauthAccessTokens, oauthGrants, principals, serviceCredentials, sessions } from "../db/schema.ts";
+import { constantTimeEqualHex, sha256Hex } from "../ids.ts";
+import type { PatStore } from "./pats.ts";
+
+export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';
+
+/** Scopes of the gateway. Human credentials (PATs, web sessions) hold all of them. */
+export const ALL_SCOPES = ["machine", "project"] as const;
+
+export interface AuthResult {
+  family: "pat" | "oat" | "dsc" | "web";
+  principalId: string | null;
+  scopes: string[];
+  /** Token or credential id (never the secret). */
+  credentialId: string;
+  /** For `dsc_`: the session whose daemon holds the credential (`current_session` authority). */
+  sessionId?: string;
+}
+
+export function unauthorized(): ProtocolError {
+  return new ProtocolError("unauthorized", 401, undefined, { "WWW-Authenticate": 'Bearer error="invalid_token"' });
+}
+
+export function authUnavailable(): ProtocolError {
+  return new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+}
+
+/** HMAC-SHA-256(pepper, token): the stored verifier of a daemon service credential. */
+export function serviceCredentialVerifier(pepper: Uint8Array, token: string): string {
+  return createHmac("sha256", pepper).update(token).digest("hex");
+}
+
+export class BearerVerifier {
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly pats: PatStore,
+    private readonly pepper: Uint8Array,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Verifies an `Authorization` header value; throws the 401 or the 503. */
+  verify(header: string | null): AuthResult {
+    const match = header ? /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/.exec(header) : null;
+    if (!match) throw unauthorized();
+    const token = match[1]!;
+    let result: AuthResult | undefined;
+    try {
+      if (token.startsWith("pat_")) result = this.pat(token);
+      else if (token.startsWith("oat_")) result = this.oat(token);
+      else if (token.startsWith("dsc_")) result = this.dsc(token);
+    } catch {
+      throw authUnavailable();
+    }
+    if (!result) throw unauthorized();
+    return result;
+  }
+
+  private pat(token: string): AuthResult | undefined {
+    const info = this.pats.use(token);
+    return info && { family: "pat", principalId: info.principalId, scopes: [...ALL_SCOPES], credentialId: info.id };
+  }
+
+  private oat(token: string): AuthResult | undefined {
+    const row = this.db
+      .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt })
+      .from(oauthAccessTokens)
+      .leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .where(and(eq(oauthAccessTokens.tokenHash, sha256Hex(token)), isNull(oauthAccessTokens.revokedAt)))
+      .get();
+    if (!row || row.grantRevoked != null || row.t.expiresAt <= this.clock.now()) return undefined;
+    return { family: "oat", principalId: row.t.principalId, scopes: row.t.scopes, credentialId: row.t.id };
+  }
+
+  /** `dsc_<generation id>.<secret>`: the id finds the row, the HMAC of the whole token must match. */
+  private dsc(token: string): AuthResult | undefined {
+    const dot = token.indexOf(".");
+    if (dot < 0) return undefined;
+    const generationId = token.slice(4, dot);
+    const row = this.db
+      .select({ c: serviceCredentials, current: sessions.currentGenerationId })
+      .from(serviceCredentials)
+      .innerJoin(sessions, eq(sessions.id, serviceCredentials.sessionId))
+      .where(eq(serviceCredentials.generationId, generationId))
+      .get();
+    const expected = serviceCredentialVerifier(this.pepper, token);
+    // Compare even when no row exists so the timing does not reveal whether the id is known.
+    const ok = constantTimeEqualHex(row?.c.verifier ?? "00".repeat(32), expected);
+    if (!row || !ok || row.c.state === "invalidated" || row.current !== generationId) return undefined;
+    const now = this.clock.now();
+    this.db
+      .update(serviceCredentials)
+      .set(row.c.state === "pending" ? { state: "active", activatedAt: now, lastUsedAt: now } : { lastUsedAt: now })
+      .where(eq(serviceCredentials.generationId, generationId))
+      .run();
+    return { family: "dsc", principalId: null, scopes: ["current_session"], credentialId: generationId, sessionId: row.c.sessionId };
+  }
+}
+
+/** The username and display name behind an auth result, for responses and pages. */
+export function principalOf(db: GatewayDb, id: string | null) {
+  if (!id) return undefined;
+  return db.select().from(principals).where(eq(principals.id, id)).get();
+}

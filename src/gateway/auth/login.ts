@@ -1,0 +1,62 @@
+// Username + password login for the web UI: the login limiter first, then the password or PAM check.
+// Unknown users and users without a usable credential cost a dummy hash, like a wrong password.
+import { ProtocolError } from "../../protocol/errors.ts";
+import type { GatewayContext } from "../context.ts";
+import type { PrincipalDetail } from "./principals.ts";
+
+export type LoginResult =
+  | { ok: true; principal: PrincipalDetail; method: "password" | "pam" }
+  | { ok: false; reason: "invalid" }
+  | { ok: false; reason: "locked"; retryAfterSecs: number };
+
+/** Throws a 503 ProtocolError on internal failure (database, PAM system error); never counts those. */
+export async function verifyLogin(ctx: GatewayContext, username: string, password: string, ip: string): Promise<LoginResult> {
+  const admission = ctx.limiters.login.admit(ip);
+  if (!admission.allowed) {
+    safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: username.slice(0, 64), detail: "rate limited" });
+    return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
+  }
+  const { ticket } = admission;
+  let outcome: { principal: PrincipalDetail; method: "password" | "pam" } | undefined;
+  try {
+    outcome = await check(ctx, username, password);
+  } catch (error) {
+    ticket.abort();
+    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: username.slice(0, 64) });
+    if (error instanceof ProtocolError && error.status === 503) throw error;
+    throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+  }
+  if (!outcome) {
+    ticket.fail();
+    safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: username.slice(0, 64) });
+    return { ok: false, reason: "invalid" };
+  }
+  ticket.succeed();
+  safeAudit(ctx, { action: "login", outcome: "success", principalId: outcome.principal.id, sourceIp: ip, detail: outcome.method });
+  return { ok: true, ...outcome };
+}
+
+async function check(ctx: GatewayContext, username: string, password: string) {
+  const principal = username.length <= 64 ? ctx.principals.find(username) ?? ctx.principals.findByPamUser(username) : undefined;
+  const usable = principal && principal.kind === "human" ? principal : undefined;
+  const hash = usable?.hasPassword ? ctx.principals.passwordHash(usable.id) : undefined;
+  if (hash !== undefined && (!usable!.pam || username === usable!.username)) {
+    return (await ctx.hasher.verify(password, hash)) ? { principal: usable!, method: "password" as const } : undefined;
+  }
+  if (usable?.pam && ctx.pam) {
+    if (Buffer.byteLength(password) > ctx.config.auth.password.max_password_bytes) return undefined;
+    const result = await ctx.pam.authenticate(usable.pam.service, usable.pam.systemUser, password);
+    if (result === "error") throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+    return result === "success" ? { principal: usable, method: "pam" as const } : undefined;
+  }
+  await ctx.hasher.verify(password, undefined);
+  return undefined;
+}
+
+function safeAudit(ctx: GatewayContext, event: Parameters<GatewayContext["audit"]["record"]>[0]): void {
+  try {
+    ctx.audit.record(event);
+  } catch (error) {
+    ctx.logger.warn(`audit write failed: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,89 @@
+// Personal access tokens: `pat_` + 256 random bits, shown once; only the SHA-256 is stored.
+import { and, eq } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { GatewayDb } from "../db/open.ts";
+import { personalAccessTokens } from "../db/schema.ts";
+import { newId, newSecret, sha256Hex } from "../ids.ts";
+
+export interface PatInfo {
+  id: string;
+  principalId: string;
+  label: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revoked: boolean;
+}
+
+export class PatError extends Error {
+  constructor(message: string, readonly kind: "invalid" | "not_found") {
+    super(message);
+    this.name = "PatError";
+  }
+}
+
+export function checkLabel(label: string): void {
+  if (label.trim() === "") throw new PatError("a token label must not be empty", "invalid");
+  if (label.length > 100) throw new PatError("a token label is limited to 100 characters", "invalid");
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(label)) throw new PatError("a token label must not contain control characters", "invalid");
+}
+
+export class PatStore {
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+
+  create(principalId: string, label: string): { info: PatInfo; token: string } {
+    checkLabel(label);
+    const now = this.clock.now();
+    const token = newSecret("pat");
+    const info: PatInfo = { id: newId("tok", now), principalId, label: label.trim(), createdAt: now, lastUsedAt: null, revoked: false };
+    this.db.insert(personalAccessTokens).values({ ...info, tokenHash: sha256Hex(token) }).run();
+    return { info, token };
+  }
+
+  /** Non-revoked tokens of a principal, newest first. */
+  list(principalId: string): PatInfo[] {
+    return this.db
+      .select()
+      .from(personalAccessTokens)
+      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
+      .all()
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map(toInfo);
+  }
+
+  get(id: string): PatInfo | undefined {
+    const row = this.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, id)).get();
+    return row ? toInfo(row) : undefined;
+  }
+
+  revoke(id: string): PatInfo {
+    const row = this.get(id);
+    if (!row) throw new PatError(`no personal access token with id ${JSON.stringify(id)}`, "not_found");
+    this.db.update(personalAccessTokens).set({ revoked: true, revokedAt: this.clock.now() }).where(eq(personalAccessTokens.id, id)).run();
+    return { ...row, revoked: true };
+  }
+
+  revokeAll(principalId: string): number {
+    return this.db
+      .update(personalAccessTokens)
+      .set({ revoked: true, revokedAt: this.clock.now() })
+      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
+      .returning({ id: personalAccessTokens.id })
+      .all().length;
+  }
+
+  /** The live token matching a presented secret; marks it used. */
+  use(token: string): PatInfo | undefined {
+    const row = this.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sha256Hex(token))).get();
+    if (!row || row.revoked) return undefined;
+    const now = this.clock.now();
+    // Coarse last-used updates (once a minute) keep hot paths from writing on every request.
+    if (row.lastUsedAt === null || now - row.lastUsedAt > 60_000) {
+      this.db.update(personalAccessTokens).set({ lastUsedAt: now }).where(eq(personalAccessTokens.id, row.id)).run();
+    }
+    return toInfo(row);
+  }
+}
+
+function toInfo(r: typeof personalAccessTokens.$inferSelect): PatInfo {
+  return { id: r.id, principalId: r.principalId, label: r.label, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revoked: r.revoked };
+}

@@ -1,0 +1,85 @@
+// The gateway's context, built once at startup and passed to every part: config, clock, paths,
+// database, pepper, credential stores, limiters, audit log. Nothing is a module-level singleton.
+import { systemClock, type Clock } from "./clock.ts";
+import { resolveDataDir } from "./config/load.ts";
+import type { GatewayConfig } from "./config/types.ts";
+import { openGatewayDb, type GatewayDb, type OpenedDb } from "./db/open.ts";
+import type { Database } from "bun:sqlite";
+import { AuditLog } from "./audit/log.ts";
+import { BearerVerifier } from "./auth/bearer.ts";
+import { PasswordHasher } from "./auth/password.ts";
+import { PatStore } from "./auth/pats.ts";
+import { loadPepper } from "./auth/pepper.ts";
+import { PrincipalStore } from "./auth/principals.ts";
+import { createLimiters, type Limiters } from "./net/rate-limit.ts";
+import { NetworkPolicy } from "./net/policy.ts";
+import type { PamAuthenticator } from "./auth/pam.ts";
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface GatewayContext {
+  config: GatewayConfig;
+  clock: Clock;
+  dataDir: string;
+  db: GatewayDb;
+  sqlite: Database;
+  migrated: boolean;
+  pepper: Uint8Array;
+  hasher: PasswordHasher;
+  principals: PrincipalStore;
+  pats: PatStore;
+  bearer: BearerVerifier;
+  audit: AuditLog;
+  limiters: Limiters;
+  policy: NetworkPolicy;
+  /** PAM checks, when the platform has PAM (Linux glibc). */
+  pam?: PamAuthenticator;
+  logger: Logger;
+  /** Whether the server runs TLS (Secure cookies, `__Host-` prefix, HSTS). */
+  tls: boolean;
+}
+
+export interface ContextOptions {
+  config: GatewayConfig;
+  env: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: Logger;
+  /** `:memory:` for an in-memory database (OpenAPI export, tests). */
+  dataDir?: string;
+  pam?: PamAuthenticator;
+  tls?: boolean;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export function createGatewayContext(options: ContextOptions): GatewayContext {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const dataDir = options.dataDir ?? resolveDataDir(config, options.env);
+  const opened: OpenedDb = openGatewayDb(dataDir);
+  const pepper = dataDir === ":memory:" && !config.auth.password.pepper_file ? crypto.getRandomValues(new Uint8Array(32)) : loadPepper(dataDir, config.auth.password.pepper_file);
+  const pats = new PatStore(opened.db, clock);
+  return {
+    config,
+    clock,
+    dataDir,
+    db: opened.db,
+    sqlite: opened.sqlite,
+    migrated: opened.migrated,
+    pepper,
+    hasher: new PasswordHasher(pepper, config.auth.password),
+    principals: new PrincipalStore(opened.db, clock),
+    pats,
+    bearer: new BearerVerifier(opened.db, pats, pepper, clock),
+    audit: new AuditLog(opened.db, clock),
+    limiters: createLimiters(config.auth, clock, opened.db),
+    policy: new NetworkPolicy({ ...config.network, trusted_proxies: config.auth.trusted_proxies }),
+    pam: options.pam,
+    logger: options.logger ?? silentLogger,
+    tls: options.tls ?? false,
+  };
+}

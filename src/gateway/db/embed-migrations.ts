@@ -1,0 +1,13 @@
+// A Bun macro: runs at bundle time (build and test alike) and inlines the drizzle-kit migrations
+// (SQL statements plus journal data) into the code, so the compiled binary carries them.
+import { join } from "node:path";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+
+export function embeddedGatewayMigrations() {
+  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "migrations") }).map((m) => ({
+    sql: m.sql,
+    bps: m.bps,
+    folderMillis: m.folderMillis,
+    hash: m.hash,
+  }));
+}

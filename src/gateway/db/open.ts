@@ -1,0 +1,53 @@
+// Opens the gateway database (bun:sqlite, WAL) and applies the embedded migrations.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { embeddedGatewayMigrations } from "./embed-migrations.ts" with { type: "macro" };
+import * as schema from "./schema.ts";
+
+export type GatewayDb = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export interface OpenedDb {
+  db: GatewayDb;
+  sqlite: Database;
+  /** Whether this open applied at least one migration. */
+  migrated: boolean;
+  path: string;
+}
+
+export const DB_FILE = "gateway.sqlite";
+
+export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
+  let path = ":memory:";
+  if (dataDir !== ":memory:") {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    path = join(dataDir, DB_FILE);
+  }
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  const db = drizzle({ client: sqlite, schema }) as GatewayDb;
+  const migrated = applyMigrations(db, sqlite);
+  return { db, sqlite, migrated, path };
+}
+
+function appliedCount(sqlite: Database): number {
+  const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+  if (!exists) return 0;
+  return (sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+}
+
+function applyMigrations(db: GatewayDb, sqlite: Database): boolean {
+  const before = appliedCount(sqlite);
+  const migrations = embeddedGatewayMigrations();
+  // drizzle's own migrator reads files from disk; the dialect's migrate takes the embedded list.
+  (db as any).dialect.migrate(migrations, (db as any).session, { migrationsFolder: "(embedded)" });
+  return appliedCount(sqlite) > before;
+}
+
+export function sqliteVersion(sqlite: Database): string {
+  return (sqlite.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+}

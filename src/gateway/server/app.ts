@@ -1,0 +1,48 @@
+// The gateway's Elysia app: route groups, the OpenAPI document, and the error handler.
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { VERSION } from "../../version.ts";
+import type { GatewayContext } from "../context.ts";
+import { webRoutes } from "../web/routes.ts";
+import { coreRoutes } from "./core-routes.ts";
+import { errorResponse } from "./errors.ts";
+import { requestMeta } from "./request-meta.ts";
+import { htmlErrorResponse } from "../web/pages.ts";
+
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
+/** Route groups added by other parts of the gateway (OAuth, registries, sessions). */
+export type RouteGroup = (ctx: GatewayContext) => Elysia<any, any, any, any, any, any, any>;
+
+export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) {
+  let app = new Elysia({ normalize: false })
+    .onError(({ error, code, request }) => {
+      const { requestId } = requestMeta(request);
+      const path = new URL(request.url).pathname;
+      const res = errorResponse(error, code, requestId, ctx.logger);
+      return path.startsWith("/api/") || path.startsWith("/.well-known/") ? res : htmlErrorResponse(res.status);
+    })
+    .use(
+      openapi({
+        path: "/api/v1/openapi",
+        specPath: OPENAPI_PATH,
+        provider: null,
+        documentation: {
+          openapi: "3.1.0",
+          info: { title: "agent gateway", version: VERSION, description: "Remote session gateway of agent. API routes need `Authorization: Bearer <token>` unless noted." },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+        },
+        exclude: { paths: [/\/proxy(\/|$)/, /^\/(?!api\/|\.well-known\/)/] },
+      }),
+    )
+    .use(coreRoutes(ctx))
+    .use(webRoutes(ctx));
+  for (const group of groups) app = app.use(group(ctx)) as typeof app;
+  return app;
+}
+
+/** The OpenAPI document, rendered without a server (for `agent print gateway-openapi`). */
+export async function renderOpenApi(ctx: GatewayContext): Promise<unknown> {
+  const res = await buildGatewayApp(ctx).handle(new Request(`http://localhost${OPENAPI_PATH}`));
+  return res.json();
+}

@@ -1,0 +1,62 @@
+// GET /api/v1/health, /api/v1/version. Both answer without a token (probes, clients before login);
+// health also verifies a bearer token when one is sent and then names the caller.
+import { Elysia, t } from "elysia";
+import { VERSION } from "../../version.ts";
+import { sqliteVersion } from "../db/open.ts";
+import { principalOf } from "../auth/bearer.ts";
+import type { GatewayContext } from "../context.ts";
+import { authenticate } from "./auth-guard.ts";
+
+export const HealthResponse = t.Object(
+  {
+    status: t.Literal("ok"),
+    name: t.String({ description: "display name of this gateway" }),
+    migrated_at_startup: t.Boolean({ description: "whether a database migration ran when the gateway started" }),
+    authenticated: t.Optional(
+      t.Object({
+        family: t.Union([t.Literal("pat"), t.Literal("oat"), t.Literal("dsc"), t.Literal("web")]),
+        principal_id: t.Union([t.String(), t.Null()]),
+        username: t.Union([t.String(), t.Null()]),
+        scopes: t.Array(t.String()),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const VersionResponse = t.Object({
+  version: t.String({ description: "gateway version" }),
+  database: t.Object({ engine: t.Literal("sqlite"), version: t.String() }),
+});
+
+export const ErrorBody = t.Object({ error: t.String(), message: t.Optional(t.String()) });
+export const UnauthorizedBody = t.Object({ error: t.Literal("unauthorized") }, { description: 'always the byte-identical body {"error":"unauthorized"}' });
+
+export function coreRoutes(ctx: GatewayContext) {
+  return new Elysia({ name: "gateway-core" })
+    .get(
+      "/api/v1/health",
+      ({ request }) => {
+        const body: typeof HealthResponse.static = { status: "ok", name: ctx.config.display_name, migrated_at_startup: ctx.migrated };
+        if (request.headers.has("authorization")) {
+          const auth = authenticate(ctx, request);
+          body.authenticated = {
+            family: auth.family,
+            principal_id: auth.principalId,
+            username: principalOf(ctx.db, auth.principalId)?.username ?? null,
+            scopes: auth.scopes,
+          };
+        }
+        return body;
+      },
+      {
+        response: { 200: HealthResponse, 401: UnauthorizedBody, 503: ErrorBody },
+        detail: { summary: "Server status", description: "Without a token: status and name. With `Authorization: Bearer`, the token is verified (401 when invalid) and the caller is named.", tags: ["core"] },
+      },
+    )
+    .get(
+      "/api/v1/version",
+      () => ({ version: VERSION, database: { engine: "sqlite" as const, version: sqliteVersion(ctx.sqlite) } }),
+      { response: { 200: VersionResponse }, detail: { summary: "Gateway and database engine versions", tags: ["core"] } },
+    );
+}

@@ -1,0 +1,86 @@
+// Starts the gateway: paths, database, pepper, TLS, auth, then the HTTP(S) listener.
+import type { Server } from "bun";
+import { systemClock, type Clock } from "../clock.ts";
+import { resolveDataDir } from "../config/load.ts";
+import type { GatewayConfig } from "../config/types.ts";
+import { createGatewayContext, silentLogger, type GatewayContext, type Logger } from "../context.ts";
+import { pamUnavailableReason, WorkerPam, type PamAuthenticator } from "../auth/pam.ts";
+import { assertListenSecure, resolveTls, type TlsMaterial } from "../net/tls.ts";
+import { buildGatewayApp, type RouteGroup } from "./app.ts";
+import { createFetchHandler } from "./edge.ts";
+import { jsonResponse } from "./errors.ts";
+import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
+
+/** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
+export const IDLE_TIMEOUT_SECS = 15;
+
+export interface StartOptions {
+  config: GatewayConfig;
+  env: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Override the PAM backend (tests); null disables PAM. Default: libpam in workers where supported. */
+  pam?: PamAuthenticator | null;
+  groups?: RouteGroup[];
+}
+
+export interface RunningGateway {
+  ctx: GatewayContext;
+  server: Server<unknown>;
+  url: string;
+  tls: TlsMaterial | null;
+  pamNote?: string;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const dataDir = resolveDataDir(config, options.env);
+  const tls = await resolveTls(config, dataDir, new Date(clock.now()));
+  assertListenSecure(config.listen.address, tls);
+  const pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
+  const pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
+  const ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+  let server: Server<unknown>;
+  try {
+    const app = buildGatewayApp(ctx, options.groups);
+    const fetch = createFetchHandler(ctx, app);
+    server = Bun.serve({
+      hostname: config.listen.address,
+      port: config.listen.port,
+      fetch,
+      error: () => withSecurityHeaders(jsonResponse(500, { error: "internal_error" }), tls !== null),
+      tls: tls ? { cert: tls.cert, key: tls.key } : undefined,
+      idleTimeout: IDLE_TIMEOUT_SECS,
+      maxRequestBodySize: API_BODY_LIMIT,
+      development: false,
+    });
+  } catch (error) {
+    pam?.close();
+    ctx.sqlite.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new Error(`cannot listen on ${config.listen.address}:${config.listen.port}: the port is in use (set listen.port)`);
+    if (code === "EADDRNOTAVAIL") throw new Error(`cannot listen on ${config.listen.address}: no such address on this machine (check listen.address)`);
+    if (code === "EACCES") throw new Error(`cannot listen on port ${config.listen.port}: permission denied`);
+    throw error;
+  }
+  const host = config.listen.address.includes(":") ? `[${config.listen.address}]` : config.listen.address;
+  const url = `${tls ? "https" : "http"}://${host}:${server.port}`;
+  let stopped = false;
+  return {
+    ctx,
+    server,
+    url,
+    tls,
+    pamNote,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+      pam?.close();
+      ctx.sqlite.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Cross-site request checks for state-changing forms: Sec-Fetch-Site and Origin must say same-origin,
+// and the form's CSRF token must match the session's (or, for the login form, the login cookie).
+import { timingSafeEqual } from "node:crypto";
+
+export function sameOrigin(request: Request, externalUrl: string | undefined): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin") return false;
+  const origin = request.headers.get("origin");
+  if (origin === null) return site === "same-origin" || site === null;
+  if (origin === "null") return false;
+  // request.url carries the scheme of this listener and the Host the browser used.
+  return origin === new URL(request.url).origin || (externalUrl !== undefined && origin === new URL(externalUrl).origin);
+}
+
+export function tokensMatch(expected: string | undefined, presented: unknown): boolean {
+  if (!expected || typeof presented !== "string") return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

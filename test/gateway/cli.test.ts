@@ -1,0 +1,135 @@
+import { describe, expect, test } from "bun:test";
+import { statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli } from "../../src/cli/run.ts";
+import { createGatewayContext } from "../../src/gateway/context.ts";
+import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
+import { captureIo } from "../helpers/io.ts";
+import { tempDir } from "./helpers.ts";
+
+function setup() {
+  const dir = tempDir("gw-cli-");
+  const config = join(dir, "gateway-config.yaml");
+  writeFileSync(config, `data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`);
+  const run = async (argv: string[], stdin?: string) => {
+    const io = captureIo({ stdin });
+    const code = await runCli(["gateway", ...argv, "--config", config], io);
+    return { code, out: io.stdout, err: io.stderr };
+  };
+  return { dir, config, run };
+}
+
+describe("agent gateway principal/token/audit (db commands)", () => {
+  test("principal create, list, show, rename, delete", async () => {
+    const { run } = setup();
+    const created = await run(["principal", "create", "ada", "--display-name", "Ada L."]);
+    expect(created.code).toBe(0);
+    expect(created.out).toContain("Created principal ada (prn_");
+    const dup = await run(["principal", "create", "ada"]);
+    expect(dup.code).toBe(1);
+    expect(dup.err).toBe('agent: a principal named "ada" already exists\n');
+    const bad = await run(["principal", "create", "Ada Lovelace"]);
+    expect(bad.err).toContain('invalid username "Ada Lovelace"');
+    const list = JSON.parse((await run(["principal", "list", "--json"])).out);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ username: "ada", display_name: "Ada L.", password: false, pam: null });
+    const table = (await run(["principal", "list"])).out;
+    expect(table).toMatch(/^ID\s+USERNAME\s+DISPLAY NAME\s+PASSWORD\s+PAM\nprn_\S+\s+ada\s+Ada L\.\s+no\s+no\n$/);
+    expect(JSON.parse((await run(["principal", "rename", "ada", "--display-name", "Countess", "--json"])).out).display_name).toBe("Countess");
+    expect(JSON.parse((await run(["principal", "show", list[0].id, "--json"])).out).display_name).toBe("Countess");
+    expect((await run(["principal", "show", "nobody"])).err).toBe('agent: no principal with id or username "nobody"\n');
+    expect((await run(["principal", "delete", "ada"])).out).toContain("Deleted principal ada");
+    expect((await run(["principal", "list"])).out).toContain("No principals.");
+  });
+
+  test("set-password reads stdin only with --password-stdin, enforces the rules, and the hash is peppered Argon2id", async () => {
+    const { run, dir } = setup();
+    await run(["principal", "create", "ada"]);
+    const noTty = await run(["principal", "set-password", "ada"], "secretpass\n");
+    expect(noTty.code).toBe(1);
+    expect(noTty.err).toContain("in scripts pipe the password with --password-stdin");
+    const short = await run(["principal", "set-password", "ada", "--password-stdin"], "short\n");
+    expect(short.err).toBe("agent: passwords need at least 8 characters\n");
+    const long = await run(["principal", "set-password", "ada", "--password-stdin"], `${"x".repeat(1025)}\n`);
+    expect(long.err).toBe("agent: passwords are limited to 1024 bytes\n");
+    const ok = await run(["principal", "set-password", "ada", "--password-stdin"], "correct horse battery\nignored\n");
+    expect(ok.code).toBe(0);
+    expect(ok.out + ok.err).not.toContain("correct horse");
+    expect(statSync(join(dir, "data", "pepper")).mode & 0o777).toBe(0o600);
+    const ctx = createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`, join(dir, "c.yaml")), env: {} });
+    const p = ctx.principals.get("ada");
+    const hash = ctx.principals.passwordHash(p.id)!;
+    expect(hash).toStartWith("$argon2id$");
+    expect(await ctx.hasher.verify("correct horse battery", hash)).toBe(true);
+    expect(await ctx.hasher.verify("ignored", hash)).toBe(false);
+    // Peppered: the raw password does not verify against the stored hash.
+    expect(await Bun.password.verify("correct horse battery", hash)).toBe(false);
+    ctx.sqlite.close();
+    expect(JSON.parse((await run(["principal", "show", "ada", "--json"])).out).password).toBe(true);
+    expect((await run(["principal", "remove-password", "ada"])).out).toBe("Password removed from ada.\n");
+    expect((await run(["principal", "remove-password", "ada"])).err).toBe("agent: ada has no password\n");
+  });
+
+  test("set-pam and remove-pam", async () => {
+    const { run } = setup();
+    await run(["principal", "create", "ops"]);
+    expect((await run(["principal", "set-pam", "ops"])).err).toContain("needs --system-user");
+    const set = await run(["principal", "set-pam", "ops", "--system-user", "deploy", "--json"]);
+    expect(JSON.parse(set.out).pam).toEqual({ service: "agent-gateway", system_user: "deploy" });
+    const other = await run(["principal", "set-pam", "ops", "--system-user", "deploy", "--service", "login", "--json"]);
+    expect(JSON.parse(other.out).pam).toEqual({ service: "login", system_user: "deploy" });
+    expect((await run(["principal", "remove-pam", "ops"])).code).toBe(0);
+    expect(JSON.parse((await run(["principal", "show", "ops", "--json"])).out).pam).toBeNull();
+  });
+
+  test("token create prints the token once on stdout; list shows no secrets; revoke", async () => {
+    const { run } = setup();
+    await run(["principal", "create", "ci"]);
+    expect((await run(["token", "create", "ci"])).err).toContain("needs --label");
+    const created = await run(["token", "create", "ci", "--label", "build bot"]);
+    expect(created.code).toBe(0);
+    expect(created.out).toMatch(/^pat_[A-Za-z0-9_-]{43}\n$/);
+    const token = created.out.trim();
+    expect(created.err).toMatch(/^Created token tok_\S+ \("build bot"\) for ci\. It is shown only this once\.\n$/);
+    const list = await run(["token", "list", "ci"]);
+    expect(list.out).toContain("build bot");
+    expect(list.out).not.toContain(token);
+    const json = JSON.parse((await run(["token", "list", "ci", "--json"])).out);
+    expect(json).toHaveLength(1);
+    expect(JSON.stringify(json)).not.toContain(token);
+    const revoked = await run(["token", "revoke", json[0].id]);
+    expect(revoked.out).toBe(`Revoked token ${json[0].id} ("build bot").\n`);
+    expect((await run(["token", "revoke", json[0].id])).err).toContain("already revoked");
+    expect((await run(["token", "list", "ci"])).out).toBe("ci has no live tokens.\n");
+  });
+
+  test("audit list records admin actions without secrets and filters by principal, time and count", async () => {
+    const { run } = setup();
+    await run(["principal", "create", "a1"]);
+    await run(["principal", "create", "b2"]);
+    const token = (await run(["token", "create", "a1", "--label", "x"])).out.trim();
+    await run(["principal", "set-password", "a1", "--password-stdin"], "another secret pw\n");
+    const all = JSON.parse((await run(["audit", "list", "--json"])).out);
+    expect(all.map((e: { action: string }) => e.action)).toEqual(["password.set", "token.create", "principal.create", "principal.create"]);
+    const text = JSON.stringify(all);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain("another secret");
+    const a1 = JSON.parse((await run(["audit", "list", "--principal", "a1", "--json"])).out);
+    expect(a1.map((e: { action: string }) => e.action)).toEqual(["token.create"]);
+    expect(JSON.parse((await run(["audit", "list", "--limit", "1", "--json"])).out)).toHaveLength(1);
+    expect(JSON.parse((await run(["audit", "list", "--since", "2999-01-01T00:00:00Z", "--json"])).out)).toEqual([]);
+    const badSince = await run(["audit", "list", "--since", "yesterday"]);
+    expect(badSince.code).toBe(2);
+    expect(badSince.err).toContain('--since "yesterday" is not an RFC 3339 time');
+    expect((await run(["audit", "list", "--limit", "0"])).err).toContain("--limit \"0\" must be a whole number");
+    expect((await run(["audit", "list"])).out).toMatch(/^TIME\s+ACTION\s+OUTCOME/);
+  });
+
+  test("serve without a config file says how to create one", async () => {
+    const io = captureIo();
+    const code = await runCli(["gateway", "serve"], io);
+    expect(code).toBe(1);
+    expect(io.stderr).toContain("gateway config not found");
+    expect(io.stderr).toContain("printf 'auth: {}\\n' >");
+  });
+});

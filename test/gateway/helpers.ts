@@ -1,0 +1,34 @@
+// Starts real gateways on 127.0.0.1:0 with a temp data dir, a fake clock and fast hashing.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FakeClock } from "../../src/gateway/clock.ts";
+import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
+import { startGateway, type RunningGateway, type StartOptions } from "../../src/gateway/server/serve.ts";
+
+export interface TestGateway extends RunningGateway {
+  clock: FakeClock;
+  dir: string;
+}
+
+/** `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). */
+export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string } = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), "gw-test-"));
+  const yaml = `data_dir: ${join(dir, "data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
+  const file = join(dir, "gateway-config.yaml");
+  writeFileSync(file, yaml);
+  const clock = new FakeClock();
+  const gw = await startGateway({ config: parseGatewayConfig(yaml, file), env: process.env, clock, pam: null, ...options });
+  return Object.assign(gw, { clock, dir });
+}
+
+export function tempDir(prefix = "gw-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Creates a principal with a password straight in the database; returns its id. */
+export async function addUser(gw: RunningGateway, username: string, password: string): Promise<string> {
+  const p = gw.ctx.principals.create(username);
+  gw.ctx.principals.setPasswordHash(p.id, await gw.ctx.hasher.hash(password));
+  return p.id;
+}

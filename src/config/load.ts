@@ -10,7 +10,7 @@ import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Or
 import { resolveModels, type ModelTable } from "./models.ts";
 import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
 import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
-import { type AppConfig, AppConfigSchema } from "./schema.ts";
+import { type AppConfig, AppConfigSchema, CURRENT_CONFIG_VERSION } from "./schema.ts";
 import { checkSemantics } from "./semantic.ts";
 import { substituteTree, type SubstitutionOptions } from "./substitute.ts";
 import type { TrustStore } from "./trust-store.ts";
@@ -95,19 +95,42 @@ function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer |
   return layers.find((l) => l.parsed);
 }
 
+/** Removes the value at an error's path (or the smallest container that makes the rest well-typed). */
+function removeAt(doc: Record<string, unknown>, parts: KeyPath, wholeEntry: boolean): void {
+  const [top, entry] = parts;
+  if (typeof top !== "string") return;
+  if (wholeEntry || parts.length === 1) {
+    if (KEYED_BLOCKS.has(top) && entry !== undefined) {
+      const block = doc[top];
+      if (block && typeof block === "object") delete (block as Record<string, unknown>)[String(entry)];
+    } else {
+      delete doc[top];
+    }
+    return;
+  }
+  // Arrays go as a whole; otherwise the key itself, or its parent when the key is a missing required field.
+  let cut = parts.findIndex((part) => typeof part === "number");
+  if (cut === -1) cut = parts.length - 1;
+  let parent: unknown = doc;
+  for (const part of parts.slice(0, cut)) parent = (parent as Record<string, unknown> | undefined)?.[part as string];
+  if (!parent || typeof parent !== "object") return;
+  const key = String(parts[cut]);
+  if ((parent as Record<string, unknown>)[key] === undefined && cut > 0) removeAt(doc, parts.slice(0, cut), false);
+  else delete (parent as Record<string, unknown>)[key];
+}
+
+/**
+ * A copy of the merged document with every schema error removed, so the semantic checks can still run
+ * (and report) on everything else: the whole entry for keyed maps (providers, models, ...), the single
+ * value elsewhere, falling back to the whole top-level block when that is not enough.
+ */
 function prune(doc: Record<string, unknown>, problems: Problem[]): Record<string, unknown> {
   const copy = structuredClone(doc);
-  for (const p of problems) {
-    if (p.severity !== "error" || !p.parts?.length) continue;
-    const [top, entry] = p.parts;
-    if (typeof top !== "string") continue;
-    if (KEYED_BLOCKS.has(top) && entry !== undefined) {
-      const block = copy[top] as Record<string, unknown> | undefined;
-      if (block && typeof block === "object") delete block[String(entry)];
-    } else {
-      delete copy[top];
-    }
-  }
+  const errors = problems.filter((p) => p.severity === "error" && p.parts?.length);
+  for (const p of errors) removeAt(copy, p.parts!, KEYED_BLOCKS.has(String(p.parts![0])));
+  const recheck = new ProblemList();
+  checkValue(AppConfigSchema, copy, [], recheck);
+  for (const p of recheck.errors) if (p.parts?.length) removeAt(copy, p.parts.slice(0, 1), true);
   return copy;
 }
 
@@ -165,6 +188,8 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     doc = upgrade.doc;
     layer.version = upgrade.from;
     layer.upgraded = upgrade.upgraded;
+    // The merged result carries the current version; a layer's own key only says what it was written for.
+    delete doc.version;
     const global = layer.name === "global";
     if (!global && "config_command_substitution" in doc) {
       problems.warn(["config_command_substitution"], "is honoured only in the global config; ignored here");
@@ -200,6 +225,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   if (docs.global) merged = mergeLayers({}, dropNulls(docs.global) as Record<string, unknown>, "global", origins);
   if (docs.project) merged = mergeLayers(merged, docs.project, "project", origins);
 
+  if (layers.some((l) => l.parsed)) merged = { version: CURRENT_CONFIG_VERSION, ...merged };
   const mergedProblems = new ProblemList();
   checkValue(AppConfigSchema, merged, [], mergedProblems);
   const config = prune(merged, mergedProblems.items) as AppConfig;

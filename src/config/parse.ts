@@ -149,8 +149,8 @@ export function parseConfigText(path: string, text: string, format: ConfigFormat
     const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
     const first = doc.errors[0];
     if (first) {
-      const pos = first.linePos?.[0];
-      return { path, message: `invalid YAML: ${first.message.split("\n")[0]}`, position: pos ? { line: pos.line, column: pos.col } : undefined };
+      const pos = lineCounter.linePos(first.pos[0]);
+      return { path, message: `invalid YAML: ${first.message.split("\n")[0]}`, position: { line: pos.line, column: pos.col } };
     }
     const data = doc.toJS({ maxAliasCount: 100 });
     return { path, format, text, data: data ?? {}, locate: yamlLocator(text) };

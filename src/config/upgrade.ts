@@ -1,7 +1,8 @@
 // Config versions: files without `version` (or with an older one) are upgraded in memory on load;
 // `agent config upgrade` writes `version: 3` back into the file, keeping comments and layout.
 import { isMap, parseDocument, Scalar } from "yaml";
-import { CURRENT_CONFIG_VERSION } from "./schema.ts";
+import { checkValue } from "./check.ts";
+import { AppConfigSchema, CURRENT_CONFIG_VERSION } from "./schema.ts";
 import type { ConfigFormat } from "./parse.ts";
 import type { ProblemList } from "./problems.ts";
 
@@ -30,7 +31,7 @@ export function upgradeLayer(doc: Record<string, unknown>, out: ProblemList): Up
     return { doc: runSteps(doc, 0), from: undefined, upgraded: true };
   }
   if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > 255) {
-    // The schema check reports the bad value; treat the layer as current meanwhile.
+    checkValue(AppConfigSchema.properties.version, raw, ["version"], out);
     return { doc, from: undefined, upgraded: false };
   }
   if (raw > CURRENT_CONFIG_VERSION) {
@@ -50,25 +51,30 @@ function runSteps(doc: Record<string, unknown>, from: number): Record<string, un
   return { version: CURRENT_CONFIG_VERSION, ...rest };
 }
 
-/** Returns the file text with `version` set to the current version, preserving everything else. */
+/**
+ * Returns the file text with `version` set to the current version. YAML and JSON are located through
+ * the yaml Document API and edited in place by byte range, so comments, spacing and key order stay
+ * exactly as written.
+ */
 export function writeVersion(text: string, format: ConfigFormat): string {
   const v = CURRENT_CONFIG_VERSION;
-  if (format === "yaml") {
-    const doc = parseDocument(text);
-    if (!doc.contents || !isMap(doc.contents)) return `version: ${v}\n${text}`;
-    const existing = doc.contents.items.find((p) => (p.key as Scalar | null)?.value === "version");
-    if (existing && existing.value instanceof Scalar) existing.value.value = v;
-    else if (existing) doc.set("version", v);
-    else doc.contents.items.unshift(doc.createPair("version", v) as (typeof doc.contents.items)[number]);
-    return doc.toString();
-  }
-  if (format === "json") {
+  if (format === "yaml" || format === "json") {
     const doc = parseDocument(text);
     const contents = doc.contents;
     if (contents && isMap(contents)) {
       const pair = contents.items.find((p) => (p.key as Scalar | null)?.value === "version");
       const range = (pair?.value as Scalar | undefined)?.range;
       if (range) return `${text.slice(0, range[0])}${v}${text.slice(range[1])}`;
+    }
+    if (format === "yaml") {
+      const start = /^(%.*\n)*---[^\n]*\n/.exec(text)?.[0].length ?? 0;
+      const flow = contents && isMap(contents) && contents.flow;
+      if (flow) {
+        const open = text.indexOf("{", start);
+        const empty = /^\s*}/.test(text.slice(open + 1));
+        return `${text.slice(0, open + 1)} version: ${v}${empty ? " " : ","}${text.slice(open + 1)}`;
+      }
+      return `${text.slice(0, start)}version: ${v}\n${text.slice(start)}`;
     }
     const open = text.indexOf("{");
     const rest = text.slice(open + 1);

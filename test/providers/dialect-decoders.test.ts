@@ -137,6 +137,11 @@ describe("dialect specifics", () => {
     expect(r.assembled.usage.input_tokens).toBe(0); // no include_usage chunk: usage stays zero, not invented
   });
 
+  test("Chat: a tool_call index out of bounds is a protocol error, not a huge allocation", () => {
+    const f = [frame(null, { id: "c", choices: [{ index: 0, delta: { tool_calls: [{ index: 1e9, id: "x", function: { name: "f", arguments: "{}" } }] }, finish_reason: null }] })];
+    expect((decodeChunks("b_chat_completions", [bytesOf(f)]).error as ProviderError).code).toBe("invalid_tool_index");
+  });
+
   test("Chat: finish_reason length maps to max_tokens; mid-stream error object is typed", () => {
     expect(decodeChunks("b_chat_completions", [bytesOf(chatFrames({ text: "x", stop: "length" }))]).assembled.stop_reason).toBe("max_tokens");
     const f = chatFrames({ text: "abc" }).slice(0, 2);

@@ -7,6 +7,8 @@ import type { ProviderRequest } from "../request.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
 export const CHAT_COMPLETIONS_PATH = "/chat/completions";
+/** Upper bound (exclusive) of a tool call's `index` in one response. */
+export const MAX_TOOL_CALL_INDEX = 1024;
 
 export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
@@ -118,7 +120,9 @@ export class ChatCompletionsDecoder implements DialectDecoder {
 
   private toolDelta(tc: Record<string, any>): void {
     const i: number = tc.index;
-    if (typeof i !== "number") throw protocolError("Chat Completions tool_call delta without index", "missing_tool_index");
+    // Bounded so a hostile index cannot make the (index-keyed) call list huge.
+    if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_TOOL_CALL_INDEX)
+      throw protocolError(`Chat Completions tool_call delta with invalid index ${String(i)}`, "invalid_tool_index");
     let state = this.calls[i];
     if (!state) {
       state = { part: this.nextPart++, id: "", name: "", args: "", started: false };

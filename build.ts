@@ -6,7 +6,8 @@ const outfile = resolve(import.meta.dir, "dist/agent");
 rmSync(resolve(import.meta.dir, "dist"), { recursive: true, force: true });
 
 const result = await Bun.build({
-  entrypoints: [resolve(import.meta.dir, "src/cli/main.ts")],
+  // The PAM worker is a Worker entrypoint: inside the binary it must be bundled as its own module.
+  entrypoints: [resolve(import.meta.dir, "src/cli/main.ts"), resolve(import.meta.dir, "src/gateway/auth/pam-worker.ts")],
   compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
   target: "bun",
   format: "esm",

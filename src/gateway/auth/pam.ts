@@ -23,6 +23,16 @@ export function pamUnavailableReason(): string | undefined {
 }
 
 const POOL_SIZE = 2;
+
+/**
+ * The worker module: beside this file when running from source; inside the compiled binary it is a
+ * separate entrypoint (see build.ts) under /$bunfs/root, at its path relative to the entrypoints' common root.
+ */
+function workerUrl(): string {
+  if (!import.meta.url.includes("$bunfs")) return new URL("./pam-worker.ts", import.meta.url).href;
+  const candidates = ["/$bunfs/root/gateway/auth/pam-worker.js", "/$bunfs/root/src/gateway/auth/pam-worker.js"];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
 const TIMEOUT_MS = 30_000;
 
 export class WorkerPam implements PamAuthenticator {
@@ -59,7 +69,7 @@ export class WorkerPam implements PamAuthenticator {
 
   private worker(): Worker {
     if (this.workers.length < POOL_SIZE) {
-      const w = new Worker(new URL("./pam-worker.ts", import.meta.url).href);
+      const w = new Worker(workerUrl());
       w.onmessage = (event: MessageEvent<{ id: number; outcome: PamOutcome }>) => {
         const p = this.pending.get(event.data.id);
         if (!p) return;

@@ -7,6 +7,10 @@ import { printCommand } from "./print-commands.ts";
 export const rootCommand: CommandSpec = {
   name: "agent",
   summary: "agent — a coding-agent runtime: model providers, tools, and sessions you can leave and rejoin",
+  description: `
+Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
+'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
+example. Secrets belong in environment variables, referenced as \${VAR}.`,
   subcommands: [configCommand, printCommand, gatewayCommand],
   examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
 };

@@ -43,7 +43,12 @@ export function framesFor(dialect: Dialect, turn: TurnSpec): string[] {
   return responsesFrames(turn);
 }
 
-export function startProviderFake(dialect: Dialect, script: FakeStep[], options: { tls?: { cert: string; key: string } } = {}): ProviderFake {
+/** `models`: pages served at the dialect's models endpoint (Messages-style `has_more`/`after_id` paging). */
+export function startProviderFake(
+  dialect: Dialect,
+  script: FakeStep[],
+  options: { tls?: { cert: string; key: string }; models?: Record<string, unknown>[][] } = {},
+): ProviderFake {
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
   const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
@@ -70,6 +75,13 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
       const headers: Record<string, string> = {};
       req.headers.forEach((v, k) => (headers[k] = v));
       requests.push({ method: req.method, path, headers, body });
+      if (req.method === "GET" && path === "/v1/models" && options.models) {
+        const pages = options.models;
+        const after = new URL(req.url).searchParams.get("after_id");
+        const index = after ? pages.findIndex((p) => p.at(-1)?.id === after) + 1 : 0;
+        const page = pages[index] ?? [];
+        return Response.json({ data: page, has_more: index < pages.length - 1, last_id: page.at(-1)?.id ?? null });
+      }
       if (path !== PATHS[dialect] || req.method !== "POST") {
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });

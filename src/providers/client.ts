@@ -71,7 +71,7 @@ export async function* streamOnce(
   const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
   const body = JSON.stringify(buildRequestBody(provider, request));
   const res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);
-  yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null);
+  yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null, signal);
 }
 
 /** Decodes a provider's SSE body into normalized events (also used by the benchmark and the fakes' tests). */
@@ -80,6 +80,7 @@ export async function* decodeResponseStream(
   provider: Pick<ResolvedProvider, "dialect" | "info">,
   clock: Clock,
   stream: StreamSettings | null,
+  signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
   const health = resolveStreamHealth(stream);
   const queue: StreamEvent[] = [];
@@ -128,6 +129,7 @@ export async function* decodeResponseStream(
     }
   } catch (error) {
     if (error instanceof ProviderError) throw error;
+    if (signal?.aborted) throw new ProviderError({ kind: "cancelled", code: "cancelled", message: "provider request cancelled" });
     const e = error as Error & { code?: string };
     throw new ProviderError({ kind: "network", code: e.code ?? "connection_reset", message: `provider stream broke: ${e.message}` });
   } finally {

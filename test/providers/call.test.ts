@@ -177,3 +177,21 @@ test("default idle timeout applies when the setting is absent or zero", async ()
   await t.run;
   expect(t.failure()).toBeNull();
 });
+
+test("aborting mid-stream ends the call with a cancelled error and no retry", async () => {
+  const fake = startProviderFake("b_responses", [{ kind: "turn", turn: { text: "streaming along", chunk: 3 }, stallAfter: 4 }]);
+  fakes.push(fake);
+  const provider = resolveProvider("fake", { kind: { type: "custom_b_responses" }, url: fake.base, auth: { type: "no_auth" } });
+  const controller = new AbortController();
+  const events: StreamEvent[] = [];
+  const run = (async () => {
+    for await (const e of callProvider({ provider, retry: DEFAULT_RETRY, buildRequest, signal: controller.signal, deps: { clock: new FakeClock() } })) events.push(e);
+  })().catch((e) => e);
+  await until(() => fake.stalls() === 1 && events.length > 0, "stream under way");
+  controller.abort();
+  const e = await run;
+  expect(e).toBeInstanceOf(ProviderError);
+  expect(e.kind).toBe("cancelled");
+  expect(events.some((x) => x.type === "retry")).toBe(false);
+  expect(fake.requests.length).toBe(1);
+});

@@ -1,7 +1,7 @@
 // argv -> the command in the tree, its flags and positionals; `--help` at every level.
 import { type CommandSpec, type FlagSpec, type Io, type ParsedArgs, CliError, EXIT, UsageError } from "./command.ts";
 import { renderHelp } from "./help.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean, suggestOrList } from "./suggest.ts";
 
 const HELP_FLAG: FlagSpec = { name: "help", type: "boolean", summary: "Show help for this command" };
 
@@ -23,7 +23,7 @@ function resolve(root: CommandSpec, argv: string[]): Resolved {
     if (!next) {
       const where = path.length ? `agent ${path.join(" ")}` : "agent";
       throw new UsageError(
-        `unknown command '${word}' for '${where}'${didYouMean(word, command.subcommands.map((c) => c.name), "'")}`,
+        `unknown command '${word}' for '${where}'${suggestOrList(word, command.subcommands.map((c) => c.name))}`,
       );
     }
     command = next;
@@ -50,7 +50,7 @@ export function parseFlags(command: CommandSpec, path: string[], rest: string[])
     }
     if (!arg.startsWith("--") || arg === "-") {
       if (arg.startsWith("-") && arg !== "-") {
-        throw new UsageError(`unknown flag '${arg}' for '${where}'${didYouMean(arg.replace(/^-+/, "--"), specs.map((s) => `--${s.name}`), "'")}`);
+        throw new UsageError(`unknown flag '${arg}' for '${where}'${suggestOrList(arg.replace(/^-+/, "--"), specs.map((s) => `--${s.name}`))}`);
       }
       positionals.push(arg);
       continue;
@@ -59,7 +59,7 @@ export function parseFlags(command: CommandSpec, path: string[], rest: string[])
     const name = arg.slice(2, eq === -1 ? undefined : eq);
     const spec = specs.find((s) => s.name === name);
     if (!spec) {
-      throw new UsageError(`unknown flag '--${name}' for '${where}'${didYouMean(`--${name}`, specs.map((s) => `--${s.name}`), "'")}`);
+      throw new UsageError(`unknown flag '--${name}' for '${where}'${suggestOrList(`--${name}`, specs.map((s) => `--${s.name}`))}`);
     }
     let value: string | boolean;
     if (spec.type === "boolean") {

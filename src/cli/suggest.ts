@@ -34,3 +34,10 @@ export function didYouMean(input: string, candidates: Iterable<string>, quote = 
   const c = closest(input, candidates);
   return c === undefined ? "" : ` (did you mean ${quote}${c}${quote}?)`;
 }
+
+/** " (did you mean X?)", or the list of valid names when none is close: a usage error always names one. */
+export function suggestOrList(input: string, candidates: readonly string[], quote = "'"): string {
+  const hint = didYouMean(input, candidates, quote);
+  if (hint || candidates.length === 0) return hint;
+  return ` (valid: ${candidates.map((c) => `${quote}${c}${quote}`).join(", ")})`;
+}

@@ -41,6 +41,15 @@ describe("dispatch", () => {
     expect(io.stderr).toBe("agent: unknown flag '--jsn' for 'agent config validate' (did you mean '--json'?)\n");
   });
 
+  test("with nothing close, the error lists the valid names", async () => {
+    const io = captureIo();
+    expect(await dispatch(tree, ["zzzzzzzz"], io)).toBe(2);
+    expect(io.stderr).toBe("agent: unknown command 'zzzzzzzz' for 'agent' (valid: 'config')\n");
+    const flagIo = captureIo();
+    expect(await dispatch(tree, ["config", "validate", "--qqqqqqqq"], flagIo)).toBe(2);
+    expect(flagIo.stderr).toBe("agent: unknown flag '--qqqqqqqq' for 'agent config validate' (valid: '--json', '--format', '--help')\n");
+  });
+
   test("choices are enforced with the allowed list", async () => {
     const io = captureIo();
     expect(await dispatch(tree, ["config", "validate", "--format", "toml"], io)).toBe(2);

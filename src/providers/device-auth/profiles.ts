@@ -1,0 +1,84 @@
+// Device-login auth profiles: one JSON file per profile under `<data root>/auth/providers/`, 0600 in a
+// 0700 directory, written atomically. Access tokens are refreshed shortly before they expire.
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../util/atomic-write.ts";
+import type { DeviceTokenSource } from "../auth-headers.ts";
+import { ProviderError } from "../errors.ts";
+import { type DeviceAuthEndpoints, type DeviceFlowDeps, type DeviceTokens, DeviceAuthError, refreshDeviceTokens } from "./device-flow.ts";
+
+/** Refresh when the access token expires within this margin. */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export type DeviceKind = "device_a" | "device_b";
+
+export interface AuthProfile {
+  version: 1;
+  kind: DeviceKind;
+  profile: string;
+  provider: string;
+  tokens: DeviceTokens;
+  created_at: string;
+  updated_at: string;
+}
+
+export function profileDir(dataRoot: string): string {
+  return join(dataRoot, "auth", "providers");
+}
+
+export function profilePath(dataRoot: string, profile: string): string {
+  if (!PROFILE_NAME.test(profile)) throw new Error(`auth profile name '${profile}' is invalid (letters, digits, '_' and '-', at most 64)`);
+  return join(profileDir(dataRoot), `${profile}.json`);
+}
+
+export function saveProfile(dataRoot: string, p: AuthProfile): string {
+  const dir = profileDir(dataRoot);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const path = profilePath(dataRoot, p.profile);
+  writeFileAtomic(path, `${JSON.stringify(p, null, 2)}\n`, 0o600);
+  return path;
+}
+
+export function loadProfile(dataRoot: string, profile: string): AuthProfile | null {
+  const path = profilePath(dataRoot, profile);
+  if (!existsSync(path)) return null;
+  const p = JSON.parse(readFileSync(path, "utf8")) as AuthProfile;
+  if (p?.version !== 1 || typeof p.tokens?.access_token !== "string") throw new Error(`auth profile file '${path}' is not a valid profile`);
+  return p;
+}
+
+/** Token source for `device_a` / `device_b` provider auth, refreshing before expiry. */
+export class DeviceProfileTokens implements DeviceTokenSource {
+  constructor(
+    private readonly dataRoot: string,
+    private readonly endpointsFor: (kind: DeviceKind) => DeviceAuthEndpoints,
+    private readonly deps: DeviceFlowDeps,
+  ) {}
+
+  async accessToken(kind: DeviceKind, profile: string): Promise<string> {
+    const p = loadProfile(this.dataRoot, profile);
+    const login = `run 'agent auth provider login --provider <name>' to log in`;
+    if (!p) throw new ProviderError({ kind: "auth", code: "no_auth_profile", message: `auth profile '${profile}' does not exist; ${login}` });
+    if (p.kind !== kind) throw new ProviderError({ kind: "auth", code: "auth_profile_kind", message: `auth profile '${profile}' was created by a ${p.kind} login, not ${kind}` });
+    const now = this.deps.clock.now();
+    if (p.tokens.expires_at === null || p.tokens.expires_at - now > REFRESH_MARGIN_MS) return p.tokens.access_token;
+    if (!p.tokens.refresh_token)
+      throw new ProviderError({ kind: "auth", code: "auth_profile_expired", message: `auth profile '${profile}' has expired and cannot be refreshed; ${login}` });
+    let tokens: DeviceTokens;
+    try {
+      tokens = await refreshDeviceTokens(this.endpointsFor(kind), p.tokens.refresh_token, this.deps);
+    } catch (error) {
+      const e = error as DeviceAuthError;
+      throw new ProviderError({
+        kind: e.code === "network" ? "network" : "auth",
+        code: `refresh_${e.code ?? "failed"}`,
+        message: `refreshing auth profile '${profile}' failed: ${e.message}${e.code === "invalid_grant" ? `; ${login}` : ""}`,
+        secrets: [p.tokens.refresh_token, p.tokens.access_token],
+      });
+    }
+    saveProfile(this.dataRoot, { ...p, tokens, updated_at: new Date(now).toISOString() });
+    return tokens.access_token;
+  }
+}

@@ -12,9 +12,9 @@ export interface TestGateway extends RunningGateway {
 }
 
 /** `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). */
-export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "gw-test-"));
-  const yaml = `data_dir: ${join(dir, "data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
+  const yaml = `data_dir: ${options.dataDir ?? join(dir, "data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
   const file = join(dir, "gateway-config.yaml");
   writeFileSync(file, yaml);
   const clock = new FakeClock();

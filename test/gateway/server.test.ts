@@ -90,7 +90,7 @@ describe("hardening", () => {
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(res.headers.get("referrer-policy")).toBe(path === "/login" ? "same-origin" : "no-referrer");
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
   });

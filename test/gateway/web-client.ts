@@ -29,7 +29,10 @@ export class WebClient {
       method: "POST",
       redirect: "manual",
       body: new URLSearchParams(form).toString(),
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: this.cookieHeader(), Origin: this.base, "Sec-Fetch-Site": "same-origin", ...this.extraHeaders, ...headers },
+      // A header given as "" is left out (to imitate clients that do not send it).
+      headers: Object.fromEntries(
+        Object.entries({ "Content-Type": "application/x-www-form-urlencoded", Cookie: this.cookieHeader(), Origin: this.base, "Sec-Fetch-Site": "same-origin", ...this.extraHeaders, ...headers }).filter(([, v]) => v !== ""),
+      ),
     });
     this.store(res);
     return res;

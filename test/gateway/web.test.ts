@@ -80,7 +80,8 @@ describe("CSRF and cross-site protection", () => {
     const cross = await web.post("/tokens", { csrf, label: "evil" }, { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" });
     expect(cross.status).toBe(403);
     expect((await web.post("/tokens", { csrf, label: "evil" }, { "Sec-Fetch-Site": "same-site" })).status).toBe(403);
-    expect((await web.post("/tokens", { csrf, label: "evil" }, { Origin: "null" })).status).toBe(403);
+    expect((await web.post("/tokens", { csrf, label: "evil" }, { Origin: "null", "Sec-Fetch-Site": "" })).status).toBe(403);
+    expect((await web.post("/tokens", { csrf, label: "evil" }, { Origin: `${gw.url.replace("127.0.0.1", "localhost")}`, "Sec-Fetch-Site": "" })).status).toBe(403);
     expect((await web.post("/tokens", { csrf: "forged", label: "evil" })).status).toBe(403);
     expect((await web.post("/tokens", { label: "evil" })).status).toBe(403);
     const json = await fetch(`${gw.url}/tokens`, { method: "POST", redirect: "manual", body: JSON.stringify({ csrf, label: "evil" }), headers: { "Content-Type": "application/json", Cookie: `agent_session=${web.jar.get("agent_session")}` } });

@@ -15,7 +15,8 @@ export function withSecurityHeaders(response: Response, tls: boolean): Response 
   h.set("X-Content-Type-Options", "nosniff");
   h.set("X-Frame-Options", "DENY");
   h.set("Content-Security-Policy", html ? HTML_CSP : API_CSP);
-  h.set("Referrer-Policy", "no-referrer");
+  // same-origin (not no-referrer) on pages: with no-referrer, browsers send "Origin: null" on form posts.
+  h.set("Referrer-Policy", html ? "same-origin" : "no-referrer");
   h.set("Cross-Origin-Opener-Policy", "same-origin");
   h.set("Cross-Origin-Resource-Policy", "same-origin");
   h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");

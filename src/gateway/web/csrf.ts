@@ -3,11 +3,12 @@
 import { timingSafeEqual } from "node:crypto";
 
 export function sameOrigin(request: Request, externalUrl: string | undefined): boolean {
+  // Sec-Fetch-Site is set by the browser and cannot be forged by a page: when present it decides.
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin") return false;
   const origin = request.headers.get("origin");
-  if (origin === null) return site === "same-origin" || site === null;
-  if (origin === "null") return false;
+  // Browsers send "Origin: null" for privacy-sensitive contexts; accept it only with Sec-Fetch-Site vouching.
+  if (origin === null || origin === "null") return site === "same-origin" || (origin === null && site === null);
   // request.url carries the scheme of this listener and the Host the browser used.
   return origin === new URL(request.url).origin || (externalUrl !== undefined && origin === new URL(externalUrl).origin);
 }

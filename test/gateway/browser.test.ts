@@ -1,0 +1,99 @@
+// Headless Chromium against the web UI over TLS: login, PAT creation, password change, a forged
+// cross-origin POST, and session expiry on the gateway's fake clock.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
+import { resolveTls, SELF_SIGNED_CERT } from "../../src/gateway/net/tls.ts";
+import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const reason = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install -y chromium)`;
+if (reason) console.log(`skipping browser tests: ${reason}`);
+
+describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
+  let gw: TestGateway;
+  let browser: Browser;
+  let ca: string;
+  let evil: ReturnType<typeof Bun.serve>;
+
+  beforeAll(async () => {
+    const dir = tempDir("gw-browser-");
+    const data = join(dir, "data");
+    // A self-signed pair in the data dir is reused by the loopback listener, so the browser gets HTTPS.
+    await resolveTls(parseGatewayConfig("listen: {address: 0.0.0.0}\nauth: {}\n", join(dir, "c.yaml")), data, new Date());
+    ca = readFileSync(join(data, SELF_SIGNED_CERT), "utf8");
+    gw = await startTestGateway("", { dataDir: data, auth: "  session: {idle_secs: 600, absolute_secs: 3600}\n" });
+    await addUser(gw, "ada", "correct horse battery");
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    evil = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(`<html><body><form method="post" action="${gw.url}/tokens"><input name="label" value="planted"><input name="csrf" value="guess"></form><script>document.forms[0].submit()</script></body></html>`, {
+          headers: { "Content-Type": "text/html" },
+        }),
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    evil?.stop(true);
+    await gw?.stop();
+  });
+
+  test("login, create a PAT, change the password, refuse a forged cross-origin POST, expire on idle", async () => {
+    expect(gw.url).toStartWith("https://127.0.0.1:");
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    await page.goto(`${gw.url}/login`);
+    await page.fill("#username", "ada");
+    await page.fill("#password", "correct horse battery");
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${gw.url}/`);
+    expect(await page.textContent("h1")).toContain("Signed in as ada");
+
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "__Host-agent_session")!;
+    expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookies.some((c) => c.name === "agent_session")).toBe(false);
+
+    await page.fill("#label", "browser token");
+    await page.click("#tokens button[type=submit]:has-text('Create token')");
+    await page.waitForSelector("#new-token-value");
+    const token = (await page.textContent("#new-token-value"))!.trim();
+    expect(token).toMatch(/^pat_/);
+    const use = () => fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
+    expect((await use()).status).toBe(200);
+    await page.reload();
+    expect(await page.$("#new-token-value")).toBeNull();
+
+    // A page on another origin (same site: 127.0.0.1, other port) auto-submits a form to the gateway.
+    const attack = await context.newPage();
+    const response = await attack.goto(evil.url.href);
+    await attack.waitForLoadState("load");
+    await attack.waitForFunction(() => document.body.textContent?.includes("refused") ?? false, undefined, { timeout: 10_000 });
+    expect(await attack.textContent("body")).toContain("Cross-site form submissions are refused.");
+    expect(response).not.toBeNull();
+    const labels = gw.ctx.pats.list(gw.ctx.principals.get("ada").id).map((t) => t.label);
+    expect(labels).toEqual(["browser token"]);
+    await attack.close();
+
+    await page.fill("#current", "correct horse battery");
+    await page.fill("#new", "a brand new passphrase");
+    await page.fill("#confirm", "a brand new passphrase");
+    await page.click("#password button[type=submit]");
+    await page.waitForSelector("text=Password changed.");
+    expect((await use()).status).toBe(401);
+
+    gw.clock.advance(601);
+    await page.reload();
+    expect(page.url()).toBe(`${gw.url}/login`);
+    await page.fill("#username", "ada");
+    await page.fill("#password", "a brand new passphrase");
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${gw.url}/`);
+    await context.close();
+  }, 60_000);
+});

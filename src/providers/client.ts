@@ -67,7 +67,7 @@ export async function* streamOnce(
     yield* scriptedEvents(loadTestScript(path), request, path);
     return;
   }
-  const auth = await resolveAuth(provider.settings.auth, provider.settings.auth?.type === "static_key" ? (provider.settings.auth.format ?? provider.authFormat) : provider.authFormat, deps.devices ?? null);
+  const auth = await resolveAuth(provider.settings.auth, provider.authFormat, deps.devices ?? null);
   const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
   const body = JSON.stringify(buildRequestBody(provider, request));
   const res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);

@@ -54,9 +54,13 @@ export class ProviderError extends Error {
   }
 }
 
+const CONTEXT_MESSAGE = /prompt is too long|maximum context length|context window|too many tokens/i;
+
 /** Kind for an HTTP status and a provider error type/code (checked in that order of specificity). */
-export function kindForStatus(status: number, code: string | null): ProviderErrorKind {
+export function kindForStatus(status: number, code: string | null, message = ""): ProviderErrorKind {
   const c = (code ?? "").toLowerCase();
+  // Messages reports an over-long prompt as a plain invalid_request_error ("prompt is too long").
+  if (status === 400 && CONTEXT_MESSAGE.test(message)) return "context_length_exceeded";
   if (c.includes("context_length") || c === "request_too_large" || c.includes("context_window")) return "context_length_exceeded";
   if (c.includes("overloaded") || status === 529) return "overloaded";
   if (c.includes("rate_limit") || c === "insufficient_quota" || status === 429) return "rate_limited";

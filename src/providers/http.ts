@@ -49,7 +49,7 @@ export async function errorFromResponse(res: Response, now: number, secrets: rea
   }
   const status = res.status;
   return new ProviderError({
-    kind: kindForStatus(status, type),
+    kind: kindForStatus(status, type, message),
     status,
     code: type ?? `http_${status}`,
     message: `provider returned HTTP ${status}${type ? ` ${type}` : ""}${message ? `: ${message}` : ""}`,

@@ -56,7 +56,7 @@ describe("trust store", () => {
 
   test("with the CA in daemon.tls.trust_store (relative to the daemon cwd) the call succeeds", async () => {
     const store = loadTrustStore("extra-ca.pem", dir);
-    expect(store.subjects).toEqual(["CN=agent test CA"]);
+    expect(store.certificates).toEqual([pki.caPem.trim()]);
     const r = await call(store);
     expect(r.parts).toEqual([{ type: "text", text: "over TLS" }]);
   });
@@ -64,15 +64,15 @@ describe("trust store", () => {
   test("default roots stay enabled alongside the extra CA", () => {
     const opts = fetchTlsOptions(loadTrustStore(join(dir, "extra-ca.pem"), "/"))!;
     expect(opts.ca.length).toBe(rootCertificates.length + 1);
-    expect(opts.ca.at(-1)).toBe(pki.caPem);
+    expect(opts.ca.at(-1)).toBe(pki.caPem.trim());
   });
 
   test("unreadable, empty or corrupt bundles are hard errors naming the file", () => {
     expect(() => loadTrustStore("missing.pem", dir)).toThrow(TrustStoreError);
-    expect(() => loadTrustStore("missing.pem", dir)).toThrow(/missing\.pem.*cannot be read/);
+    expect(() => loadTrustStore("missing.pem", dir)).toThrow(/cannot read trust store .*missing\.pem/);
     writeFileSync(join(dir, "empty.pem"), "nothing here\n");
     expect(() => loadTrustStore("empty.pem", dir)).toThrow(/no PEM certificate/);
     writeFileSync(join(dir, "bad.pem"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
-    expect(() => loadTrustStore("bad.pem", dir)).toThrow(/certificate #1 cannot be parsed/);
+    expect(() => loadTrustStore("bad.pem", dir)).toThrow(/certificate 1 of 1 cannot be parsed/);
   });
 });

@@ -15,9 +15,12 @@ export function editDistance(a: string, b: string): number {
 
 /** The closest candidate, or undefined when nothing is close enough to be a plausible typo. */
 export function closest(input: string, candidates: Iterable<string>): string | undefined {
+  // Names are short; a huge input is not a typo and must not cost quadratic time.
+  if (typeof input !== "string" || input.length > 256) return undefined;
   let best: string | undefined;
   let bestScore = Infinity;
   for (const c of candidates) {
+    if (typeof c !== "string" || Math.abs(c.length - input.length) > Math.max(2, Math.floor(c.length / 3))) continue;
     const d = editDistance(input.toLowerCase(), c.toLowerCase());
     const score = c.startsWith(input) || input.startsWith(c) ? Math.min(d, 1) : d;
     if (score < bestScore) {

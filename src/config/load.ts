@@ -108,9 +108,14 @@ function removeAt(doc: Record<string, unknown>, parts: KeyPath, wholeEntry: bool
     }
     return;
   }
-  // Arrays go as a whole; otherwise the key itself, or its parent when the key is a missing required field.
-  let cut = parts.findIndex((part) => typeof part === "number");
-  if (cut === -1) cut = parts.length - 1;
+  // Arrays go as a whole (cut at the array's own key); otherwise the key itself, or its parent when the
+  // key is a missing required field.
+  const firstIndex = parts.findIndex((part) => typeof part === "number");
+  const cut = firstIndex === -1 ? parts.length - 1 : firstIndex - 1;
+  if (cut < 1) {
+    delete doc[top];
+    return;
+  }
   let parent: unknown = doc;
   for (const part of parts.slice(0, cut)) parent = (parent as Record<string, unknown> | undefined)?.[part as string];
   if (!parent || typeof parent !== "object") return;

@@ -19,9 +19,13 @@ export interface Problem {
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
+/** Keys longer than this are shortened in messages (the full key is still used to locate the value). */
+const MAX_KEY_IN_PATH = 120;
+
 export function formatPath(path: KeyPath): string {
   let out = "";
-  for (const part of path) {
+  for (const raw of path) {
+    const part = typeof raw === "string" && raw.length > MAX_KEY_IN_PATH ? `${raw.slice(0, MAX_KEY_IN_PATH)}…(${raw.length} characters)` : raw;
     if (typeof part === "number") out += `[${part}]`;
     else if (PLAIN_KEY.test(part)) out += out ? `.${part}` : part;
     else out += `[${JSON.stringify(part)}]`;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { didYouMean } from "../cli/suggest.ts";
 import { PROTOCOL_INFO } from "../providers/protocols.ts";
 import { catalogProvider } from "../providers/catalog.ts";
+import { ProviderConfigError, resolveProvider } from "../providers/resolve.ts";
 import {
   AGENT_REFERENCES,
   BUILTIN_FACETS,
@@ -44,9 +45,12 @@ function isLoopbackHost(host: string): boolean {
 function checkProviders(config: AppConfig, out: ProblemList): void {
   for (const [name, p] of Object.entries(config.providers ?? {})) {
     const path = ["providers", name];
+    const before = out.errors.length;
     const custom = p.kind.type !== "catalog";
+    const catalog = p.kind.type === "catalog" ? catalogProvider(p.kind.name) : undefined;
+    const protocol = p.protocol ?? catalog?.protocol;
     if (custom && !p.url) out.error([...path, "url"], `a provider of kind ${p.kind.type} needs 'url' (the base address of its API)`);
-    if (p.url) {
+    if (p.url && protocol !== "test") {
       const bad = urlProblem(p.url, ["http:", "https:"]);
       if (bad) out.error([...path, "url"], `'${p.url}' ${bad}`, { allowed: "an http:// or https:// URL" });
     }
@@ -56,10 +60,18 @@ function checkProviders(config: AppConfig, out: ProblemList): void {
     if (p.auth?.type === "static_key" && p.auth.key.trim() === "") {
       out.error([...path, "auth", "key"], "the key is empty");
     }
-    const protocol = p.protocol ?? (p.kind.type === "catalog" ? catalogProvider(p.kind.name)?.protocol : undefined);
     const base = protocol ? PROTOCOL_INFO[protocol].baseDialect : p.kind.type === "custom_a_compatible" ? "a_messages" : undefined;
     if (p.cache_control_strategy && base !== undefined && base !== "a_messages") {
       out.warn([...path, "cache_control_strategy"], `applies only to Messages-dialect providers; this provider speaks ${protocol} and ignores it`);
+    }
+    // The provider layer's own rules (protocol fits the kind, URL joining, default URLs), when nothing above failed.
+    if (out.errors.length === before && (custom || catalog)) {
+      try {
+        resolveProvider(name, p, catalog ? { protocol: catalog.protocol, url: null } : null);
+      } catch (error) {
+        if (!(error instanceof ProviderConfigError)) throw error;
+        out.error(path, error.message.replace(`provider '${name}': `, ""));
+      }
     }
   }
 }

@@ -124,6 +124,14 @@ describe("other validation rules", () => {
     expect(lines).toContain("models.m.provider: 'q' is not a configured provider (did you mean 'p'?)");
   });
 
+  test("the provider layer's rules are reported as config problems", () => {
+    const { result } = errorsOf(`providers:\n  m:\n    kind: { type: custom_a_compatible }\n    url: https://llm.internal.example/v1\n  r:\n    kind: { type: custom_b_responses }\n    protocol: b_chat_completions\n    url: https://llm.internal.example\n  g:\n    kind: { type: catalog, name: g }\n`);
+    const byPath = Object.fromEntries(result.problems.map((p) => [p.path, p.message]));
+    expect(byPath["providers.m"]).toStartWith("url: ");
+    expect(byPath["providers.r"]).toBe("protocol 'b_chat_completions' does not fit kind 'custom_b_responses' (allowed dialects: b_responses, test)");
+    expect(byPath["providers.g"]).toBe("url is required: protocol 'g_chat_completions' has no default URL");
+  });
+
   test("max_output_tokens_per_turn must not exceed max_tokens", () => {
     const { result } = errorsOf(`${PROVIDERS}\nmodels:\n  m: { provider: local, class: full, context_window: 100000, max_tokens: 1000, max_output_tokens_per_turn: 2000 }\n`);
     expect(problemLines(result, "error")).toEqual(["models.m.max_output_tokens_per_turn: 2000 exceeds max_tokens (1000)"]);

@@ -1,0 +1,45 @@
+// `write`: create or replace a whole file, atomically, inside the project.
+import { statSync } from "node:fs";
+import { Type } from "@sinclair/typebox";
+import { countLines, save, target } from "./file-access.ts";
+import { defineTool, toolError } from "./tool.ts";
+import description from "./write.txt" with { type: "text" };
+
+export const WriteInput = Type.Object(
+  {
+    path: Type.String({ minLength: 1, description: "File to write: absolute, or relative to the working directory." }),
+    content: Type.String({ description: "The complete new content of the file." }),
+  },
+  { additionalProperties: false },
+);
+
+export const writeTool = defineTool({
+  name: "write",
+  description,
+  inputSchema: WriteInput,
+  exclusive: (input, ctx) => {
+    const t = target(ctx, input.path);
+    return typeof t === "string" ? undefined : `file:${t.absolute}`;
+  },
+  async run(input, ctx) {
+    const t = target(ctx, input.path);
+    if (typeof t === "string") return toolError(t);
+    let existed = false;
+    let mode: number | undefined;
+    try {
+      const stat = statSync(t.absolute);
+      if (stat.isDirectory()) return toolError(`\`${t.shown}\` is a directory; give a file path inside it.`);
+      existed = true;
+      mode = stat.mode & 0o777;
+    } catch {
+      existed = false;
+    }
+    save(ctx, t.absolute, input.content, mode);
+    const bytes = Buffer.byteLength(input.content);
+    const lines = countLines(input.content);
+    return {
+      output: `${existed ? "Overwrote" : "Created"} \`${t.shown}\`: ${lines} line${lines === 1 ? "" : "s"}, ${bytes} byte${bytes === 1 ? "" : "s"}.`,
+      metadata: { path: t.absolute, created: !existed, bytes, lines },
+    };
+  },
+});

@@ -149,8 +149,10 @@ export class FileCatalog {
         const base = dirRel;
         layers = [...parentLayers, { matcher: own, local: (rel) => (base === "" ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : undefined) }];
       }
-      entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const subdirs: string[] = [];
       for (const entry of entries) {
+        if (entry.name === ".git") continue;
         const rel = dirRel === "" ? entry.name : `${dirRel}/${entry.name}`;
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();
@@ -164,10 +166,9 @@ export class FileCatalog {
           isDir = false;
         }
         if (isDir) {
-          if (entry.name === ".git") continue;
           if (this.config.exclude_generated && isGeneratedDir(entry.name)) continue;
           if (isIgnored(layers, rel, true)) continue;
-          stack.push({ rel, layers });
+          subdirs.push(rel);
         } else if (isFile) {
           if (isIgnored(layers, rel, false)) continue;
           if (budgeted && files.length >= this.config.max_files) {
@@ -184,6 +185,7 @@ export class FileCatalog {
           }
         }
       }
+      for (const rel of subdirs.reverse()) stack.push({ rel, layers });
     }
     files.sort();
     const snapshot: CatalogSnapshot = { root: this.root, files, sourceControlled: !budgeted, builtAt: this.clock.now() };

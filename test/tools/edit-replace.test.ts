@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { editToolFor, resolveEditFormat } from "../../src/tools/edit.ts";
+import { toolJsonSchema } from "../../src/tools/tool.ts";
 import { call, makeContext, makeProject } from "./helpers.ts";
 
 const edit = editToolFor(null);
@@ -68,7 +69,7 @@ describe("edit (exact replacement)", () => {
     expect(resolveEditFormat("apply_patch")).toEqual({ format: "patch" });
     expect(resolveEditFormat("hashline")).toEqual({ format: "hashline" });
     expect(resolveEditFormat("xml").warning).toBe('edit_format "xml" is not one of replace, patch, hashline; the model gets exact string replacement.');
-    expect(Object.keys((editToolFor("patch").inputSchema as { properties: object }).properties)).toEqual(["patch"]);
-    expect(Object.keys((editToolFor("hashline").inputSchema as { properties: object }).properties)).toEqual(["path", "edits"]);
+    expect(Object.keys(toolJsonSchema(editToolFor("patch")).properties as object)).toEqual(["patch"]);
+    expect(Object.keys(toolJsonSchema(editToolFor("hashline")).properties as object)).toEqual(["path", "edits"]);
   });
 });

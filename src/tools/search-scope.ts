@@ -1,0 +1,37 @@
+// The part of the file catalog a glob or grep call covers: a directory (or file) and a name pattern.
+import { statSync } from "node:fs";
+import { displayPath, isInside, resolveToolPath } from "./paths.ts";
+import type { ToolContext } from "./tool.ts";
+
+export type Scope = { ok: true; prefix: string; single: boolean } | { ok: false; message: string };
+
+/** Resolves `path` to a project-relative prefix; searching outside the project is not possible. */
+export function searchScope(ctx: ToolContext, path: string | undefined): Scope {
+  const absolute = resolveToolPath(ctx, path ?? ".");
+  const shown = displayPath(ctx, absolute);
+  if (!isInside(ctx.projectRoot, absolute)) {
+    return { ok: false, message: `\`${shown}\` is outside the project; glob and grep search the project's files only. Use the shell for other places.` };
+  }
+  let single = false;
+  try {
+    single = !statSync(absolute).isDirectory();
+  } catch {
+    return { ok: false, message: `No such directory: \`${shown}\`. Use glob with a broader path to find it.` };
+  }
+  return { ok: true, prefix: shown === "." ? "" : shown, single };
+}
+
+/** Catalog paths under the scope, each with its path relative to the scope. */
+export function inScope(files: readonly string[], scope: { prefix: string; single: boolean }): { path: string; local: string }[] {
+  if (scope.prefix === "") return files.map((path) => ({ path, local: path }));
+  if (scope.single) return files.includes(scope.prefix) ? [{ path: scope.prefix, local: scope.prefix.split("/").pop()! }] : [];
+  const head = `${scope.prefix}/`;
+  return files.filter((f) => f.startsWith(head)).map((path) => ({ path, local: path.slice(head.length) }));
+}
+
+/** A name matcher: patterns without `/` match the base name at any depth. */
+export function globMatcher(pattern: string): (local: string) => boolean {
+  const glob = new Bun.Glob(pattern.replace(/^\.\//, ""));
+  if (pattern.includes("/")) return (local) => glob.match(local);
+  return (local) => glob.match(local.slice(local.lastIndexOf("/") + 1));
+}

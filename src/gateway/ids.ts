@@ -1,5 +1,5 @@
 // Prefixed, time-sortable ids (`prn_`, `tok_`, `wss_` ...) and high-entropy secrets with their hashes.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -36,7 +36,7 @@ export function newSecret(prefix: string): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
 export function constantTimeEqualHex(a: string, b: string): boolean {

@@ -81,6 +81,19 @@ describe("bearer authentication", () => {
     expect(after.status).toBe(401);
     expect(await after.text()).toBe('{"error":"unauthorized"}');
   });
+
+  test("a token revoked by the CLI (another database connection) stops working on the next request", async () => {
+    const id = gw.ctx.principals.create("cached").id;
+    const { info, token } = gw.ctx.pats.create(id, "hot");
+    for (let i = 0; i < 3; i++) expect((await get("/api/v1/health", { Authorization: `Bearer ${token}` })).status).toBe(200);
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const config = join(gw.dir, "cli.yaml");
+    writeFileSync(config, `data_dir: ${gw.ctx.dataDir}\nauth: {}\n`);
+    const io = captureIo();
+    expect(await runCli(["gateway", "token", "revoke", info.id, "--config", config], io)).toBe(0);
+    expect((await get("/api/v1/health", { Authorization: `Bearer ${token}` })).status).toBe(401);
+  });
 });
 
 describe("hardening", () => {

@@ -18,6 +18,8 @@ export interface AuthResult {
   family: "pat" | "oat" | "dsc" | "web";
   principalId: string | null;
   scopes: string[];
+  /** The principal's username, when there is a principal. */
+  username: string | null;
   /** Token or credential id (never the secret). */
   credentialId: string;
   /** For `dsc_`: the session whose daemon holds the credential (`current_session` authority). */
@@ -64,18 +66,19 @@ export class BearerVerifier {
 
   private pat(token: string): AuthResult | undefined {
     const info = this.pats.use(token);
-    return info && { family: "pat", principalId: info.principalId, scopes: [...ALL_SCOPES], credentialId: info.id };
+    return info && { family: "pat", principalId: info.principalId, username: info.username, scopes: [...ALL_SCOPES], credentialId: info.id };
   }
 
   private oat(token: string): AuthResult | undefined {
     const row = this.db
-      .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt })
+      .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt, username: principals.username })
       .from(oauthAccessTokens)
       .leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .innerJoin(principals, eq(principals.id, oauthAccessTokens.principalId))
       .where(and(eq(oauthAccessTokens.tokenHash, sha256Hex(token)), isNull(oauthAccessTokens.revokedAt)))
       .get();
     if (!row || row.grantRevoked != null || row.t.expiresAt <= this.clock.now()) return undefined;
-    return { family: "oat", principalId: row.t.principalId, scopes: row.t.scopes, credentialId: row.t.id };
+    return { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id };
   }
 
   /** `dsc_<generation id>.<secret>`: the id finds the row, the HMAC of the whole token must match. */
@@ -99,12 +102,6 @@ export class BearerVerifier {
       .set(row.c.state === "pending" ? { state: "active", activatedAt: now, lastUsedAt: now } : { lastUsedAt: now })
       .where(eq(serviceCredentials.generationId, generationId))
       .run();
-    return { family: "dsc", principalId: null, scopes: ["current_session"], credentialId: generationId, sessionId: row.c.sessionId };
+    return { family: "dsc", principalId: null, username: null, scopes: ["current_session"], credentialId: generationId, sessionId: row.c.sessionId };
   }
-}
-
-/** The username and display name behind an auth result, for responses and pages. */
-export function principalOf(db: GatewayDb, id: string | null) {
-  if (!id) return undefined;
-  return db.select().from(principals).where(eq(principals.id, id)).get();
 }

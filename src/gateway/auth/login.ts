@@ -17,9 +17,11 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
     return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
   }
   const { ticket } = admission;
+  // Sources that keep failing queue behind the others for a hash slot (this attempt counts as in flight).
+  const priority = ctx.limiters.login.queuePriority(ip);
   let outcome: { principal: PrincipalDetail; method: "password" | "pam" } | undefined;
   try {
-    outcome = await check(ctx, username, password);
+    outcome = await check(ctx, username, password, priority);
   } catch (error) {
     ticket.abort();
     safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: username.slice(0, 64) });
@@ -36,12 +38,12 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
   return { ok: true, ...outcome };
 }
 
-async function check(ctx: GatewayContext, username: string, password: string) {
+async function check(ctx: GatewayContext, username: string, password: string, priority: number) {
   const principal = username.length <= 64 ? ctx.principals.find(username) ?? ctx.principals.findByPamUser(username) : undefined;
   const usable = principal && principal.kind === "human" ? principal : undefined;
   const hash = usable?.hasPassword ? ctx.principals.passwordHash(usable.id) : undefined;
   if (hash !== undefined && (!usable!.pam || username === usable!.username)) {
-    return (await ctx.hasher.verify(password, hash)) ? { principal: usable!, method: "password" as const } : undefined;
+    return (await ctx.hasher.verify(password, hash, priority)) ? { principal: usable!, method: "password" as const } : undefined;
   }
   if (usable?.pam && ctx.pam) {
     if (Buffer.byteLength(password) > ctx.config.auth.password.max_password_bytes) return undefined;
@@ -49,7 +51,7 @@ async function check(ctx: GatewayContext, username: string, password: string) {
     if (result === "error") throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
     return result === "success" ? { principal: usable, method: "pam" as const } : undefined;
   }
-  await ctx.hasher.verify(password, undefined);
+  await ctx.hasher.verify(password, undefined, priority);
   return undefined;
 }
 

@@ -23,7 +23,8 @@ export class PasswordRuleError extends Error {
 
 export class PasswordHasher {
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Waiting jobs, ordered by priority (lower first), then arrival. */
+  private readonly waiting: Array<{ priority: number; go: () => void }> = [];
   private dummyHash: Promise<string> | undefined;
 
   constructor(private readonly pepper: Uint8Array, private readonly policy: PasswordPolicy) {}
@@ -43,11 +44,15 @@ export class PasswordHasher {
     );
   }
 
-  /** Verifies against a stored hash; a missing hash runs a dummy verify so unknown users cost the same. */
-  async verify(password: string, hash: string | undefined): Promise<boolean> {
+  /**
+   * Verifies against a stored hash; a missing hash runs a dummy verify so unknown users cost the same.
+   * `priority` orders the queue when every hash slot is busy: callers pass the source's recent failure
+   * count, so a flood of wrong passwords waits behind sources that have not been failing.
+   */
+  async verify(password: string, hash: string | undefined, priority = 0): Promise<boolean> {
     if (Buffer.byteLength(password, "utf8") > this.policy.max_password_bytes) return false;
     const target = hash ?? (await this.dummy());
-    const ok = await this.slot(() => Bun.password.verify(this.peppered(password), target, "argon2id"));
+    const ok = await this.slot(() => Bun.password.verify(this.peppered(password), target, "argon2id"), priority);
     return ok && hash !== undefined;
   }
 
@@ -64,12 +69,16 @@ export class PasswordHasher {
     return createHmac("sha256", this.pepper).update(password, "utf8").digest("base64");
   }
 
-  private async slot<T>(work: () => Promise<T>): Promise<T> {
+  private async slot<T>(work: () => Promise<T>, priority = 0): Promise<T> {
     if (this.running >= this.policy.max_concurrent_hashes) {
       if (this.waiting.length >= this.policy.max_concurrent_hashes * QUEUE_PER_SLOT) {
         throw new ProtocolError("unavailable", 503, "the server is busy; try again shortly", { "Retry-After": "1" });
       }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((go) => {
+        let at = this.waiting.length;
+        while (at > 0 && this.waiting[at - 1]!.priority > priority) at--;
+        this.waiting.splice(at, 0, { priority, go });
+      });
     } else {
       this.running++;
     }
@@ -77,7 +86,7 @@ export class PasswordHasher {
       return await work();
     } finally {
       const next = this.waiting.shift();
-      if (next) next();
+      if (next) next.go();
       else this.running--;
     }
   }

@@ -1,8 +1,8 @@
 // Personal access tokens: `pat_` + 256 random bits, shown once; only the SHA-256 is stored.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { personalAccessTokens } from "../db/schema.ts";
+import { personalAccessTokens, principals } from "../db/schema.ts";
 import { newId, newSecret, sha256Hex } from "../ids.ts";
 
 export interface PatInfo {
@@ -27,8 +27,33 @@ export function checkLabel(label: string): void {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(label)) throw new PatError("a token label must not contain control characters", "invalid");
 }
 
+const CACHE_MAX = 10_000;
+
 export class PatStore {
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+  // The bearer hot path: prepared once (drizzle's unprepared builder costs more than the lookup itself).
+  private readonly byHash;
+  private readonly touch;
+  private readonly dataVersion;
+  private readonly totalChanges;
+  /**
+   * Verified tokens by hash. Valid only while the database is unchanged: any commit by another process
+   * moves `PRAGMA data_version`, any write on this connection moves `total_changes()`, and either clears it,
+   * so a revocation (from the CLI or the web UI) takes effect on the very next request.
+   */
+  private readonly cache = new Map<string, PatInfo & { username: string }>();
+  private cacheStamp = "";
+
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
+    this.dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
+    this.totalChanges = db.$client.query<{ c: number }, []>("SELECT total_changes() AS c");
+    this.byHash = db
+      .select({ pat: personalAccessTokens, username: principals.username })
+      .from(personalAccessTokens)
+      .innerJoin(principals, eq(principals.id, personalAccessTokens.principalId))
+      .where(eq(personalAccessTokens.tokenHash, sql.placeholder("hash")))
+      .prepare();
+    this.touch = db.update(personalAccessTokens).set({ lastUsedAt: sql`${sql.placeholder("now")}` }).where(eq(personalAccessTokens.id, sql.placeholder("id"))).prepare();
+  }
 
   create(principalId: string, label: string): { info: PatInfo; token: string } {
     checkLabel(label);
@@ -72,15 +97,32 @@ export class PatStore {
   }
 
   /** The live token matching a presented secret; marks it used. */
-  use(token: string): PatInfo | undefined {
-    const row = this.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sha256Hex(token))).get();
-    if (!row || row.revoked) return undefined;
+  use(token: string): (PatInfo & { username: string }) | undefined {
+    const hash = sha256Hex(token);
+    const stamp = this.stamp();
+    if (stamp !== this.cacheStamp) {
+      this.cache.clear();
+      this.cacheStamp = stamp;
+    }
+    let hit = this.cache.get(hash);
+    if (!hit) {
+      const found = this.byHash.get({ hash });
+      if (!found || found.pat.revoked) return undefined;
+      hit = { ...toInfo(found.pat), username: found.username };
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(hash, hit);
+    }
     const now = this.clock.now();
     // Coarse last-used updates (once a minute) keep hot paths from writing on every request.
-    if (row.lastUsedAt === null || now - row.lastUsedAt > 60_000) {
-      this.db.update(personalAccessTokens).set({ lastUsedAt: now }).where(eq(personalAccessTokens.id, row.id)).run();
+    if (hit.lastUsedAt === null || now - hit.lastUsedAt > 60_000) {
+      this.touch.run({ now, id: hit.id });
+      hit = { ...hit, lastUsedAt: now };
     }
-    return toInfo(row);
+    return hit;
+  }
+
+  private stamp(): string {
+    return `${this.dataVersion.get()!.data_version}:${this.totalChanges.get()!.c}`;
   }
 }
 

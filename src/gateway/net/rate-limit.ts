@@ -14,7 +14,11 @@ interface Entry {
   attempts: number[];
   inFlight: number;
   lockedUntil: number;
+  lastSuccessAt?: number;
 }
+
+/** How long a source that signed in successfully keeps its place at the front of the hash queue. */
+const KNOWN_GOOD_MS = 24 * 3600 * 1000;
 
 export type Admission = { allowed: true; ticket: Ticket } | { allowed: false; retryAfterSecs: number };
 
@@ -68,8 +72,35 @@ export class RateLimiter {
       settled = true;
       entry.inFlight--;
       if (failed) entry.attempts.push(this.clock.now());
+      else if (succeeded) entry.lastSuccessAt = this.clock.now();
     };
-    return { allowed: true, ticket: { fail: () => settle(true), succeed: () => settle(false), abort: () => settle(false) } };
+    let succeeded = false;
+    return {
+      allowed: true,
+      ticket: {
+        fail: () => settle(true),
+        succeed: () => {
+          succeeded = true;
+          settle(false);
+        },
+        abort: () => settle(false),
+      },
+    };
+  }
+
+  /**
+   * Queue priority of an admitted attempt from `address` (lower goes first): -1 for a source that signed in
+   * successfully in the last day and has not failed since the window began, else its recent failures plus
+   * its other attempts in flight. A wrong-password flood thus waits behind everyone else for a hash slot.
+   */
+  queuePriority(address: string): number {
+    const now = this.clock.now();
+    const entry = this.entries.get(rateLimitKey(address));
+    if (!entry) return 0;
+    const windowStart = now - this.cfg.window_secs * 1000;
+    const failures = entry.attempts.filter((t) => t > windowStart).length;
+    if (failures === 0 && entry.lastSuccessAt !== undefined && now - entry.lastSuccessAt < KNOWN_GOOD_MS) return -1;
+    return failures + Math.max(0, entry.inFlight - 1);
   }
 
   /** Seconds until `address` may try again, or 0. */
@@ -111,7 +142,8 @@ export class RateLimiter {
   private prune(now: number): void {
     const windowStart = now - this.cfg.window_secs * 1000;
     for (const [key, e] of this.entries) {
-      if (e.inFlight === 0 && e.lockedUntil <= now && (e.attempts.at(-1) ?? 0) <= windowStart) this.entries.delete(key);
+      const recentSuccess = e.lastSuccessAt !== undefined && now - e.lastSuccessAt < KNOWN_GOOD_MS;
+      if (e.inFlight === 0 && e.lockedUntil <= now && (e.attempts.at(-1) ?? 0) <= windowStart && !recentSuccess) this.entries.delete(key);
     }
   }
 }

@@ -3,7 +3,6 @@
 import { Elysia, t } from "elysia";
 import { VERSION } from "../../version.ts";
 import { sqliteVersion } from "../db/open.ts";
-import { principalOf } from "../auth/bearer.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "./auth-guard.ts";
 
@@ -43,7 +42,7 @@ export function coreRoutes(ctx: GatewayContext) {
           body.authenticated = {
             family: auth.family,
             principal_id: auth.principalId,
-            username: principalOf(ctx.db, auth.principalId)?.username ?? null,
+            username: auth.username,
             scopes: auth.scopes,
           };
         }

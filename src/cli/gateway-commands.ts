@@ -7,6 +7,7 @@ const common = [CONFIG, JSON_FLAG];
 
 const principal = () => import("../gateway/admin/principal-cli.ts");
 const token = () => import("../gateway/admin/token-cli.ts");
+const client = () => import("../gateway/admin/client-cli.ts");
 
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
@@ -40,6 +41,26 @@ export const gatewayCommand: CommandSpec = {
         { name: "create", summary: "Create a token and print it once to stdout", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: [...common, { name: "label", type: "string", valueName: "TEXT", summary: "What the token is for" }], run: async (a, io) => (await token()).create(a, io) },
         { name: "list", summary: "List a principal's live tokens (no secrets)", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await token()).list(a, io) },
         { name: "revoke", summary: "Revoke a token", positionals: [{ name: "token_id", summary: "token id (tok_...)", required: true }], flags: common, run: async (a, io) => (await token()).revoke(a, io) },
+      ],
+    },
+    {
+      name: "client",
+      summary: "Manage OAuth client registrations (writes the database directly)",
+      subcommands: [
+        {
+          name: "register",
+          summary: "Register a client; a confidential client's secret is printed to stderr once",
+          positionals: [{ name: "name", summary: "client name", required: true }],
+          flags: [
+            ...common,
+            { name: "client-type", type: "string", valueName: "TYPE", choices: ["public", "confidential"], summary: "public (device flow, default) or confidential (client credentials)" },
+            { name: "grant-types", type: "string", valueName: "LIST", summary: "Comma-separated: device_code, refresh_token, client_credentials" },
+            { name: "scopes", type: "string", valueName: "LIST", summary: "Comma-separated registered scopes (default: machine,project)" },
+          ],
+          run: async (a, io) => (await client()).register(a, io),
+        },
+        { name: "list", summary: "List registered clients", flags: common, run: async (a, io) => (await client()).listClients(a, io) },
+        { name: "delete", summary: "Revoke a client's tokens and delete it", positionals: [{ name: "client-id", summary: "client id (cli_...)", required: true }], flags: common, run: async (a, io) => (await client()).remove(a, io) },
       ],
     },
     {

@@ -125,6 +125,35 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect((await run(["audit", "list"])).out).toMatch(/^TIME\s+ACTION\s+OUTCOME/);
   });
 
+  test("client register/list/delete: public by default; a confidential secret goes to stderr once; delete revokes tokens", async () => {
+    const { run, dir } = setup();
+    const pub = await run(["client", "register", "agent connect", "--json"]);
+    expect(pub.code).toBe(0);
+    expect(pub.err).toBe("");
+    expect(JSON.parse(pub.out)).toMatchObject({ name: "agent connect", client_type: "public", grant_types: ["urn:ietf:params:oauth:grant-type:device_code", "refresh_token"], scopes: ["machine", "project"] });
+    const conf = await run(["client", "register", "ci runner", "--client-type", "confidential", "--scopes", "machine"]);
+    expect(conf.out).toMatch(/^Registered confidential client "ci runner": cli_\S+\n$/);
+    const secret = /Client secret \(shown only this once\): (cs_\S+)\n/.exec(conf.err)![1]!;
+    const clientId = /(cli_\S+)/.exec(conf.out)![1]!;
+    expect((await run(["client", "register", "x", "--grant-types", "client_credentials"])).err).toBe("agent: client_credentials needs a confidential client (--client-type confidential)\n");
+    expect((await run(["client", "register", "x", "--grant-types", "password"])).err).toContain('unknown grant type "password"');
+    const listed = await run(["client", "list"]);
+    expect(listed.out).toContain("ci runner");
+    expect(listed.out).toContain("client_credentials");
+    expect(listed.out + JSON.stringify(JSON.parse((await run(["client", "list", "--json"])).out))).not.toContain(secret);
+    const ctx = createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth: {}\n`, join(dir, "c.yaml")), env: {} });
+    const row = ctx.sqlite.query("SELECT secret_hash, principal_id FROM oauth_clients WHERE id = ?").get(clientId) as { secret_hash: string; principal_id: string };
+    expect(row.secret_hash).toBe(new Bun.CryptoHasher("sha256").update(secret).digest("hex"));
+    const now = Date.now();
+    ctx.sqlite.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_x', 'h', ?, ?, '[\"machine\"]', ?, ?)", [clientId, row.principal_id, now, now + 1e6]);
+    ctx.sqlite.close();
+    const deleted = await run(["client", "delete", clientId]);
+    expect(deleted.out).toBe(`Deleted client ${clientId} ("ci runner"); revoked 1 token(s).\n`);
+    expect(JSON.parse((await run(["client", "list", "--json"])).out)).toHaveLength(1);
+    expect(JSON.parse((await run(["principal", "list", "--json"])).out)).toEqual([]);
+    expect((await run(["client", "delete", clientId])).err).toContain("no OAuth client with id");
+  });
+
   test("serve without a config file says how to create one", async () => {
     const io = captureIo();
     const code = await runCli(["gateway", "serve"], io);

@@ -1,0 +1,103 @@
+// OAuth client registrations (the admin side): public device-flow clients and confidential
+// client-credentials clients whose secret is shown once and stored only as SHA-256.
+import { and, eq, isNull } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { GatewayDb } from "../db/open.ts";
+import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, principals } from "../db/schema.ts";
+import { newId, newSecret, sha256Hex } from "../ids.ts";
+import { ALL_SCOPES } from "./bearer.ts";
+
+export const GRANT_TYPES = {
+  device_code: "urn:ietf:params:oauth:grant-type:device_code",
+  refresh_token: "refresh_token",
+  client_credentials: "client_credentials",
+} as const;
+
+export type ClientType = "public" | "confidential";
+
+export interface OAuthClientInfo {
+  id: string;
+  name: string;
+  clientType: ClientType;
+  grantTypes: string[];
+  scopes: string[];
+  principalId: string | null;
+  createdAt: number;
+}
+
+export class OAuthClientError extends Error {
+  constructor(message: string, readonly kind: "invalid" | "not_found") {
+    super(message);
+    this.name = "OAuthClientError";
+  }
+}
+
+/** Maps short names (`device_code`) or RFC values to the RFC values, checking they fit the client type. */
+export function normalizeGrantTypes(type: ClientType, requested: string[] | undefined): string[] {
+  const defaults = type === "public" ? [GRANT_TYPES.device_code, GRANT_TYPES.refresh_token] : [GRANT_TYPES.client_credentials];
+  if (!requested || requested.length === 0) return defaults;
+  const out = requested.map((g) => {
+    const value = (GRANT_TYPES as Record<string, string>)[g] ?? (Object.values(GRANT_TYPES) as string[]).find((v) => v === g);
+    if (!value) throw new OAuthClientError(`unknown grant type ${JSON.stringify(g)}; allowed: ${Object.keys(GRANT_TYPES).join(", ")}`, "invalid");
+    return value;
+  });
+  if (type === "public" && out.includes(GRANT_TYPES.client_credentials)) throw new OAuthClientError("client_credentials needs a confidential client (--client-type confidential)", "invalid");
+  if (type === "confidential" && out.includes(GRANT_TYPES.device_code)) throw new OAuthClientError("confidential clients use client_credentials; register a public client for the device flow", "invalid");
+  return [...new Set(out)];
+}
+
+export class OAuthClientStore {
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+
+  register(name: string, type: ClientType, grantTypes?: string[], scopes: string[] = [...ALL_SCOPES]): { client: OAuthClientInfo; secret?: string } {
+    if (name.trim() === "" || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new OAuthClientError("a client name needs 1-100 printable characters", "invalid");
+    const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
+    if (unknown.length) throw new OAuthClientError(`unknown scope ${JSON.stringify(unknown[0])}; allowed: ${ALL_SCOPES.join(", ")}`, "invalid");
+    const grants = normalizeGrantTypes(type, grantTypes);
+    const now = this.clock.now();
+    const id = newId("cli", now);
+    const secret = type === "confidential" ? newSecret("cs") : undefined;
+    return this.db.transaction((tx) => {
+      let principalId: string | null = null;
+      if (type === "confidential") {
+        // Machine callers act as a machine_client principal holding the registered scopes.
+        principalId = newId("prn", now);
+        tx.insert(principals).values({ id: principalId, username: `client_${id.slice(4).toLowerCase()}`, displayName: name, kind: "machine_client", createdAt: now, updatedAt: now }).run();
+      }
+      const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now };
+      tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null }).run();
+      return { client, secret };
+    });
+  }
+
+  list(): OAuthClientInfo[] {
+    return this.db.select().from(oauthClients).orderBy(oauthClients.createdAt).all().map(toInfo);
+  }
+
+  get(id: string): OAuthClientInfo | undefined {
+    const row = this.db.select().from(oauthClients).where(eq(oauthClients.id, id)).get();
+    return row ? toInfo(row) : undefined;
+  }
+
+  /** Revokes every access and refresh token of the client, then deletes it (and its machine principal). */
+  delete(id: string): { client: OAuthClientInfo; revokedTokens: number } {
+    const client = this.get(id);
+    if (!client) throw new OAuthClientError(`no OAuth client with id ${JSON.stringify(id)}`, "not_found");
+    const now = this.clock.now();
+    return this.db.transaction((tx) => {
+      const access = tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.clientId, id), isNull(oauthAccessTokens.revokedAt))).returning({ id: oauthAccessTokens.id }).all().length;
+      const grantIds = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, id)).all().map((g) => g.id);
+      let refresh = 0;
+      for (const grantId of grantIds) {
+        refresh += tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.grantId, grantId), isNull(oauthRefreshTokens.revokedAt))).returning({ id: oauthRefreshTokens.id }).all().length;
+      }
+      tx.delete(oauthClients).where(eq(oauthClients.id, id)).run();
+      if (client.principalId) tx.delete(principals).where(eq(principals.id, client.principalId)).run();
+      return { client, revokedTokens: access + refresh };
+    });
+  }
+}
+
+function toInfo(r: typeof oauthClients.$inferSelect): OAuthClientInfo {
+  return { id: r.id, name: r.name, clientType: r.clientType, grantTypes: r.grantTypes, scopes: r.scopes, principalId: r.principalId, createdAt: r.createdAt };
+}

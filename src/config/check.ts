@@ -105,7 +105,7 @@ function checkObject(schema: Schema, value: unknown, path: KeyPath, out: Problem
     if (value[key] === undefined) out.error([...path, key], `missing required field '${key}'`, { allowed: describeSchema(props[key]!) });
   }
   for (const [key, inner] of Object.entries(value)) {
-    const prop = props[key];
+    const prop = Object.hasOwn(props, key) ? props[key] : undefined;
     if (prop) {
       if (inner !== undefined) checkValue(prop, inner, [...path, key], out);
       continue;

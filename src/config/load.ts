@@ -8,6 +8,7 @@ import { resolveDefaults, type TierDefaults } from "./defaults.ts";
 import { type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
 import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
+import { normalizeLayer } from "./normalize.ts";
 import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
 import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
 import { type AppConfig, AppConfigSchema, CURRENT_CONFIG_VERSION } from "./schema.ts";
@@ -79,7 +80,10 @@ function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile 
     out.error([], `the top level of a ${name} config must be a map of keys`, { file: path });
     return undefined;
   }
-  return { ...parsed, data: data ?? {} };
+  const layerProblems = new ProblemList();
+  const safe = normalizeLayer((data ?? {}) as Record<string, unknown>, layerProblems);
+  for (const p of layerProblems.items) out.items.push({ ...p, file: path });
+  return safe ? { ...parsed, data: safe } : undefined;
 }
 
 function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer | undefined {

@@ -78,9 +78,10 @@ function configuredCatalog(config: AppConfig, out: ProblemList): Map<string, str
 export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
   const providers = config.providers ?? {};
   const catalog = configuredCatalog(config, out);
-  const overrides = config.models ?? {};
+  const overrides: Record<string, Override> = Object.create(null);
+  for (const [k, v] of Object.entries(config.models ?? {})) overrides[k] = v;
   const base = new Map<string, Partial<Override> & { origin: ResolvedModel["origin"] }>();
-  for (const [key, m] of Object.entries(CATALOG_MODELS)) {
+  for (const [key, m] of Object.entries(CATALOG_MODELS) as [string, (typeof CATALOG_MODELS)[string]][]) {
     const providerKey = catalog.get(m.catalogProvider);
     if (!providerKey) continue;
     const { catalogProvider: _, ...fields } = m;
@@ -135,7 +136,7 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     if (!m) continue;
     const path = ["models", key];
     const override = overrides[key];
-    if (m.origin === "custom" && CATALOG_MODELS[key] && !override?.inherits) {
+    if (m.origin === "custom" && Object.hasOwn(CATALOG_MODELS, key) && !override?.inherits) {
       const owner = CATALOG_MODELS[key]!.catalogProvider;
       out.error(path, `catalog model '${key}' belongs to catalog provider '${owner}', which is not configured`, {
         allowed: `add a provider with kind: {type: catalog, name: ${owner}}`,
@@ -145,7 +146,7 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     if (m.origin === "custom") {
       const slash = key.indexOf("/");
       const qualifier = slash > 0 ? key.slice(0, slash) : undefined;
-      const discoverable = qualifier !== undefined && providers[qualifier] !== undefined && (!m.provider || m.provider === qualifier);
+      const discoverable = qualifier !== undefined && Object.hasOwn(providers, qualifier) && (!m.provider || m.provider === qualifier);
       if (discoverable && (m.class === undefined || m.context_window === undefined)) {
         pending.push({ key, provider: qualifier, override: override! });
         continue;
@@ -156,7 +157,7 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     if (m.context_window === undefined) {
       out.error([...path, "context_window"], "every model needs 'context_window' (its context size in tokens)");
     }
-    if (m.provider && !(m.provider in providers)) {
+    if (m.provider && !Object.hasOwn(providers, m.provider)) {
       out.error([...path, "provider"], `'${m.provider}' is not a configured provider${didYouMean(m.provider, Object.keys(providers), "'")}`, {
         allowed: Object.keys(providers).join(", ") || "a key of 'providers' (none are configured)",
       });

@@ -42,31 +42,54 @@ export function decodeUtf8(bytes: Uint8Array): { text: string } | { badOffset: n
   try {
     return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
   } catch {
-    let offset = 0;
-    const decoder = new TextDecoder("utf-8", { fatal: true });
-    for (let step = 1; offset < bytes.length; ) {
-      try {
-        decoder.decode(bytes.subarray(0, offset + step));
-        offset += step;
-        step = 1;
-      } catch {
-        if (step >= 4 || offset + step >= bytes.length) break;
-        step++;
-      }
-    }
-    return { badOffset: offset };
+    return { badOffset: firstInvalidUtf8(bytes) };
   }
 }
 
+/** Offset of the first byte that is not part of a well-formed UTF-8 sequence (one linear pass). */
+function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    if (c >= 0xc2 && c <= 0xdf) [need, min] = [1, 0x80];
+    else if (c >= 0xe0 && c <= 0xef) [need, min] = [2, 0x800];
+    else if (c >= 0xf0 && c <= 0xf4) [need, min] = [3, 0x10000];
+    else return i;
+    let cp = c & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const cont = b[i + k];
+      if (cont === undefined || (cont & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (cont & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return b.length;
+}
+
+/**
+ * Positions come from the yaml package's Document API, built only when a problem needs a line: the
+ * document model costs ten times the parse itself, and a clean config never needs it.
+ */
 function yamlLocator(text: string): ParsedFile["locate"] {
   const lineCounter = new LineCounter();
   let doc: ReturnType<typeof parseDocument> | undefined;
-  try {
-    doc = parseDocument(text, { lineCounter, keepSourceTokens: false });
-  } catch {
-    return () => undefined;
-  }
+  let built = false;
   return (parts) => {
+    if (!built) {
+      built = true;
+      try {
+        doc = parseDocument(text, { lineCounter, keepSourceTokens: false });
+      } catch {
+        doc = undefined;
+      }
+    }
     let node: unknown = doc?.contents;
     let offset: number | undefined = (node as Node | null)?.range?.[0];
     for (const part of parts) {
@@ -90,6 +113,18 @@ function yamlLocator(text: string): ParsedFile["locate"] {
 
 /** TOML keys: `[table.path]` headers and `key = value` lines, with simple quoted-key support. */
 function tomlLocator(text: string): ParsedFile["locate"] {
+  let index: Map<string, Position> | undefined;
+  return (parts) => {
+    index ??= tomlIndex(text);
+    for (let n = parts.length; n > 0; n--) {
+      const found = index.get(JSON.stringify(parts.slice(0, n).map(String)));
+      if (found) return found;
+    }
+    return undefined;
+  };
+}
+
+function tomlIndex(text: string): Map<string, Position> {
   const index = new Map<string, Position>();
   const splitKey = (raw: string) =>
     (raw.match(/"[^"]*"|'[^']*'|[^.\s]+/g) ?? []).map((k) => k.replace(/^["']|["']$/g, ""));
@@ -107,13 +142,7 @@ function tomlLocator(text: string): ParsedFile["locate"] {
       index.set(JSON.stringify(full), { line: i + 1, column: assign[1]!.length + 1 });
     }
   });
-  return (parts) => {
-    for (let n = parts.length; n > 0; n--) {
-      const found = index.get(JSON.stringify(parts.slice(0, n).map(String)));
-      if (found) return found;
-    }
-    return undefined;
-  };
+  return index;
 }
 
 function offsetToPosition(text: string, offset: number): Position {
@@ -137,6 +166,7 @@ export function parseConfigText(path: string, text: string, format: ConfigFormat
       try {
         return { path, format, text, data: JSON.parse(text), locate: yamlLocator(text) };
       } catch (error) {
+        if (tooDeep(error)) return { path, message: NESTED_TOO_DEEPLY };
         const at = /position (\d+)/.exec(String((error as Error).message));
         return {
           path,
@@ -145,20 +175,40 @@ export function parseConfigText(path: string, text: string, format: ConfigFormat
         };
       }
     }
+    // Bun's native YAML parser reads the data (about 20x faster than the yaml package); when it refuses
+    // a file, the yaml package explains where and why.
+    let data: unknown;
+    try {
+      data = Bun.YAML.parse(text);
+    } catch (error) {
+      return yamlFailure(path, text, (error as Error).message);
+    }
+    return { path, format, text, data: data ?? {}, locate: yamlLocator(text) };
+  } catch (error) {
+    return { path, message: tooDeep(error) ? NESTED_TOO_DEEPLY : `could not be parsed: ${(error as Error).message}` };
+  }
+}
+
+const NESTED_TOO_DEEPLY = "the file is nested too deeply to read";
+
+function tooDeep(error: unknown): boolean {
+  return error instanceof RangeError || /call stack|too deep/i.test(String((error as Error)?.message));
+}
+
+function yamlFailure(path: string, text: string, nativeMessage: string): ParseFailure {
+  try {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+    const doc = parseDocument(text, { lineCounter, prettyErrors: false });
     const first = doc.errors[0];
     if (first) {
       const pos = lineCounter.linePos(first.pos[0]);
       return { path, message: `invalid YAML: ${first.message.split("\n")[0]}`, position: { line: pos.line, column: pos.col } };
     }
-    const data = doc.toJS({ maxAliasCount: 100 });
-    return { path, format, text, data: data ?? {}, locate: yamlLocator(text) };
   } catch (error) {
-    // Parsers can still fail on pathological input (deep nesting overflows the stack, alias bombs).
-    const message = error instanceof RangeError ? "the file is nested too deeply to read" : `could not be parsed: ${(error as Error).message}`;
-    return { path, message };
+    if (tooDeep(error)) return { path, message: NESTED_TOO_DEEPLY };
   }
+  if (tooDeep(new Error(nativeMessage))) return { path, message: NESTED_TOO_DEEPLY };
+  return { path, message: `invalid YAML: ${nativeMessage.replace(/^YAML Parse error: /, "")}` };
 }
 
 export function isParseFailure(v: ParsedFile | ParseFailure): v is ParseFailure {

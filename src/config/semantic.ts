@@ -70,7 +70,9 @@ function checkProviders(config: AppConfig, out: ProblemList): void {
         resolveProvider(name, p, catalog ? { protocol: catalog.protocol, url: null } : null);
       } catch (error) {
         if (!(error instanceof ProviderConfigError)) throw error;
-        out.error(path, error.message.replace(`provider '${name}': `, ""));
+        const message = error.message.replace(`provider '${name}': `, "");
+        const field = /^(url|protocol|headers)\b:? ?/.exec(message);
+        out.error(field ? [...path, field[1]!] : path, field && message.startsWith(`${field[1]}: `) ? message.slice(field[0].length) : message);
       }
     }
   }

@@ -21,7 +21,7 @@ export interface SubstitutionOptions {
 /** Environment variable names that usually hold secrets; their values are redacted wherever shown. */
 const SECRET_VAR = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|AUTH|CREDENTIAL|COOKIE)/i;
 
-const TOKEN = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\(((?:[^()]|\([^()]*\))*)\)|\$\{[^}]*\}?/g;
+const TOKEN = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\(((?:[^()]|\([^()]*\))*)\)|\$\{[^}]*\}?|\$\(/g;
 
 function runCommand(command: string, opts: SubstitutionOptions): string | Error {
   const cached = opts.commandCache.get(command);
@@ -81,7 +81,7 @@ export function substituteString(value: string, path: KeyPath, opts: Substitutio
       return output;
     }
     failed = true;
-    out.error(path, `malformed reference '${match}'`, { allowed: "${VAR}, ${VAR:-command}, $(command), or $$ for a literal $" });
+    out.error(path, match === "$(" ? "unclosed '$(' (no matching ')')" : `malformed reference '${match}'`, { allowed: "${VAR}, ${VAR:-command}, $(command), or $$ for a literal $" });
     return match;
   });
   return failed ? value : result;

@@ -127,9 +127,9 @@ describe("other validation rules", () => {
   test("the provider layer's rules are reported as config problems", () => {
     const { result } = errorsOf(`providers:\n  m:\n    kind: { type: custom_a_compatible }\n    url: https://llm.internal.example/v1\n  r:\n    kind: { type: custom_b_responses }\n    protocol: b_chat_completions\n    url: https://llm.internal.example\n  g:\n    kind: { type: catalog, name: g }\n`);
     const byPath = Object.fromEntries(result.problems.map((p) => [p.path, p.message]));
-    expect(byPath["providers.m"]).toStartWith("url: ");
-    expect(byPath["providers.r"]).toBe("protocol 'b_chat_completions' does not fit kind 'custom_b_responses' (allowed dialects: b_responses, test)");
-    expect(byPath["providers.g"]).toBe("url is required: protocol 'g_chat_completions' has no default URL");
+    expect(byPath["providers.m.url"]).toBeString();
+    expect(byPath["providers.r.protocol"]).toBe("protocol 'b_chat_completions' does not fit kind 'custom_b_responses' (allowed dialects: b_responses, test)");
+    expect(byPath["providers.g.url"]).toBe("url is required: protocol 'g_chat_completions' has no default URL");
   });
 
   test("max_output_tokens_per_turn must not exceed max_tokens", () => {

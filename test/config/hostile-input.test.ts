@@ -1,0 +1,44 @@
+// Inputs found by the fuzz test: each once crashed, hung or slipped past validation.
+import { describe, expect, test } from "bun:test";
+import { configEnv, problemLines } from "../helpers/config-env.ts";
+
+describe("hostile input", () => {
+  test("keys named like Object.prototype members are ordinary keys", () => {
+    const c = configEnv();
+    c.globalFile(`permissions: { secret_words: [a], toString: 1 }\nproviders:\n  p: { kind: { type: custom_b_compatible }, url: "http://127.0.0.1:1/v1" }\nmodels:\n  m: { provider: constructor, class: full, context_window: 10, inherits: toString }\n  constructor: { context_window: 5 }\n`);
+    const lines = problemLines(c.load(), "error");
+    expect(lines).toContain("permissions.toString: unknown key 'toString'; no other keys are allowed here");
+    expect(lines).toContain("models.m.inherits: unknown parent model 'toString'");
+    expect(lines.some((l) => l.startsWith("models.constructor.provider: a custom model"))).toBe(true);
+  });
+
+  test("__proto__ keys are refused, not silently dropped", () => {
+    const c = configEnv();
+    c.globalFile(`{"providers": {"__proto__": {"kind": {"type": "catalog", "name": "a"}}}}`, "json");
+    expect(problemLines(c.load(), "error")).toEqual(["providers.__proto__: '__proto__' cannot be used as a key"]);
+  });
+
+  test("an unclosed $( is reported", () => {
+    const c = configEnv();
+    c.globalFile(`tui: { theme: "$(echo hi" }\n`);
+    expect(problemLines(c.load(), "error")).toEqual(["tui.theme: unclosed '$(' (no matching ')')"]);
+  });
+
+  test("deep nesting is refused quickly with a clear message", () => {
+    const c = configEnv();
+    const depth = 20_000;
+    c.globalFile(`{"plugins":{"x":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}}`, "json");
+    const lines = problemLines(c.load(), "error");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/nested (more than 64 levels deep|too deeply)/);
+  });
+
+  test("the first invalid UTF-8 byte of a large file is found in one pass", async () => {
+    const c = configEnv();
+    const file = c.globalFile("");
+    const bytes = new Uint8Array(1_000_001).fill(0x20);
+    bytes[1_000_000] = 0xff;
+    await Bun.write(file, bytes);
+    expect(c.load().problems[0]!.message).toBe("the file is not valid UTF-8 (first bad byte at offset 1000000)");
+  });
+});

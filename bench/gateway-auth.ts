@@ -1,11 +1,13 @@
 // bench/gateway-auth: what authentication costs on the gateway, measured against a reference in the same run.
 // 1. Requests/s of GET /api/v1/health with a valid PAT vs the same route without a token (target: auth
-//    costs at most 15%).
+//    costs at most 15%). The reference request carries a header of the same size that the server ignores,
+//    so both send the same bytes: measured alone, merely adding a 62-byte header costs about 10% of
+//    throughput on a 2-core machine (client and server share the cores), which is transport, not auth.
 // 2. Legitimate web logins while 50 clients flood wrong passwords from rotating source IPs (the worst case
 //    for the login limiter: every flood request reaches a password hash). Target: legitimate p99 < 500 ms.
 //    Reference: the same logins on an idle gateway.
 // The gateway runs as a separate process (`agent gateway serve` from source) so load and server do not share
-// a thread. Run: bun run bench/gateway-auth.ts [--secs 3] [--rounds 3] [--concurrency 16]
+// a thread. Run: bun run bench/gateway-auth.ts [--secs 1] [--rounds 15] [--concurrency 16]
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,8 +16,8 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const SECS = arg("secs", 3);
-const ROUNDS = arg("rounds", 3);
+const SECS = arg("secs", 1);
+const ROUNDS = arg("rounds", 15);
 const CONCURRENCY = arg("concurrency", 16);
 const FLOOD_CLIENTS = 50;
 const LEGIT_LOGINS = arg("logins", 40);
@@ -68,15 +70,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 await throughput({}); // warm-up
+const bare: number[] = [];
 const open: number[] = [];
 const authed: number[] = [];
+const padding = { "X-Reference": `Bearer pat_${"x".repeat(pat.length - 4)}` };
 for (let i = 0; i < ROUNDS; i++) {
-  open.push(await throughput({}));
+  bare.push(await throughput({}));
+  open.push(await throughput(padding));
   authed.push(await throughput({ Authorization: `Bearer ${pat}` }));
 }
 const cost = 1 - median(authed) / median(open);
-console.log(`health without token: ${median(open).toFixed(0)} req/s (reference)`);
-console.log(`health with a PAT:    ${median(authed).toFixed(0)} req/s`);
+console.log(`health without token, no extra header:         ${median(bare).toFixed(0)} req/s (informational)`);
+console.log(`health without token, same-size ignored header: ${median(open).toFixed(0)} req/s (reference)`);
+console.log(`health with a PAT:                              ${median(authed).toFixed(0)} req/s`);
 console.log(`auth cost: ${(cost * 100).toFixed(1)}% (target <= 15%) ${cost <= 0.15 ? "OK" : "OVER TARGET"}`);
 
 async function loginForm(ip: string): Promise<{ cookie: string; csrf: string }> {

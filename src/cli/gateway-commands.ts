@@ -11,7 +11,7 @@ const client = () => import("../gateway/admin/client-cli.ts");
 
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
-  summary: "Run the remote session gateway and administer its principals, tokens and audit log",
+  summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients and audit log",
   subcommands: [
     {
       name: "serve",

@@ -154,6 +154,16 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect((await run(["client", "delete", clientId])).err).toContain("no OAuth client with id");
   });
 
+  test("serve on a port in use fails with a clear message", async () => {
+    const { config, dir } = setup();
+    const busy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    writeFileSync(config, `data_dir: ${join(dir, "data")}\nlisten: {address: 127.0.0.1, port: ${busy.port}}\nauth: {}\n`);
+    const io = captureIo();
+    expect(await runCli(["gateway", "serve", "--config", config], io)).toBe(1);
+    expect(io.stderr).toBe(`agent: cannot start the gateway: cannot listen on 127.0.0.1:${busy.port}: the port is in use (set listen.port)\n`);
+    busy.stop(true);
+  });
+
   test("serve without a config file says how to create one", async () => {
     const io = captureIo();
     const code = await runCli(["gateway", "serve"], io);

@@ -52,6 +52,20 @@ describe("web login", () => {
     expect(a.headers.getSetCookie()).toEqual([]);
   });
 
+  test("an unknown username still costs a password hash (dummy verify), like a wrong password", async () => {
+    gw = await startTestGateway();
+    await addUser(gw, "ada", "correct horse battery");
+    const calls: Array<string | undefined> = [];
+    const original = gw.ctx.hasher.verify.bind(gw.ctx.hasher);
+    gw.ctx.hasher.verify = (password, hash, priority) => {
+      calls.push(hash === undefined ? "dummy" : "real");
+      return original(password, hash, priority);
+    };
+    await new WebClient(gw.url).login("nobody", "whatever-123");
+    await new WebClient(gw.url).login("ada", "whatever-123");
+    expect(calls).toEqual(["dummy", "real"]);
+  });
+
   test("login limiter: max_attempts failures, then 429 with Retry-After even for the right password; other IPs unaffected; expiry on the clock", async () => {
     gw = await startTestGateway("", { auth: "  trusted_proxies: [127.0.0.1/32]\n" });
     await addUser(gw, "ada", "correct horse battery");

@@ -30,7 +30,8 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
         documentation: {
           openapi: "3.1.0",
           info: { title: "agent gateway", version: VERSION, description: "Remote session gateway of agent. API routes need `Authorization: Bearer <token>` unless noted." },
-          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "pat_ (personal access token), oat_ (OAuth access token) or dsc_ (daemon service credential)" } } },
+          security: [{ bearer: [] }],
         },
         exclude: { paths: [/\/proxy(\/|$)/, /^\/(?!api\/|\.well-known\/)/] },
       }),

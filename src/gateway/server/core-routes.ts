@@ -50,12 +50,12 @@ export function coreRoutes(ctx: GatewayContext) {
       },
       {
         response: { 200: HealthResponse, 401: UnauthorizedBody, 503: ErrorBody },
-        detail: { summary: "Server status", description: "Without a token: status and name. With `Authorization: Bearer`, the token is verified (401 when invalid) and the caller is named.", tags: ["core"] },
+        detail: { summary: "Server status", description: "Without a token: status and name. With `Authorization: Bearer`, the token is verified (401 when invalid) and the caller is named.", tags: ["core"], security: [{}, { bearer: [] }] },
       },
     )
     .get(
       "/api/v1/version",
       () => ({ version: VERSION, database: { engine: "sqlite" as const, version: sqliteVersion(ctx.sqlite) } }),
-      { response: { 200: VersionResponse }, detail: { summary: "Gateway and database engine versions", tags: ["core"] } },
+      { response: { 200: VersionResponse }, detail: { summary: "Gateway and database engine versions", tags: ["core"], security: [] } },
     );
 }

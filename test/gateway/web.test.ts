@@ -61,9 +61,13 @@ describe("web login", () => {
       calls.push(hash === undefined ? "dummy" : "real");
       return original(password, hash, priority);
     };
-    await new WebClient(gw.url).login("nobody", "whatever-123");
+    await new WebClient(gw.url).login("my-secret-password", "whatever-123");
     await new WebClient(gw.url).login("ada", "whatever-123");
     expect(calls).toEqual(["dummy", "real"]);
+    const [second, first] = gw.ctx.audit.list({ limit: 2 });
+    expect(first).toMatchObject({ action: "login", outcome: "failure", target: "unknown username" });
+    expect(second).toMatchObject({ action: "login", outcome: "failure", target: gw.ctx.principals.get("ada").id });
+    expect(JSON.stringify(gw.ctx.audit.list())).not.toContain("my-secret-password");
   });
 
   test("login limiter: max_attempts failures, then 429 with Retry-After even for the right password; other IPs unaffected; expiry on the clock", async () => {

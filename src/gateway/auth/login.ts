@@ -13,10 +13,19 @@ export type LoginResult =
 export async function verifyLogin(ctx: GatewayContext, username: string, password: string, ip: string): Promise<LoginResult> {
   const admission = ctx.limiters.login.admit(ip);
   if (!admission.allowed) {
-    safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: username.slice(0, 64), detail: "rate limited" });
+    safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
     return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
   }
   const { ticket } = admission;
+  // The typed username is recorded only when it names a principal: people sometimes type a password into
+  // the username field, and the audit log must never hold one.
+  const target = () => {
+    try {
+      return (ctx.principals.find(username) ?? ctx.principals.findByPamUser(username))?.id ?? "unknown username";
+    } catch {
+      return null;
+    }
+  };
   // Sources that keep failing queue behind the others for a hash slot (this attempt counts as in flight).
   const priority = ctx.limiters.login.queuePriority(ip);
   let outcome: { principal: PrincipalDetail; method: "password" | "pam" } | undefined;
@@ -24,13 +33,13 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
     outcome = await check(ctx, username, password, priority);
   } catch (error) {
     ticket.abort();
-    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: username.slice(0, 64) });
+    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: target() });
     if (error instanceof ProtocolError && error.status === 503) throw error;
     throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
   }
   if (!outcome) {
     ticket.fail();
-    safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: username.slice(0, 64) });
+    safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: target() });
     return { ok: false, reason: "invalid" };
   }
   ticket.succeed();

@@ -25,6 +25,12 @@ describe("web login", () => {
     expect((await replay.get("/")).headers.get("location")).toBe("/login");
   });
 
+  test("behind a TLS-terminating proxy (https external_url) cookies keep the __Host- prefix and Secure", async () => {
+    gw = await startTestGateway("", { auth: "  external_url: https://gw.example.com\n" });
+    const res = await fetch(`${gw.url}/login`);
+    expect(res.headers.getSetCookie()[0]).toMatch(/^__Host-agent_login_csrf=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/);
+  });
+
   test("a new session id at every login: a planted cookie is never adopted", async () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", "correct horse battery");

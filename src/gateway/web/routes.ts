@@ -30,7 +30,8 @@ async function readForm(request: Request): Promise<Record<string, string> | unde
 }
 
 export function webRoutes(ctx: GatewayContext) {
-  const { tls } = ctx;
+  // Behind a TLS-terminating proxy (https external_url) the browser still sees HTTPS: keep Secure cookies.
+  const tls = ctx.tls || (ctx.config.auth.external_url?.startsWith("https:") ?? false);
   const store = new WebSessionStore(ctx.db, ctx.clock, ctx.config.auth.session);
   const cookieName = sessionCookieName(tls);
   const loginCookie = loginCsrfCookieName(tls);

@@ -102,6 +102,25 @@ describe("rate limiter", () => {
   });
 });
 
+describe("lockout persistence", () => {
+  test("a lockout survives a restart (a new limiter on the same database)", async () => {
+    const gw = await startTestGateway();
+    const { RateLimiter: Limiter } = await import("../../src/gateway/net/rate-limit.ts");
+    const first = new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db);
+    for (let i = 0; i < 5; i++) {
+      const a = first.admit("192.0.2.9");
+      if (a.allowed) a.ticket.fail();
+    }
+    expect(first.admit("192.0.2.9").allowed).toBe(false);
+    gw.clock.advance(100);
+    const restarted = new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db);
+    expect(restarted.admit("192.0.2.9")).toEqual({ allowed: false, retryAfterSecs: 200 });
+    gw.clock.advance(200);
+    expect(new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).admit("192.0.2.9").allowed).toBe(true);
+    await gw.stop();
+  });
+});
+
 describe("network policy at the edge", () => {
   test("deny beats allow; other IPs get 403 when an allow list exists", async () => {
     const gw = await startTestGateway("network:\n  allow_ips: [127.0.0.1]\n  deny_ips: [127.0.0.1]\n");

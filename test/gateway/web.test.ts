@@ -94,6 +94,23 @@ describe("web login", () => {
   });
 });
 
+describe("internal failure during login", () => {
+  test("a broken database is a 503 page, never a login, and does not count toward the limiter", async () => {
+    gw = await startTestGateway();
+    await addUser(gw, "ada", "correct horse battery");
+    const web = new WebClient(gw.url);
+    const page = await (await web.get("/login")).text();
+    gw.ctx.sqlite.exec("DROP TABLE password_credentials");
+    for (let i = 0; i < 7; i++) {
+      const res = await web.post("/login", { csrf: WebClient.csrf(page), username: "ada", password: "correct horse battery" });
+      expect(res.status).toBe(503);
+      expect(res.headers.getSetCookie()).toEqual([]);
+      expect(await res.text()).not.toContain("password_credentials");
+    }
+    expect(gw.ctx.limiters.login.lockedFor("127.0.0.1")).toBe(0);
+  });
+});
+
 describe("CSRF and cross-site protection", () => {
   test("cross-site posts, missing or wrong tokens and non-form bodies are refused", async () => {
     gw = await startTestGateway();

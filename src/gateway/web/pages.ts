@@ -5,7 +5,7 @@ import type { PrincipalDetail } from "../auth/principals.ts";
 import { html, htmlResponse, layout, type Raw } from "./html.ts";
 import type { WebSession } from "./web-sessions.ts";
 
-export function loginPage(name: string, csrf: string, error?: string): string {
+export function loginPage(name: string, csrf: string, error?: string, next = "/"): string {
   return layout(
     "Sign in",
     name,
@@ -13,6 +13,7 @@ export function loginPage(name: string, csrf: string, error?: string): string {
 ${error ? html`<p class="error" role="alert">${error}</p>` : ""}
 <form method="post" action="/login">
 <input type="hidden" name="csrf" value="${csrf}">
+${next !== "/" ? html`<input type="hidden" name="next" value="${next}">` : ""}
 <label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required maxlength="64">
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <p><small>Accounts bound to a system user sign in with that system username and password.</small></p>
@@ -42,7 +43,7 @@ export function dashboardPage(d: DashboardData): string {
     "Dashboard",
     d.gatewayName,
     html`<h1>Signed in as ${d.principal.displayName ?? d.principal.username} <small>(${d.principal.username})</small></h1>
-${post("/logout", "Sign out")}
+${post("/logout", "Sign out")} · <a href="/device">Connect a device</a>
 ${flash?.kind === "token" ? html`<section id="new-token"><h2>New token “${flash.label}”</h2><p class="notice">Copy it now: it is shown only this once.</p><code class="token" id="new-token-value">${flash.token}</code></section>` : ""}
 ${flash && flash.kind !== "token" ? html`<p class="${flash.kind}" role="status">${flash.text}</p>` : ""}
 <section id="tokens"><h2>Personal access tokens</h2>

@@ -12,6 +12,8 @@ import { sameOrigin, tokensMatch } from "./csrf.ts";
 import { htmlResponse, STYLESHEET } from "./html.ts";
 import { dashboardPage, htmlErrorResponse, loginPage, type DashboardData } from "./pages.ts";
 import { WebSessionStore, type WebSession } from "./web-sessions.ts";
+import { deviceRoutes } from "./device-routes.ts";
+import type { PrincipalDetail } from "../auth/principals.ts";
 
 const HIDE = { detail: { hide: true } };
 
@@ -29,6 +31,22 @@ async function readForm(request: Request): Promise<Record<string, string> | unde
   return out;
 }
 
+type ActionWork = (a: { session: WebSession; principalId: string; form: Record<string, string>; ip: string; params: Record<string, string> }) => Promise<string | void> | string | void;
+
+/** What the other web route groups share with this one. */
+export interface WebHelpers {
+  store: WebSessionStore;
+  current(request: Request): { session: WebSession; principal: PrincipalDetail } | undefined;
+  action(work: ActionWork, after?: string): (c: { request: Request; params: Record<string, string> }) => Promise<Response>;
+  notice(kind: "notice" | "error", text: string): string;
+  redirect(location: string): Response;
+}
+
+/** Where to go after signing in: only fixed internal pages, never a caller-chosen URL (no open redirects). */
+export function safeNext(next: string | null | undefined): string {
+  return next && /^\/device(\?user_code=[A-Z0-9-]{1,16})?$/.test(next) ? next : "/";
+}
+
 export function webRoutes(ctx: GatewayContext) {
   // Behind a TLS-terminating proxy (https external_url) the browser still sees HTTPS: keep Secure cookies.
   const tls = ctx.tls || (ctx.config.auth.external_url?.startsWith("https:") ?? false);
@@ -43,8 +61,8 @@ export function webRoutes(ctx: GatewayContext) {
     return session && principal ? { session, principal } : undefined;
   };
 
-  /** A state-changing form post by a signed-in user. */
-  const action = (work: (a: { session: WebSession; principalId: string; form: Record<string, string>; ip: string; params: Record<string, string> }) => Promise<string | void> | string | void) =>
+  /** A state-changing form post by a signed-in user; answers 303 to `after`. */
+  const action = (work: ActionWork, after = "/") =>
     async ({ request, params }: { request: Request; params: Record<string, string> }) => {
       const form = await readForm(request);
       if (!form) return htmlErrorResponse(400, "Expected a form submission.");
@@ -54,19 +72,22 @@ export function webRoutes(ctx: GatewayContext) {
       if (!tokensMatch(who.session.csrfToken, form.csrf)) return htmlErrorResponse(403, "The form expired or did not come from this site. Reload the page and try again.");
       const flash = await work({ session: who.session, principalId: who.principal.id, form, ip: requestMeta(request).ip, params });
       if (flash) store.setFlash(who.session.id, flash);
-      return redirect("/");
+      return redirect(after);
     };
 
   const notice = (kind: "notice" | "error", text: string) => JSON.stringify({ kind, text });
+  const helpers: WebHelpers = { store, current, action, notice, redirect: (location) => redirect(location) };
 
   return new Elysia({ name: "gateway-web" })
+    .use(deviceRoutes(ctx, helpers))
     .get("/static/gateway.css", () => new Response(STYLESHEET, { headers: { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" } }), HIDE)
     .get(
       "/login",
       ({ request }) => {
-        if (current(request)) return redirect("/");
+        const next = safeNext(new URL(request.url).searchParams.get("next"));
+        if (current(request)) return redirect(next);
         const csrf = randomBytes(32).toString("base64url");
-        return htmlResponse(200, loginPage(name, csrf), { "Set-Cookie": serializeCookie(loginCookie, csrf, tls) });
+        return htmlResponse(200, loginPage(name, csrf, undefined, next), { "Set-Cookie": serializeCookie(loginCookie, csrf, tls) });
       },
       HIDE,
     )
@@ -79,15 +100,16 @@ export function webRoutes(ctx: GatewayContext) {
         const csrf = readCookie(request, loginCookie);
         if (!tokensMatch(csrf, form.csrf)) return htmlErrorResponse(403, "The sign-in form expired. Reload the page and try again.");
         const { ip } = requestMeta(request);
+        const next = safeNext(form.next);
         const result = await verifyLogin(ctx, form.username ?? "", form.password ?? "", ip);
         if (!result.ok && result.reason === "locked") {
-          return htmlResponse(429, loginPage(name, csrf!, `Too many failed sign-ins. Try again in ${result.retryAfterSecs} seconds.`), { "Retry-After": String(result.retryAfterSecs) });
+          return htmlResponse(429, loginPage(name, csrf!, `Too many failed sign-ins. Try again in ${result.retryAfterSecs} seconds.`, next), { "Retry-After": String(result.retryAfterSecs) });
         }
-        if (!result.ok) return htmlResponse(401, loginPage(name, csrf!, "Wrong username or password."));
+        if (!result.ok) return htmlResponse(401, loginPage(name, csrf!, "Wrong username or password.", next));
         const previous = store.resolve(readCookie(request, cookieName));
         if (previous) store.revoke(previous.principalId, previous.id);
         const { secret } = store.create(result.principal.id, ip, request.headers.get("user-agent"));
-        return redirect("/", [serializeCookie(cookieName, secret, tls), clearCookie(loginCookie, tls)]);
+        return redirect(next, [serializeCookie(cookieName, secret, tls), clearCookie(loginCookie, tls)]);
       },
       HIDE,
     )

@@ -87,13 +87,27 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await page.waitForSelector("text=Password changed.");
     expect((await use()).status).toBe(401);
 
+    // Approve a device request from the browser, keeping only the project scope.
+    const now = gw.clock.now();
+    gw.ctx.sqlite.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_b', 'agent connect', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
+    gw.ctx.sqlite.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES ('h', 'BCDF-GHJK', 'cli_b', '[\"machine\",\"project\"]', 'pending', 5, ?, ?)", [now, now + 900_000]);
+    await page.click("text=Connect a device");
+    await page.fill("#user_code", "bcdf ghjk");
+    await page.click("button:has-text('Continue')");
+    await page.waitForSelector("#device-code");
+    expect(await page.textContent("#device-code")).toBe("BCDF-GHJK");
+    await page.uncheck("input[name=scope_machine]");
+    await page.click("#approve");
+    await page.waitForSelector("text=Approved: agent connect");
+    expect(gw.ctx.sqlite.query("SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'").get()).toEqual({ status: "approved", scopes: '["project"]' });
+
     gw.clock.advance(601);
     await page.reload();
-    expect(page.url()).toBe(`${gw.url}/login`);
+    expect(page.url()).toBe(`${gw.url}/login?next=%2Fdevice`);
     await page.fill("#username", "ada");
     await page.fill("#password", "a brand new passphrase");
     await page.click("button[type=submit]");
-    await page.waitForURL(`${gw.url}/`);
+    await page.waitForURL(`${gw.url}/device`);
     await context.close();
   }, 60_000);
 });

@@ -19,6 +19,12 @@ export function target(ctx: ToolContext, path: string): Target | string {
   return writeRefusal(ctx, absolute, shown) ?? { absolute, shown };
 }
 
+/** The lock key of a tool that writes one file: calls on the same file run one at a time. */
+export function fileLock(input: { path: string }, ctx: ToolContext): string | undefined {
+  const t = target(ctx, input.path);
+  return typeof t === "string" ? undefined : `file:${t.absolute}`;
+}
+
 /** The text of an existing file about to be edited. */
 export async function loadForEdit(t: Target): Promise<Loaded> {
   let stat;

@@ -1,7 +1,7 @@
 // `write`: create or replace a whole file, atomically, inside the project.
 import { statSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { countLines, save, target } from "./file-access.ts";
+import { countLines, save, fileLock, target } from "./file-access.ts";
 import { defineTool, toolError } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
@@ -17,10 +17,7 @@ export const writeTool = defineTool({
   name: "write",
   description,
   inputSchema: WriteInput,
-  exclusive: (input, ctx) => {
-    const t = target(ctx, input.path);
-    return typeof t === "string" ? undefined : `file:${t.absolute}`;
-  },
+  exclusive: fileLock,
   async run(input, ctx) {
     const t = target(ctx, input.path);
     if (typeof t === "string") return toolError(t);

@@ -1,6 +1,6 @@
 // Edit format "hashline": lines addressed as `lineno:hash` from read's hashline output.
 import { Type } from "@sinclair/typebox";
-import { loadForEdit, save, target } from "../file-access.ts";
+import { loadForEdit, save, fileLock, target } from "../file-access.ts";
 import { clip, lineHash, splitLines, usesCrlf } from "../file-content.ts";
 import { defineTool, toolError } from "../tool.ts";
 import description from "./hashline.txt" with { type: "text" };
@@ -50,10 +50,7 @@ export const hashlineEditTool = defineTool({
   name: "edit",
   description,
   inputSchema: HashlineInput,
-  exclusive: (input, ctx) => {
-    const t = target(ctx, input.path);
-    return typeof t === "string" ? undefined : `file:${t.absolute}`;
-  },
+  exclusive: fileLock,
   async run(input, ctx) {
     const t = target(ctx, input.path);
     if (typeof t === "string") return toolError(t);

@@ -1,7 +1,7 @@
 // Edit format "replace" (the default): exact string replacement with precise failure messages.
 import { existsSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { loadForEdit, save, target } from "../file-access.ts";
+import { loadForEdit, save, fileLock, target } from "../file-access.ts";
 import { clip, closestLine, lineAt, splitLines, usesCrlf } from "../file-content.ts";
 import { defineTool, toolError } from "../tool.ts";
 import description from "../edit.txt" with { type: "text" };
@@ -59,10 +59,7 @@ export const replaceEditTool = defineTool({
   name: "edit",
   description,
   inputSchema: ReplaceInput,
-  exclusive: (input, ctx) => {
-    const t = target(ctx, input.path);
-    return typeof t === "string" ? undefined : `file:${t.absolute}`;
-  },
+  exclusive: fileLock,
   async run(input, ctx) {
     const t = target(ctx, input.path);
     if (typeof t === "string") return toolError(t);

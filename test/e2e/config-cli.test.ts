@@ -74,17 +74,7 @@ models:
 `;
 
 // The bad value sits on line 10; its key path is models.small.context_window.
-const BROKEN = `version: 3
-providers:
-  local:
-    kind: { type: custom_b_compatible }
-    url: http://127.0.0.1:9/v1
-models:
-  small:
-    provider: local
-    class: full
-    context_window: lots
-`;
+const BROKEN = VALID.replace("context_window: 32000", "context_window: lots");
 
 beforeAll(() => {
   ensureBinary();

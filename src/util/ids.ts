@@ -1,4 +1,4 @@
-// Prefixed, time-sortable ids (`prn_`, `tok_`, `wss_` ...) and high-entropy secrets with their hashes.
+// Prefixed, time-sortable ids (`ses_`, `msg_`, `prn_`, `tok_` ...) and high-entropy secrets with their hashes.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";

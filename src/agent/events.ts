@@ -1,0 +1,123 @@
+// The engine's event interface: everything a client must render or a store must persist. Events are
+// plain JSON. The daemon turns each into a sync record; `agent exec --json` prints them one per line.
+// The conversation is a fold of these events (applyEvent), so the ordered events are the source of truth.
+import type { StopReason, Usage } from "../providers/events.ts";
+import type {
+  AssistantContentPart,
+  Conversation,
+  ConversationEntry,
+  ToolCallStatus,
+  ToolResultEntry,
+  ToolResultsMessage,
+  UserMessage,
+} from "./conversation.ts";
+
+/** Why a turn ended. `max_tool_turns`: the round-trip budget ran out; `interrupted`: the user stopped it. */
+export type TurnStopReason = "end_turn" | "max_tool_turns" | "interrupted" | "error" | "exit_tool" | "refusal" | "max_tokens";
+
+export interface EngineErrorInfo {
+  /** Provider error kind (rate_limited, auth, ...) or an engine code (tool_loop, config, ...). */
+  code: string;
+  message: string;
+  status?: number | null;
+}
+
+export interface QueuedInput {
+  id: string;
+  text: string;
+}
+
+export type EngineEvent =
+  /** A user message (typed prompt, reminder or continuation prompt) entered the conversation. */
+  | { type: "user_message"; turn_id: string; message: UserMessage }
+  | { type: "turn_started"; turn_id: string; model: string; facet: string }
+  | { type: "assistant_message_started"; turn_id: string; message_id: string; model: string; created_at: number }
+  /** Streaming: a part opened. `call_id`/`name` are set for tool calls. */
+  | { type: "part_started"; message_id: string; part_id: string; kind: AssistantContentPart["type"]; call_id?: string; name?: string }
+  /** Streaming text, reasoning, or raw tool-call argument JSON; may be coalesced. */
+  | { type: "part_delta"; message_id: string; part_id: string; delta: string }
+  /** The final state of a part; always emitted, whatever deltas came before. */
+  | { type: "part_completed"; message_id: string; part: AssistantContentPart }
+  | { type: "assistant_message_completed"; message_id: string; usage: Usage; stop_reason: StopReason | null }
+  | { type: "tool_call_started"; turn_id: string; call_id: string; name: string; arguments: Record<string, unknown> }
+  | {
+      type: "tool_call_completed";
+      turn_id: string;
+      /** The tool_results message this result belongs to (one per assistant message with calls). */
+      results_message_id: string;
+      result: ToolResultEntry;
+      duration_ms: number;
+      /** Milliseconds since the epoch when the call finished. */
+      completed_at: number;
+    }
+  | { type: "retry"; turn_id: string; attempt: number; max_retries: number; delay_ms: number; status: number | null; code: string; reason: string }
+  | { type: "turn_completed"; turn_id: string; stop_reason: TurnStopReason; usage: Usage; error?: EngineErrorInfo }
+  /** The queue of inputs typed while a turn runs (after an enqueue, a dequeue, or when one starts). */
+  | { type: "queue_changed"; queue: QueuedInput[] }
+  /** A short status line from the model's `progress_update` tool. */
+  | { type: "progress"; turn_id: string; text: string }
+  /** Something the user should know that is not an error of the turn (a skipped symlink, a disabled required tool). */
+  | { type: "notice"; level: "info" | "warning"; message: string };
+
+export type EngineEventType = EngineEvent["type"];
+
+/** Applies one event to the conversation (events that do not change it are ignored). */
+export function applyEvent(conversation: Conversation, event: EngineEvent): void {
+  const entries = conversation.entries;
+  switch (event.type) {
+    case "user_message":
+      entries.push(event.message);
+      return;
+    case "assistant_message_started":
+      entries.push({ id: event.message_id, role: "assistant", model: event.model, content: [], usage: null, created_at: event.created_at });
+      return;
+    case "part_completed": {
+      const msg = findEntry(entries, event.message_id);
+      if (msg?.role === "assistant") msg.content.push(event.part);
+      return;
+    }
+    case "assistant_message_completed": {
+      const msg = findEntry(entries, event.message_id);
+      if (msg?.role === "assistant") msg.usage = event.usage;
+      return;
+    }
+    case "tool_call_completed": {
+      let results = findEntry(entries, event.results_message_id) as ToolResultsMessage | undefined;
+      if (!results) {
+        results = { id: event.results_message_id, role: "tool_results", results: [], created_at: event.completed_at };
+        entries.push(results);
+      }
+      results.results = results.results.filter((r) => r.call_id !== event.result.call_id);
+      results.results.push(event.result);
+      sortByCallOrder(entries, results);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+export function foldEvents(events: Iterable<EngineEvent>, into: Conversation = { entries: [] }): Conversation {
+  for (const e of events) applyEvent(into, e);
+  return into;
+}
+
+function findEntry(entries: ConversationEntry[], id: string): ConversationEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === id) return entries[i];
+  return undefined;
+}
+
+/** Results go back in the order of the calls of the assistant message before them. */
+function sortByCallOrder(entries: ConversationEntry[], results: ToolResultsMessage): void {
+  const at = entries.indexOf(results);
+  for (let i = at - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.role !== "assistant") continue;
+    const order = new Map<string, number>();
+    e.content.forEach((p, n) => p.type === "tool_call" && order.set(p.call_id, n));
+    results.results.sort((a, b) => (order.get(a.call_id) ?? 0) - (order.get(b.call_id) ?? 0));
+    return;
+  }
+}
+
+export type { ToolCallStatus };

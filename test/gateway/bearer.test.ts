@@ -6,7 +6,7 @@ import { serviceCredentialVerifier } from "../../src/gateway/auth/bearer.ts";
 import { loadPepper, PepperError } from "../../src/gateway/auth/pepper.ts";
 import { ProtocolError } from "../../src/protocol/errors.ts";
 import { authenticate, requireScope } from "../../src/gateway/server/auth-guard.ts";
-import { sha256Hex } from "../../src/gateway/ids.ts";
+import { sha256Hex } from "../../src/util/ids.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
 import { startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
 

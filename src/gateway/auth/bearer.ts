@@ -6,7 +6,7 @@ import { ProtocolError } from "../../protocol/errors.ts";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthGrants, principals, serviceCredentials, sessions } from "../db/schema.ts";
-import { constantTimeEqualHex, sha256Hex } from "../ids.ts";
+import { constantTimeEqualHex, sha256Hex } from "../../util/ids.ts";
 import type { PatStore } from "./pats.ts";
 
 export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';

@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, principals } from "../db/schema.ts";
-import { newId, newSecret, sha256Hex } from "../ids.ts";
+import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 import { ALL_SCOPES } from "./bearer.ts";
 
 export const GRANT_TYPES = {

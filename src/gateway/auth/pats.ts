@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { personalAccessTokens, principals } from "../db/schema.ts";
-import { newId, newSecret, sha256Hex } from "../ids.ts";
+import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 
 export interface PatInfo {
   id: string;

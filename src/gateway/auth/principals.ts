@@ -3,7 +3,7 @@ import { eq, or } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { pamBindings, passwordCredentials, principals } from "../db/schema.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../../util/ids.ts";
 
 export interface Principal {
   id: string;

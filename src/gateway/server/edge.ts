@@ -2,7 +2,7 @@
 // the app, then security headers; nothing thrown here ever reaches Bun's HTML error page.
 import type { Server } from "bun";
 import type { GatewayContext } from "../context.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../../util/ids.ts";
 import { errorResponse, jsonResponse } from "./errors.ts";
 import { bodyLimitFor, readLimited, SMALL_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
 import { setRequestMeta } from "./request-meta.ts";

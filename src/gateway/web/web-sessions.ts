@@ -5,7 +5,7 @@ import { and, eq, isNull, ne } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { webSessions } from "../db/schema.ts";
-import { newId, sha256Hex } from "../ids.ts";
+import { newId, sha256Hex } from "../../util/ids.ts";
 
 export interface WebSession {
   id: string;

@@ -27,6 +27,20 @@ export interface QueuedInput {
   text: string;
 }
 
+/** A question the engine needs a person to answer before it can go on. */
+export type Interrogative =
+  | { id: string; kind: "permission"; turn_id: string; tool: string; arguments: Record<string, unknown>; reason: string }
+  | { id: string; kind: "goal_approval"; turn_id: string; goal: string };
+
+export type InterrogativeAnswer =
+  | { decision: "allow_once" }
+  /** Adds a rule for the rest of the session, or to the project's rule file. */
+  | { decision: "allow_always"; scope: "session" | "project" }
+  /** The message (optional) is fed back to the model. */
+  | { decision: "deny"; message?: string }
+  | { decision: "approve" }
+  | { decision: "reject"; message?: string };
+
 export type EngineEvent =
   /** A user message (typed prompt, reminder or continuation prompt) entered the conversation. */
   | { type: "user_message"; turn_id: string; message: UserMessage }
@@ -52,6 +66,9 @@ export type EngineEvent =
     }
   | { type: "retry"; turn_id: string; attempt: number; max_retries: number; delay_ms: number; status: number | null; code: string; reason: string }
   | { type: "turn_completed"; turn_id: string; stop_reason: TurnStopReason; usage: Usage; error?: EngineErrorInfo }
+  | { type: "interrogative_opened"; interrogative: Interrogative }
+  /** `answered` with the answer, or `withdrawn` when the turn was cancelled first. */
+  | { type: "interrogative_closed"; id: string; outcome: "answered" | "withdrawn"; answer?: InterrogativeAnswer }
   /** The queue of inputs typed while a turn runs (after an enqueue, a dequeue, or when one starts). */
   | { type: "queue_changed"; queue: QueuedInput[] }
   /** A short status line from the model's `progress_update` tool. */

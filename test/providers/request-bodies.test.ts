@@ -1,6 +1,6 @@
 // Request bodies per dialect: tool results answered, thinking/reasoning replayed verbatim, cache
 // breakpoints within limits, variant differences, and header precedence on the wire.
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { buildMessagesBody } from "../../src/providers/dialects/a-messages.ts";
 import { buildChatBody } from "../../src/providers/dialects/b-chat-completions.ts";
 import { buildResponsesBody } from "../../src/providers/dialects/b-responses.ts";
@@ -8,6 +8,7 @@ import { streamOnce } from "../../src/providers/client.ts";
 import { PROTOCOL_INFO } from "../../src/providers/protocols.ts";
 import type { ProviderRequest } from "../../src/providers/request.ts";
 import { resolveProvider } from "../../src/providers/resolve.ts";
+import { ProviderError } from "../../src/providers/errors.ts";
 import { FakeClock } from "../fakes/fake-clock.ts";
 import { type ProviderFake, startProviderFake } from "../fakes/provider-fake.ts";
 
@@ -47,7 +48,7 @@ test("Messages body: thinking verbatim, tool_result merged into one user turn, <
   expect(JSON.stringify(body).match(/cache_control/g)!.length).toBe(4);
   expect(JSON.stringify(buildMessagesBody(req, "provider_managed"))).not.toContain("cache_control");
   expect(body.stop_sequences).toEqual(["END"]);
-  expect(body.temperature).toBe("0.2");
+  expect(body.temperature).toBe(0.2);
 });
 
 test("Chat body: variant max-tokens field and stream usage; tool messages answer every call", () => {
@@ -73,6 +74,57 @@ test("Responses body: reasoning item verbatim, not stored, encrypted content inc
   expect(stored.include).toBeUndefined();
 });
 
+describe("request_option_defaults carry the type each API gives the option (the config holds strings)", () => {
+  const withOptions = (request_options: Record<string, boolean | string>): ProviderRequest => ({ ...req, request_options });
+  const rejects = (build: () => unknown, text: string) => {
+    const e = (() => {
+      try {
+        build();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("expected the body build to fail");
+    })() as ProviderError;
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e.kind).toBe("invalid_request");
+    expect(e.message).toContain(text);
+  };
+
+  test("Messages: numbers, integers and JSON objects; a non-number is refused naming the option", () => {
+    const b = buildMessagesBody(withOptions({ temperature: "0.7", top_k: "40", metadata: '{"user_id":"u-1"}', service_tier: "auto" }), "provider_managed") as any;
+    expect(b.temperature).toBe(0.7);
+    expect(b.top_k).toBe(40);
+    expect(b.metadata).toEqual({ user_id: "u-1" });
+    expect(b.service_tier).toBe("auto");
+    expect(JSON.parse(JSON.stringify(b)).temperature).toBe(0.7);
+    rejects(() => buildMessagesBody(withOptions({ temperature: "warm" }), "provider_managed"), 'request_option_defaults.temperature is "warm", but the Messages API expects a number');
+    rejects(() => buildMessagesBody(withOptions({ top_k: "4.5" }), "provider_managed"), "expects an integer");
+  });
+
+  test("Chat Completions: penalties and seed are numbers, string options stay strings, booleans stay booleans", () => {
+    const b = buildChatBody(withOptions({ temperature: "0", seed: "1234", presence_penalty: "-0.5", user: "42", parallel_tool_calls: false, store: "true", tool_choice: "required" }), PROTOCOL_INFO.h_chat_completions) as any;
+    expect(b).toMatchObject({ temperature: 0, seed: 1234, presence_penalty: -0.5, user: "42", parallel_tool_calls: false, store: true, tool_choice: "required" });
+    // A vendor option the table does not know: written as a number, sent as one; other text unchanged.
+    const v = buildChatBody(withOptions({ typical_p: "0.95", guided_choice_mode: "strict" }), PROTOCOL_INFO.h_chat_completions) as any;
+    expect(v.typical_p).toBe(0.95);
+    expect(v.guided_choice_mode).toBe("strict");
+    rejects(() => buildChatBody(withOptions({ logit_bias: "{oops" }), PROTOCOL_INFO.b_chat_completions), "expects valid JSON");
+    rejects(() => buildChatBody(withOptions({ seed: true }), PROTOCOL_INFO.b_chat_completions), "request_option_defaults.seed is true");
+    rejects(() => buildChatBody(withOptions({ stream: false }), PROTOCOL_INFO.b_chat_completions), "cannot be set");
+  });
+
+  test("Responses: store as text still switches storage; text/reasoning objects and max_tool_calls typed", () => {
+    const b = buildResponsesBody({ ...withOptions({ store: "true", text: '{"verbosity":"low"}', max_tool_calls: "8", top_p: "0.9" }), reasoning: { effort: "low", enabled: true } }) as any;
+    expect(b.store).toBe(true);
+    expect(b.include).toBeUndefined();
+    expect(b.text).toEqual({ verbosity: "low" });
+    expect(b.max_tool_calls).toBe(8);
+    expect(b.top_p).toBe(0.9);
+    rejects(() => buildResponsesBody(withOptions({ input: "x" })), "the agent builds 'input'");
+    rejects(() => buildResponsesBody(withOptions({ store: "yes" })), "expects true or false");
+  });
+});
+
 let fake: ProviderFake | null = null;
 afterEach(async () => fake?.stop());
 
@@ -90,5 +142,6 @@ test("on the wire: configured headers sent, but the agent's per-request headers 
   expect(h["content-type"]).toBe("application/json");
   expect(h["x-team"]).toBe("blue");
   expect(h["anthropic-version"]).toBe("2099-01-01");
+  expect(fake.requests[0]!.body.temperature).toBe(0.2); // the JSON on the wire holds a number
   expect(fake.violations).toEqual([]);
 });

@@ -3,6 +3,7 @@ import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { CacheControlStrategy, ConversationMessage, ProviderRequest } from "../request.ts";
+import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
 export const MESSAGES_PATH = "/v1/messages";
@@ -87,7 +88,7 @@ export function buildMessagesBody(req: ProviderRequest, strategy: CacheControlSt
     body.thinking = { type: "enabled", budget_tokens: budget };
   }
   if (req.reasoning?.effort) body.output_config = { effort: req.reasoning.effort };
-  Object.assign(body, req.request_options);
+  Object.assign(body, wireRequestOptions("a_messages", req.request_options));
   return body;
 }
 

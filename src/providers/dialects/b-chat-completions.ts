@@ -4,6 +4,7 @@ import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { ProtocolInfo } from "../protocols.ts";
 import type { ProviderRequest } from "../request.ts";
+import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
 export const CHAT_COMPLETIONS_PATH = "/chat/completions";
@@ -43,7 +44,7 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
   if (req.max_output_tokens != null) body[info.maxTokensField] = req.max_output_tokens;
   if (req.stop_sequences.length > 0) body.stop = req.stop_sequences;
   if (req.reasoning?.effort) body.reasoning_effort = req.reasoning.effort;
-  Object.assign(body, req.request_options);
+  Object.assign(body, wireRequestOptions("b_chat_completions", req.request_options));
   return body;
 }
 

@@ -4,6 +4,7 @@ import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { ProviderRequest } from "../request.ts";
+import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
 export const RESPONSES_PATH = "/responses";
@@ -31,7 +32,8 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
       }
     }
   }
-  const store = req.request_options.store === true;
+  const options = wireRequestOptions("b_responses", req.request_options);
+  const store = options.store === true;
   const body: Record<string, unknown> = { model: req.model, input, stream: true, store };
   if (req.system) body.instructions = req.system;
   if (req.tools.length > 0) {
@@ -45,7 +47,7 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
     if (!store) body.include = ["reasoning.encrypted_content"];
   }
   if (req.prompt_cache_key) body.prompt_cache_key = req.prompt_cache_key;
-  Object.assign(body, req.request_options);
+  Object.assign(body, options);
   return body;
 }
 

@@ -2,13 +2,15 @@
 // device_a / device_b; stores the resulting profile under the data root.
 import type { ProviderAuthSettings } from "../settings.ts";
 import { type DeviceAuthEndpoints, type DeviceAuthorization, type DeviceFlowDeps, pollDeviceToken, requestDeviceAuthorization } from "./device-flow.ts";
-import { type DeviceKind, saveProfile } from "./profiles.ts";
+import { type DeviceKind, profilePath, saveProfile } from "./profiles.ts";
 
 export interface DeviceLoginOptions {
   provider: string;
   auth: ProviderAuthSettings | null | undefined;
   endpoints: (kind: DeviceKind) => DeviceAuthEndpoints;
   dataRoot: string;
+  /** Profile to store the login under; default: the provider's configured `auth.profile`. */
+  profile?: string;
   deps: DeviceFlowDeps;
   /** Shows the user code and where to enter it (the CLI prints it; a TUI may render it). */
   show: (auth: DeviceAuthorization) => void;
@@ -23,15 +25,23 @@ export class DeviceLoginConfigError extends Error {
 }
 
 /** Runs the device login; returns the stored profile's path. */
-export async function runDeviceLogin(opts: DeviceLoginOptions): Promise<{ path: string; profile: string; kind: DeviceKind }> {
+export async function runDeviceLogin(
+  opts: DeviceLoginOptions,
+): Promise<{ path: string; profile: string; kind: DeviceKind; expiresAt: number | null; refreshable: boolean }> {
   const auth = opts.auth;
   if (!auth || (auth.type !== "device_a" && auth.type !== "device_b"))
     throw new DeviceLoginConfigError(`provider '${opts.provider}' does not use device login (its auth type is ${auth?.type ?? "unset"}; expected device_a or device_b)`);
+  const profile = opts.profile ?? auth.profile;
+  try {
+    profilePath(opts.dataRoot, profile); // refuse a bad name before the user approves anything
+  } catch (error) {
+    throw new DeviceLoginConfigError((error as Error).message);
+  }
   const endpoints = opts.endpoints(auth.type);
   const grant = await requestDeviceAuthorization(endpoints, opts.deps, opts.signal);
   opts.show(grant);
   const tokens = await pollDeviceToken(endpoints, grant, opts.deps, opts.signal);
   const now = new Date(opts.deps.clock.now()).toISOString();
-  const path = saveProfile(opts.dataRoot, { version: 1, kind: auth.type, profile: auth.profile, provider: opts.provider, tokens, created_at: now, updated_at: now });
-  return { path, profile: auth.profile, kind: auth.type };
+  const path = saveProfile(opts.dataRoot, { version: 1, kind: auth.type, profile, provider: opts.provider, tokens, created_at: now, updated_at: now });
+  return { path, profile, kind: auth.type, expiresAt: tokens.expires_at, refreshable: tokens.refresh_token !== null };
 }

@@ -1,6 +1,6 @@
 // Device-login auth profiles: one JSON file per profile under `<data root>/auth/providers/`, 0600 in a
 // 0700 directory, written atomically. Access tokens are refreshed shortly before they expire.
-import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.ts";
 import type { DeviceTokenSource } from "../auth-headers.ts";
@@ -44,9 +44,32 @@ export function saveProfile(dataRoot: string, p: AuthProfile): string {
 export function loadProfile(dataRoot: string, profile: string): AuthProfile | null {
   const path = profilePath(dataRoot, profile);
   if (!existsSync(path)) return null;
-  const p = JSON.parse(readFileSync(path, "utf8")) as AuthProfile;
-  if (p?.version !== 1 || typeof p.tokens?.access_token !== "string") throw new Error(`auth profile file '${path}' is not a valid profile`);
+  let p: AuthProfile | null = null;
+  try {
+    p = JSON.parse(readFileSync(path, "utf8")) as AuthProfile;
+  } catch {
+    // The parser's message may quote the file, tokens included: report the file only.
+  }
+  if (p?.version !== 1 || typeof p.tokens?.access_token !== "string") throw new Error(`auth profile file '${path}' is not a valid profile; log in again to replace it`);
   return p;
+}
+
+/** Removes a stored profile; false when there was none. */
+export function deleteProfile(dataRoot: string, profile: string): boolean {
+  const path = profilePath(dataRoot, profile);
+  if (!existsSync(path)) return false;
+  rmSync(path);
+  return true;
+}
+
+/** Names of the stored profiles (files that are not profiles are ignored). */
+export function listProfiles(dataRoot: string): string[] {
+  const dir = profileDir(dataRoot);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json") && PROFILE_NAME.test(f.slice(0, -5)))
+    .map((f) => f.slice(0, -5))
+    .sort();
 }
 
 /** Token source for `device_a` / `device_b` provider auth, refreshing before expiry. */
@@ -58,8 +81,13 @@ export class DeviceProfileTokens implements DeviceTokenSource {
   ) {}
 
   async accessToken(kind: DeviceKind, profile: string): Promise<string> {
-    const p = loadProfile(this.dataRoot, profile);
     const login = `run 'agent auth provider login --provider <name>' to log in`;
+    let p: AuthProfile | null;
+    try {
+      p = loadProfile(this.dataRoot, profile);
+    } catch (error) {
+      throw new ProviderError({ kind: "auth", code: "invalid_auth_profile", message: (error as Error).message });
+    }
     if (!p) throw new ProviderError({ kind: "auth", code: "no_auth_profile", message: `auth profile '${profile}' does not exist; ${login}` });
     if (p.kind !== kind) throw new ProviderError({ kind: "auth", code: "auth_profile_kind", message: `auth profile '${profile}' was created by a ${p.kind} login, not ${kind}` });
     const now = this.deps.clock.now();

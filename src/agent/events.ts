@@ -52,6 +52,9 @@ export type EngineEvent =
   | { type: "part_delta"; message_id: string; part_id: string; delta: string }
   /** The final state of a part; always emitted, whatever deltas came before. */
   | { type: "part_completed"; message_id: string; part: AssistantContentPart }
+  /** A part dropped from the message: an unfinished one when its attempt broke, or a tool call of a broken
+   *  attempt (the retry starts from the text kept so far, and the model may issue the call again). */
+  | { type: "part_discarded"; message_id: string; part_id: string }
   | { type: "assistant_message_completed"; message_id: string; usage: Usage; stop_reason: StopReason | null }
   | { type: "tool_call_started"; turn_id: string; call_id: string; name: string; arguments: Record<string, unknown> }
   | {
@@ -91,6 +94,11 @@ export function applyEvent(conversation: Conversation, event: EngineEvent): void
     case "part_completed": {
       const msg = findEntry(entries, event.message_id);
       if (msg?.role === "assistant") msg.content.push(event.part);
+      return;
+    }
+    case "part_discarded": {
+      const msg = findEntry(entries, event.message_id);
+      if (msg?.role === "assistant") msg.content = msg.content.filter((p) => p.id !== event.part_id);
       return;
     }
     case "assistant_message_completed": {

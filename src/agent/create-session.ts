@@ -1,0 +1,227 @@
+// Builds a session from the project's config: model and provider, facet and system prompt, tools,
+// permissions, reminders. Hosts (`agent exec`, the daemon) call this; every setup problem is a
+// SessionSetupError whose message tells the user what to change.
+import { globalConfigDir, type Env } from "../config/files.ts";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import type { ResolvedModel } from "../config/models.ts";
+import { parseModelRef } from "../config/defaults.ts";
+import { formatProblem } from "../config/problems.ts";
+import { catalogProvider } from "../providers/catalog.ts";
+import { systemClock, type Clock } from "../providers/clock.ts";
+import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
+import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../providers/resolve.ts";
+import { DEFAULT_RETRY } from "../providers/settings.ts";
+import { createToolContext } from "../tools/context.ts";
+import { exitTool } from "../tools/exit-tool.ts";
+import { createProgressUpdateTool } from "../tools/progress-update.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+import { createToolSearchTool } from "../tools/tool-search.ts";
+import { toolJsonSchema, type Tool } from "../tools/tool.ts";
+import { newId } from "../util/ids.ts";
+import { redactText } from "../util/redact.ts";
+import { FacetError, READ_ONLY_TOOLS, resolveFacet } from "./context/facets.ts";
+import { loadSkills } from "./context/skills.ts";
+import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
+import { loadVariables } from "./context/variables.ts";
+import type { EngineEvent } from "./events.ts";
+import { allowAllGate, type PermissionGate } from "./permission.ts";
+import { Reminders } from "./reminders.ts";
+import { AgentSession } from "./session.ts";
+import { join } from "node:path";
+import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
+
+/** Built-in default of `daemon.max_tool_turns` (the spec leaves it open; docs/decisions.md). */
+export const DEFAULT_MAX_TOOL_TURNS = 100;
+
+export type SessionSetupCode = "config_invalid" | "no_model" | "unknown_model" | "unknown_facet" | "provider";
+
+export class SessionSetupError extends Error {
+  constructor(
+    readonly code: SessionSetupCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SessionSetupError";
+  }
+}
+
+export interface CreateSessionOptions {
+  cwd: string;
+  env: Env;
+  sessionId?: string;
+  /** Where provider autopsy reports go (logging.provider_autopsy); none when null. */
+  sessionDir?: string | null;
+  /** A model key, optionally with an effort suffix: `name(level)`. Default: `defaults.full`. */
+  model?: string | null;
+  facet?: string | null;
+  /** Interactive sessions take `active_session.default_facet`, headless ones `default_exec_facet`. */
+  interactive: boolean;
+  initialEvents?: Iterable<EngineEvent>;
+  gate?: PermissionGate;
+  clock?: Clock;
+  configFile?: string;
+  /** An already loaded config (the daemon reloads it itself). */
+  loaded?: LoadedConfig;
+}
+
+export interface CreatedSession {
+  session: AgentSession;
+  loaded: LoadedConfig;
+  model: ResolvedModel;
+  provider: ResolvedProvider;
+  facet: string;
+  /** Things worth telling the user (skipped symlinks, disabled required tools). */
+  notices: string[];
+}
+
+export const NO_MODEL_HELP = [
+  "No model provider is configured, so there is no model to talk to.",
+  "Configure one in ~/.config/agent/config.yaml (see README: The config file), for example a catalog provider",
+  "with its key from the environment:",
+  "  providers: { main: { kind: { type: catalog, name: a }, auth: { type: static_key, key: \"${A_API_KEY}\" } } }",
+  "or a local OpenAI-compatible server:",
+  "  providers: { local: { kind: { type: custom_b_compatible }, url: \"http://127.0.0.1:8080/v1\", auth: { type: no_auth } } }",
+  "  models: { my-model: { provider: local, class: full, context_window: 32768 } }",
+  "Or try the offline demo (scripted answers, no account): add --demo.",
+].join("\n");
+
+function chooseModel(loaded: LoadedConfig, requested: string | null | undefined): { model: ResolvedModel; effort: string | null } {
+  const table = loaded.models.models;
+  if (requested) {
+    const { name, level } = parseModelRef(requested);
+    const model = table.get(name);
+    if (!model) {
+      const known = [...table.keys()].sort();
+      throw new SessionSetupError("unknown_model", known.length ? `unknown model '${name}'; configured models: ${known.join(", ")}` : NO_MODEL_HELP);
+    }
+    return { model, effort: level ?? defaultLevel(model) };
+  }
+  const choice = loaded.defaults.full;
+  const model = choice ? table.get(choice.model) : undefined;
+  if (!model) throw new SessionSetupError("no_model", NO_MODEL_HELP);
+  return { model, effort: choice!.effort };
+}
+
+function defaultLevel(model: ResolvedModel): string | null {
+  return model.reasoning.type === "effort" ? (model.reasoning.default_level ?? null) : null;
+}
+
+function reasoningFor(model: ResolvedModel, effort: string | null): ReasoningRequest | null {
+  if (model.reasoning.type === "effort") return { effort, enabled: true };
+  if (model.reasoning.type === "thinking") return { effort: null, enabled: true };
+  return null;
+}
+
+export async function createSessionFromConfig(opts: CreateSessionOptions): Promise<CreatedSession> {
+  const clock = opts.clock ?? systemClock;
+  const loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile });
+  if (!loaded.ok) {
+    const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
+    throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${errors.join("\n")}`);
+  }
+  const config = loaded.config;
+  const daemon = config.daemon ?? {};
+  const { model, effort } = chooseModel(loaded, opts.model);
+  const providerSettings = config.providers?.[model.provider];
+  if (!providerSettings) throw new SessionSetupError("provider", `model '${model.key}' uses provider '${model.provider}', which is not configured`);
+  let provider: ResolvedProvider;
+  try {
+    const catalog = providerSettings.kind.type === "catalog" ? catalogProvider(providerSettings.kind.name) : undefined;
+    provider = resolveProvider(model.provider, providerSettings as never, catalog ? { protocol: catalog.protocol, url: null } : null);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new SessionSetupError("provider", error.message);
+    throw error;
+  }
+
+  const project = loaded.project;
+  const followSymlinks = daemon.follow_symlinks_for_configs ?? true;
+  const warnings: string[] = [];
+  const facetName = opts.facet ?? (opts.interactive ? config.active_session?.default_facet : config.active_session?.default_exec_facet) ?? "execute";
+  let facet;
+  try {
+    facet = resolveFacet(facetName, config, project.root, project.agentDir, followSymlinks, warnings);
+  } catch (error) {
+    if (error instanceof FacetError) throw new SessionSetupError("unknown_facet", error.message);
+    throw error;
+  }
+  const globalDir = globalConfigDir(opts.env);
+  const instructions = loadInstructions({ globalConfigDir: globalDir, projectRoot: project.root, repoRoot: project.repoRoot, agentDir: project.agentDir, followSymlinks }, warnings);
+  const skillDirs: { dir: string; origin: "global" | "project" }[] = [{ dir: join(globalDir, "skills"), origin: "global" }];
+  if (project.agentDir) skillDirs.push({ dir: join(project.agentDir, "skills"), origin: "project" });
+  const skills = loadSkills(skillDirs, followSymlinks, warnings);
+  const variables = loadVariables(project.agentDir, followSymlinks, warnings);
+
+  const sessionId = opts.sessionId ?? newId("ses", clock.now());
+  const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
+  let emitProgress: (text: string) => void = () => {};
+  const toolContext = createToolContext({
+    projectRoot: project.root,
+    cwd: opts.cwd,
+    clock,
+    supportsVision: model.supports_vision,
+    fileCatalog: daemon.file_catalog,
+    onFileMutated: (path) => reminders.noteFileSeen(path),
+  });
+  // Deferred loading: the model starts with the required tools and the ones tool_search found since.
+  const offered = new Set<string>(REQUIRED_TOOL_NAMES);
+  const engineTools: Tool[] = [
+    createProgressUpdateTool((text) => emitProgress(text)),
+    exitTool,
+    createToolSearchTool({ tools: () => registry.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
+  ];
+  // A read-only facet (plan) never gets the tools that change things.
+  const facetBlocked = facet.readOnly ? BUILTIN_TOOL_NAMES.filter((n) => !READ_ONLY_TOOLS.has(n)) : [];
+  const registry = createToolRegistry({ editFormat: model.edit_format, disabledTools: [...(daemon.disabled_tools ?? []), ...facetBlocked], extraTools: engineTools });
+  warnings.push(...registry.warnings);
+  const toolSpecs = (): ToolSpec[] => {
+    if (model.tool_loading === "no_tools") return [];
+    const list = model.tool_loading === "native_deferred" ? registry.list().filter((t) => offered.has(t.name)) : registry.list();
+    return list.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
+  };
+  const systemPrompt = buildSystemPrompt({
+    facet,
+    projectRoot: project.root,
+    cwd: toolContext.cwd,
+    shell: config.agent_behavior?.shell.command ?? "bash",
+    date: new Date(clock.now()).toISOString().slice(0, 10),
+    instructions,
+    skills,
+    variables,
+  });
+  const secrets = [...loaded.secrets, ...(config.permissions?.secret_words ?? [])].filter((s) => s.length > 0);
+  const session = new AgentSession({
+    runtime: {
+      sessionId,
+      facet: facet.name,
+      model,
+      reasoning: reasoningFor(model, effort),
+      provider,
+      retry: { ...DEFAULT_RETRY, ...(daemon.retry ?? {}) },
+      callDeps: {
+        clock,
+        trustStore: loaded.trustStore ?? null,
+        stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
+        cwd: opts.cwd,
+        autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,
+      },
+      clock,
+      newId: (prefix) => newId(prefix, clock.now()),
+      systemPrompt: () => systemPrompt,
+      tools: registry,
+      toolSpecs,
+      toolContext,
+      maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
+      reminders,
+      scrub: (text) => redactText(text, secrets),
+    },
+    gate: opts.gate ?? allowAllGate,
+    interactive: opts.interactive,
+    initialEvents: opts.initialEvents,
+  });
+  emitProgress = (text) => session.progress(text);
+  session.subscribe((e) => {
+    const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
+    if (typeof path === "string") reminders.noteFileSeen(path);
+  });
+  return { session, loaded, model, provider, facet: facet.name, notices: warnings };
+}

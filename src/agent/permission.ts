@@ -1,0 +1,32 @@
+// What the engine asks before running a tool call. The permission rules and matchers (src/permissions)
+// implement PermissionGate; the session turns an `ask` into an interrogative for the user.
+
+export interface PermissionRequest {
+  tool: string;
+  input: Record<string, unknown>;
+  cwd: string;
+  projectRoot: string;
+}
+
+export type PermissionDecision =
+  | { kind: "allow"; rule?: string }
+  | { kind: "deny"; reason: string; rule?: string }
+  | { kind: "ask"; reason: string; suggestedRule: string };
+
+export interface PermissionGate {
+  check(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
+  /** After the user answered allow_always: add the rule for this session or to the project rule file. */
+  allowAlways(req: PermissionRequest, scope: "session" | "project"): Promise<string>;
+  /** The user's answer to an ask (the autonomous matcher counts denials in a row). */
+  recordAnswer(req: PermissionRequest, allowed: boolean): void;
+}
+
+/** The outcome the tool runner acts on. */
+export type Authorization = { allowed: true } | { allowed: false; message: string };
+
+/** No rules configured: every call runs (what `bypass` does). */
+export const allowAllGate: PermissionGate = {
+  check: async () => ({ kind: "allow" }),
+  allowAlways: async () => "",
+  recordAnswer: () => {},
+};

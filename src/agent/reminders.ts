@@ -1,0 +1,113 @@
+// Built-in system reminders: short notes the engine adds to the conversation (as user text wrapped in
+// <system-reminder name="...">) before a model call, when something the model should know has happened.
+// Each has a stable name; `daemon.system_reminders.disabled` removes it.
+import { statSync } from "node:fs";
+import type { SYSTEM_REMINDER_NAMES } from "../config/builtin-names.ts";
+import type { ResolvedModel } from "../config/models.ts";
+import type { Conversation } from "./conversation.ts";
+
+export type SystemReminderName = (typeof SYSTEM_REMINDER_NAMES)[number];
+
+/** Context fill levels (share of the window) at which `context_usage` speaks, once each. */
+const CONTEXT_LEVELS = [0.5, 0.75, 0.9] as const;
+
+export interface ReminderState {
+  conversation: Conversation;
+  /** The next model call is the last tool round of the turn (max_tool_turns). */
+  lastToolRound: boolean;
+  model: ResolvedModel;
+}
+
+export function wrapReminder(name: SystemReminderName, text: string): string {
+  return `<system-reminder name="${name}">\n${text}\n</system-reminder>`;
+}
+
+export class Reminders {
+  private readonly disabled: Set<string>;
+  /** Files the model has read, with the modification time it saw. */
+  private readonly seen = new Map<string, number>();
+  private contextLevel = 0;
+  private imageNoticeFor = "";
+  private pending: string[] = [];
+
+  constructor(disabled: readonly string[] = []) {
+    this.disabled = new Set(disabled);
+  }
+
+  enabled(name: SystemReminderName): boolean {
+    return !this.disabled.has(name);
+  }
+
+  /** A reminder another part of the engine raises (facet switch, goal status ...), sent with the next call. */
+  raise(name: SystemReminderName, text: string): void {
+    if (this.enabled(name)) this.pending.push(wrapReminder(name, text));
+  }
+
+  /** The read tool showed the model this file (or a tool of the agent changed it): remember its mtime. */
+  noteFileSeen(path: string): void {
+    const mtime = mtimeOf(path);
+    if (mtime !== null) this.seen.set(path, mtime);
+  }
+
+  collect(state: ReminderState): string[] {
+    const out = this.pending;
+    this.pending = [];
+    if (this.enabled("file_changed")) {
+      const changed: string[] = [];
+      for (const [path, mtime] of this.seen) {
+        const now = mtimeOf(path);
+        if (now === mtime) continue;
+        changed.push(now === null ? `${path} (deleted)` : path);
+        if (now === null) this.seen.delete(path);
+        else this.seen.set(path, now);
+      }
+      if (changed.length > 0) {
+        out.push(wrapReminder("file_changed", `These files changed outside your own edits since you last read them; read them again before editing:\n${changed.map((p) => `- ${p}`).join("\n")}`));
+      }
+    }
+    if (this.enabled("context_usage")) {
+      const used = lastContextTokens(state.conversation);
+      const share = used / state.model.context_window;
+      const level = CONTEXT_LEVELS.filter((l) => share >= l).length;
+      if (level > this.contextLevel) {
+        out.push(wrapReminder("context_usage", `The conversation uses about ${Math.round(share * 100)}% of the context window (${used} of ${state.model.context_window} tokens). Be concise and avoid reading large files whole.`));
+      }
+      this.contextLevel = Math.max(this.contextLevel, level);
+    }
+    if (this.enabled("image_unsupported") && !state.model.supports_vision) {
+      const last = lastUserPrompt(state.conversation);
+      if (last && last.id !== this.imageNoticeFor && last.content.some((p) => p.type === "image")) {
+        this.imageNoticeFor = last.id;
+        out.push(wrapReminder("image_unsupported", `The user attached an image, but the current model (${state.model.key}) cannot see images. Say so if the image matters to the request.`));
+      }
+    }
+    if (this.enabled("max_tool_turns") && state.lastToolRound) {
+      out.push(wrapReminder("max_tool_turns", "This is the last tool round of this turn (daemon.max_tool_turns). Finish with what you have: after these tool calls the turn stops, so prefer answering the user now."));
+    }
+    return out;
+  }
+}
+
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+function lastContextTokens(conversation: Conversation): number {
+  for (let i = conversation.entries.length - 1; i >= 0; i--) {
+    const e = conversation.entries[i]!;
+    if (e.role === "assistant" && e.usage) return e.usage.input_tokens + e.usage.cache_read_tokens + e.usage.cache_write_tokens + e.usage.output_tokens;
+  }
+  return 0;
+}
+
+function lastUserPrompt(conversation: Conversation) {
+  for (let i = conversation.entries.length - 1; i >= 0; i--) {
+    const e = conversation.entries[i]!;
+    if (e.role === "user" && e.origin === "prompt") return e;
+  }
+  return undefined;
+}

@@ -1,0 +1,37 @@
+// Everything a turn needs, assembled once per session (src/agent/create-session.ts) and passed in:
+// no module-level singletons, so tests build one with fakes.
+import type { ResolvedModel } from "../config/models.ts";
+import type { ProviderCallOptions } from "../providers/call.ts";
+import type { Clock } from "../providers/clock.ts";
+import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
+import type { ResolvedProvider } from "../providers/resolve.ts";
+import type { RetrySettings } from "../providers/settings.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import type { EngineEvent } from "./events.ts";
+import type { Authorization, PermissionRequest } from "./permission.ts";
+import type { Reminders } from "./reminders.ts";
+
+export interface AgentRuntime {
+  sessionId: string;
+  facet: string;
+  model: ResolvedModel;
+  reasoning: ReasoningRequest | null;
+  provider: ResolvedProvider;
+  retry: RetrySettings;
+  callDeps: ProviderCallOptions["deps"];
+  clock: Clock;
+  newId(prefix: string): string;
+  emit(event: EngineEvent): void;
+  systemPrompt(): string;
+  tools: ToolRegistry;
+  /** What the model is told about the tools this turn (empty for `no_tools`). */
+  toolSpecs(): ToolSpec[];
+  toolContext: ToolContext;
+  /** 0: no limit. */
+  maxToolTurns: number;
+  reminders: Reminders;
+  authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization>;
+  /** Secret redaction of tool output. */
+  scrub(text: string): string;
+}

@@ -1,0 +1,198 @@
+// A running session: the conversation (a fold of its events), the input queue, the running turn and its
+// cancellation, and the interrogatives (permission asks) waiting for a person.
+import type { Conversation, UserContentPart } from "./conversation.ts";
+import { applyEvent, foldEvents, type EngineEvent, type Interrogative, type InterrogativeAnswer, type QueuedInput } from "./events.ts";
+import type { Authorization, PermissionGate, PermissionRequest } from "./permission.ts";
+import type { AgentRuntime } from "./runtime.ts";
+import { InterrogativeError, type EngineSession, type SubmitInput } from "./session-api.ts";
+import { runTurn } from "./turn.ts";
+
+export interface AgentSessionOptions {
+  runtime: Omit<AgentRuntime, "emit" | "authorize">;
+  gate: PermissionGate;
+  /**
+   * Whether a person can answer interrogatives. Headless runs (`agent exec`) deny a call the rules want
+   * to ask about, with a message saying so.
+   */
+  interactive: boolean;
+  /** Events of an earlier run of this session (resume): the conversation is rebuilt from them. */
+  initialEvents?: Iterable<EngineEvent>;
+  /** Releases what the session holds (shell, tool servers); called once by close(). */
+  onClose?: () => Promise<void>;
+}
+
+interface Pending {
+  interrogative: Interrogative;
+  resolve(answer: InterrogativeAnswer): void;
+  reject(error: Error): void;
+}
+
+/** Remembered withdrawn ids, so a late answer gets `interrogative_withdrawn` rather than `not_pending`. */
+const WITHDRAWN_MEMORY = 256;
+
+export class AgentSession implements EngineSession {
+  readonly id: string;
+  readonly conversation: Conversation;
+  private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private readonly runtime: AgentRuntime;
+  private readonly inputs: (QueuedInput & { content: UserContentPart[] })[] = [];
+  private readonly pending = new Map<string, Pending>();
+  private readonly withdrawn: string[] = [];
+  private controller: AbortController | null = null;
+  private turnId = "";
+  private loop: Promise<void> | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.id = options.runtime.sessionId;
+    this.conversation = foldEvents(options.initialEvents ?? []);
+    this.runtime = { ...options.runtime, emit: (e) => this.emit(e), authorize: (req, signal) => this.authorize(req, signal) };
+  }
+
+  get busy(): boolean {
+    return this.loop !== null;
+  }
+
+  get queue(): readonly QueuedInput[] {
+    return this.inputs.map(({ id, text }) => ({ id, text }));
+  }
+
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  submit(input: SubmitInput): { input_id: string; queued: boolean } {
+    if (this.closed) throw new Error("the session is closed");
+    const id = this.runtime.newId("inp");
+    const content: UserContentPart[] = [{ type: "text", text: input.text }, ...(input.images ?? []).map((i) => ({ type: "image" as const, ...i }))];
+    const queued = this.busy;
+    this.inputs.push({ id, text: input.text, content });
+    if (queued) this.emitQueue();
+    else this.loop = this.drain();
+    return { input_id: id, queued };
+  }
+
+  dequeueNewest(): QueuedInput | null {
+    // While a turn runs, inputs[0] is already taken by it only after drain() shifted it, so all are queued.
+    const last = this.inputs.pop();
+    if (!last) return null;
+    this.emitQueue();
+    return { id: last.id, text: last.text };
+  }
+
+  answer(interrogativeId: string, answer: InterrogativeAnswer): void {
+    const p = this.pending.get(interrogativeId);
+    if (!p) {
+      if (this.withdrawn.includes(interrogativeId)) {
+        throw new InterrogativeError("interrogative_withdrawn", `the question ${interrogativeId} was withdrawn: its turn was cancelled`);
+      }
+      throw new InterrogativeError("interrogative_not_pending", `no pending question has the id ${interrogativeId}`);
+    }
+    const allowed = p.interrogative.kind === "permission" ? ["allow_once", "allow_always", "deny"] : ["approve", "reject"];
+    if (!allowed.includes(answer.decision)) {
+      throw new InterrogativeError("interrogative_not_pending", `the answer '${answer.decision}' does not fit a ${p.interrogative.kind} question; allowed: ${allowed.join(", ")}`);
+    }
+    this.pending.delete(interrogativeId);
+    this.emit({ type: "interrogative_closed", id: interrogativeId, outcome: "answered", answer });
+    p.resolve(answer);
+  }
+
+  /** The interrogatives waiting for an answer (a client that reconnects shows them again). */
+  pendingInterrogatives(): Interrogative[] {
+    return [...this.pending.values()].map((p) => p.interrogative);
+  }
+
+  /** A status line from the model's progress_update tool. */
+  progress(text: string): void {
+    this.emit({ type: "progress", turn_id: this.turnId, text });
+  }
+
+  interrupt(): void {
+    this.controller?.abort(new Error("interrupted by the user"));
+  }
+
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.inputs.length = 0;
+    this.interrupt();
+    await this.loop;
+    await this.options.onClose?.();
+  }
+
+  private emit(event: EngineEvent): void {
+    applyEvent(this.conversation, event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private emitQueue(): void {
+    this.emit({ type: "queue_changed", queue: this.queue as QueuedInput[] });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (let next = this.inputs.shift(); next; next = this.inputs.shift()) {
+        this.emitQueue();
+        this.controller = new AbortController();
+        this.turnId = this.runtime.newId("turn");
+        try {
+          await runTurn(this.runtime, this.conversation, { turnId: this.turnId, content: next.content, signal: this.controller.signal });
+        } catch (error) {
+          this.emit({ type: "notice", level: "warning", message: `the turn failed unexpectedly: ${(error as Error)?.message ?? String(error)}` });
+        }
+        this.withdrawAll();
+        this.controller = null;
+        if (this.closed) break;
+      }
+    } finally {
+      this.loop = null;
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
+    const decision = await this.options.gate.check(req, signal);
+    if (decision.kind === "allow") return { allowed: true };
+    if (decision.kind === "deny") return { allowed: false, message: `Permission denied: ${decision.reason}. Do not retry this call; choose another approach or ask the user.` };
+    if (!this.options.interactive) {
+      return { allowed: false, message: `Permission denied: this call needs the user's approval (${decision.reason}), and nobody can answer in a headless run. Choose another approach, or tell the user which permission rule would allow it.` };
+    }
+    const answer = await this.ask({ id: this.runtime.newId("ask"), kind: "permission", turn_id: this.turnId, tool: req.tool, arguments: req.input, reason: decision.reason }, signal);
+    const allowed = answer.decision === "allow_once" || answer.decision === "allow_always";
+    this.options.gate.recordAnswer(req, allowed);
+    if (answer.decision === "allow_always") await this.options.gate.allowAlways(req, answer.scope);
+    if (allowed) return { allowed: true };
+    const message = answer.decision === "deny" && answer.message ? ` The user said: ${answer.message}` : "";
+    return { allowed: false, message: `The user denied this call.${message}` };
+  }
+
+  private ask(interrogative: Interrogative, signal: AbortSignal): Promise<InterrogativeAnswer> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      this.pending.set(interrogative.id, { interrogative, resolve, reject });
+      signal.addEventListener("abort", () => this.withdraw(interrogative.id, signal.reason), { once: true });
+      this.emit({ type: "interrogative_opened", interrogative });
+    });
+  }
+
+  private withdraw(id: string, reason: unknown): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    this.withdrawn.push(id);
+    if (this.withdrawn.length > WITHDRAWN_MEMORY) this.withdrawn.shift();
+    this.emit({ type: "interrogative_closed", id, outcome: "withdrawn" });
+    p.reject(reason instanceof Error ? reason : new Error("withdrawn"));
+  }
+
+  private withdrawAll(): void {
+    for (const id of [...this.pending.keys()]) this.withdraw(id, new Error("the turn ended"));
+  }
+}

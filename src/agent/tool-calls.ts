@@ -1,0 +1,91 @@
+// Runs the tool calls of one assistant message: permission first, then the tool, with lock keys and the
+// batch limit from tool-batch.ts. Every call gets exactly one result event, even when denied or cancelled.
+import type { Clock } from "../providers/clock.ts";
+import { runTool, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import type { AssistantContentPart, ToolCallStatus, ToolResultEntry } from "./conversation.ts";
+import type { EngineEvent } from "./events.ts";
+import type { Authorization, PermissionRequest } from "./permission.ts";
+import { runBatch, type BatchCall } from "./tool-batch.ts";
+
+export type ToolCallPart = Extract<AssistantContentPart, { type: "tool_call" }>;
+
+/** Engine tools that are bookkeeping, not work: they take no batch slot. */
+export const UNCOUNTED_TOOLS = new Set(["progress_update", "exit_tool", "tool_search"]);
+
+export interface ToolCallsDeps {
+  turnId: string;
+  resultsMessageId: string;
+  tools: (name: string) => Tool | undefined;
+  toolNames: () => string[];
+  ctx: ToolContext;
+  clock: Clock;
+  maxConcurrent: number;
+  emit: (e: EngineEvent) => void;
+  authorize: (req: PermissionRequest, signal: AbortSignal) => Promise<Authorization>;
+  /** Applied to every output before the model or a client sees it (secret redaction). */
+  scrub: (text: string) => string;
+}
+
+export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCallsDeps, signal: AbortSignal): Promise<ToolResultEntry[]> {
+  const results = new Map<string, ToolResultEntry>();
+  const finish = (call: ToolCallPart, status: ToolCallStatus, r: ToolResult, started: number): void => {
+    if (results.has(call.call_id)) return;
+    const entry: ToolResultEntry = {
+      call_id: call.call_id,
+      name: call.name,
+      status,
+      output: deps.scrub(r.output),
+      ...(r.images?.length ? { images: r.images.map((i) => ({ media_type: i.mediaType, data_base64: i.data })) } : {}),
+      ...(r.metadata ? { metadata: r.metadata } : {}),
+    };
+    results.set(call.call_id, entry);
+    const now = deps.clock.now();
+    deps.emit({ type: "tool_call_completed", turn_id: deps.turnId, results_message_id: deps.resultsMessageId, result: entry, duration_ms: now - started, completed_at: now });
+  };
+
+  const batch: BatchCall[] = calls.map((call) => {
+    const tool = deps.tools(call.name);
+    let lockKey: string | undefined;
+    try {
+      lockKey = tool?.exclusive?.(call.arguments as never, deps.ctx);
+    } catch {
+      lockKey = undefined;
+    }
+    return {
+      call_id: call.call_id,
+      lockKey,
+      counted: !UNCOUNTED_TOOLS.has(call.name),
+      run: async (batchSignal) => {
+        const started = deps.clock.now();
+        deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
+        if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, started);
+        if (!tool) {
+          const known = deps.toolNames().join(", ");
+          return finish(call, "error", { output: `There is no tool named \`${call.name}\`. Available tools: ${known}.`, isError: true }, started);
+        }
+        const req: PermissionRequest = { tool: call.name, input: call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot };
+        let auth: Authorization;
+        try {
+          auth = await deps.authorize(req, batchSignal);
+        } catch (error) {
+          if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user while waiting for permission." }, started);
+          auth = { allowed: false, message: `The permission check failed (${(error as Error).message}); the call was not run.` };
+        }
+        if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, started);
+        const r = await runTool(tool, call.arguments, deps.ctx, batchSignal);
+        if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, started);
+        finish(call, r.isError ? "error" : "completed", r, started);
+      },
+    };
+  });
+  await runBatch(batch, deps.maxConcurrent, signal);
+  // A call that never started (the batch was cancelled first) still gets its result.
+  for (const call of calls) {
+    if (!results.has(call.call_id)) {
+      const now = deps.clock.now();
+      deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
+      finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, now);
+    }
+  }
+  return calls.map((c) => results.get(c.call_id)!);
+}

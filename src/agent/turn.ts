@@ -1,0 +1,156 @@
+// One turn: the user's input, then model -> tool calls -> results -> model ... until a reply without tool
+// calls, the max_tool_turns budget, exit_tool, an error or an interrupt. History stays consistent on every
+// path: each tool call of the conversation gets a result.
+import { CONTINUATION_PROMPT, callProvider } from "../providers/call.ts";
+import { ProviderError } from "../providers/errors.ts";
+import type { StopReason, Usage } from "../providers/events.ts";
+import { emptyUsage } from "../providers/events.ts";
+import type { ProviderRequest } from "../providers/request.ts";
+import type { AgentRuntime } from "./runtime.ts";
+import type { Conversation, UserContentPart } from "./conversation.ts";
+import type { EngineErrorInfo, EngineEvent, TurnStopReason } from "./events.ts";
+import { MessageStream, addUsage } from "./message-stream.ts";
+import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
+import { runToolCalls } from "./tool-calls.ts";
+
+/** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
+export const MAX_CONTINUATIONS = 5;
+
+export interface TurnInput {
+  turnId: string;
+  content: UserContentPart[];
+  signal: AbortSignal;
+}
+
+interface TurnOutcome {
+  stop: TurnStopReason;
+  error?: EngineErrorInfo;
+}
+
+export async function runTurn(rt: AgentRuntime, conversation: Conversation, input: TurnInput): Promise<void> {
+  const { turnId, signal } = input;
+  const emit = (e: EngineEvent) => rt.emit(e);
+  let usage: Usage = emptyUsage();
+  emit({ type: "turn_started", turn_id: turnId, model: rt.model.key, facet: rt.facet });
+  emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "prompt", content: input.content, created_at: rt.clock.now() } });
+  const outcome = await (async (): Promise<TurnOutcome> => {
+    let toolTurns = 0;
+    let continuations = 0;
+    for (;;) {
+      if (signal.aborted) return { stop: "interrupted" };
+      const lastRound = rt.maxToolTurns > 0 && toolTurns === rt.maxToolTurns - 1;
+      for (const text of rt.reminders.collect({ conversation, lastToolRound: lastRound, model: rt.model })) {
+        emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "reminder", content: [{ type: "text", text }], created_at: rt.clock.now() } });
+      }
+      const call = await callModel(rt, conversation, turnId, signal);
+      usage = addUsage(usage, call.usage);
+      if (call.error) return call.error.code === "cancelled" ? { stop: "interrupted" } : { stop: "error", error: call.error };
+      const calls = call.stream.toolCalls();
+      if (calls.length === 0) {
+        if (signal.aborted) return { stop: "interrupted" };
+        if (call.stream.stopReason === "max_lifetime" && continuations < MAX_CONTINUATIONS) {
+          continuations++;
+          emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "continuation", content: [{ type: "text", text: CONTINUATION_PROMPT }], created_at: rt.clock.now() } });
+          continue;
+        }
+        return { stop: stopFromModel(call.stream.stopReason) };
+      }
+      const results = await runToolCalls(
+        calls,
+        {
+          turnId,
+          resultsMessageId: rt.newId("msg"),
+          tools: (name) => rt.tools.get(name),
+          toolNames: () => rt.tools.list().map((t) => t.name),
+          ctx: rt.toolContext,
+          clock: rt.clock,
+          maxConcurrent: rt.model.max_tool_batch_size,
+          emit,
+          authorize: rt.authorize,
+          scrub: rt.scrub,
+        },
+        signal,
+      );
+      toolTurns++;
+      if (signal.aborted) return { stop: "interrupted" };
+      if (results.some((r) => r.name === "exit_tool" && r.status === "completed")) return { stop: "exit_tool" };
+      if (rt.maxToolTurns > 0 && toolTurns >= rt.maxToolTurns) {
+        return {
+          stop: "max_tool_turns",
+          error: { code: "max_tool_turns", message: `stopped after ${toolTurns} tool round-trips (daemon.max_tool_turns); send a message to let the agent go on` },
+        };
+      }
+    }
+  })();
+  emit({ type: "turn_completed", turn_id: turnId, stop_reason: outcome.stop, usage, ...(outcome.error ? { error: outcome.error } : {}) });
+}
+
+function stopFromModel(reason: StopReason | null): TurnStopReason {
+  if (reason === "refusal" || reason === "content_filter") return "refusal";
+  if (reason === "max_tokens") return "max_tokens";
+  return "end_turn";
+}
+
+interface ModelCall {
+  stream: MessageStream;
+  usage: Usage;
+  error?: EngineErrorInfo;
+}
+
+async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<ModelCall> {
+  const messageId = rt.newId("msg");
+  rt.emit({ type: "assistant_message_started", turn_id: turnId, message_id: messageId, model: rt.model.key, created_at: rt.clock.now() });
+  const stream = new MessageStream(messageId, () => rt.newId("prt"), (e) => rt.emit(e));
+  const tools = rt.toolSpecs();
+  const buildRequest = (partial: Parameters<typeof partialPrefix>[0]): ProviderRequest => {
+    const messages = toProviderMessages(conversation, rt.model.supports_vision);
+    const prefix = partialPrefix(partial);
+    return {
+      model: rt.model.provider_name,
+      system: rt.systemPrompt(),
+      messages: prefix ? [...messages, prefix] : messages,
+      tools,
+      max_output_tokens: rt.model.max_output_tokens_per_turn,
+      stop_sequences: rt.model.stop_sequences,
+      reasoning: rt.reasoning,
+      request_options: { ...rt.model.request_option_defaults },
+      prompt_cache_key: rt.sessionId,
+    };
+  };
+  let error: EngineErrorInfo | undefined;
+  try {
+    for await (const e of callProvider({ provider: rt.provider, retry: rt.retry, deps: rt.callDeps, buildRequest, signal })) {
+      if (e.type === "retry") {
+        rt.emit({ type: "retry", turn_id: turnId, attempt: e.attempt, max_retries: e.max_retries, delay_ms: e.delay_ms, status: e.status, code: e.code, reason: e.reason });
+      }
+      stream.push(e);
+    }
+  } catch (caught) {
+    stream.closeOpen();
+    if (signal.aborted) error = { code: "cancelled", message: "interrupted" };
+    else if (caught instanceof ProviderError) error = { code: caught.kind, message: caught.message, status: caught.status };
+    else error = { code: "engine", message: (caught as Error)?.message ?? String(caught) };
+  }
+  rt.emit({ type: "assistant_message_completed", message_id: messageId, usage: stream.usage, stop_reason: stream.stopReason });
+  if (error) {
+    // Completed tool calls of an interrupted or failed message still need results for a consistent history.
+    const calls = stream.toolCalls();
+    if (calls.length > 0) await runToolCalls(calls, cancelledDeps(rt, turnId), AbortSignal.abort());
+  }
+  return { stream, usage: stream.usage, ...(error ? { error } : {}) };
+}
+
+function cancelledDeps(rt: AgentRuntime, turnId: string): Parameters<typeof runToolCalls>[1] {
+  return {
+    turnId,
+    resultsMessageId: rt.newId("msg"),
+    tools: () => undefined,
+    toolNames: () => [],
+    ctx: rt.toolContext,
+    clock: rt.clock,
+    maxConcurrent: 1,
+    emit: (e) => rt.emit(e),
+    authorize: async () => ({ allowed: false, message: "not run" }),
+    scrub: (t) => t,
+  };
+}

@@ -19,6 +19,18 @@ export const printCommand: CommandSpec = {
       run: async (args, io) => (await import("./print-run.ts")).printConfigSchema(args, io),
     },
     {
+      name: "sync-event-schema",
+      summary: "Print the JSON Schema (draft 2020-12) of SyncRecordV1, the daemon's ordered sync records",
+      flags: [FORMAT_FLAG],
+      run: async (args, io) => (await import("./print-run.ts")).printSyncEventSchema(args, io),
+    },
+    {
+      name: "fleet-event-schema",
+      summary: "Print the JSON Schema (draft 2020-12) of FleetEventV1, the gateway's fleet events",
+      flags: [FORMAT_FLAG],
+      run: async (args, io) => (await import("./print-run.ts")).printFleetEventSchema(args, io),
+    },
+    {
       name: "gateway-openapi",
       summary: "Print the gateway's OpenAPI 3.1 document (as served at /api/v1/openapi.json)",
       flags: [FORMAT_FLAG],

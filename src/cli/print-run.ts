@@ -19,3 +19,15 @@ export async function printConfigSchema(args: ParsedArgs, io: Io): Promise<numbe
   io.out(formatDocument(appConfigJsonSchema(), args.flags.format as string | undefined));
   return EXIT.ok;
 }
+
+export async function printSyncEventSchema(args: ParsedArgs, io: Io): Promise<number> {
+  const { syncRecordJsonSchema } = await import("../protocol/sync-record.ts");
+  io.out(formatDocument(syncRecordJsonSchema(), args.flags.format as string | undefined));
+  return EXIT.ok;
+}
+
+export async function printFleetEventSchema(args: ParsedArgs, io: Io): Promise<number> {
+  const { fleetEventJsonSchema } = await import("../protocol/fleet-event.ts");
+  io.out(formatDocument(fleetEventJsonSchema(), args.flags.format as string | undefined));
+  return EXIT.ok;
+}

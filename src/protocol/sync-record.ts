@@ -1,0 +1,104 @@
+// SyncRecordV1: the ordered records of the daemon's journal, as clients receive them. Every engine event
+// is a record with the event's own fields (so clients and the store fold the same data); the daemon adds
+// session_state, operation_result and daemon_catalog_changed. Streaming deltas may be coalesced; the
+// final state of a part is always a part_completed record.
+import { type Static, type TProperties, Type } from "@sinclair/typebox";
+import {
+  AssistantPartSchema,
+  EngineErrorSchema,
+  InterrogativeAnswerSchema,
+  InterrogativeSchema,
+  PartKindSchema,
+  QueuedInputSchema,
+  StopReasonSchema,
+  ToolResultSchema,
+  TurnStopReasonSchema,
+  UsageSchema,
+  UserMessageSchema,
+} from "./conversation-schema.ts";
+import { ClientOperationResultV1 } from "./operation.ts";
+
+const S = Type.String();
+
+function variant<T extends string, P extends TProperties>(type: T, description: string, fields: P) {
+  return Type.Object({ type: Type.Literal(type), ...fields }, { description });
+}
+
+/** The bodies of the records, one per engine event type, then the daemon's own. */
+export const RecordBodyVariants = [
+  variant("user_message", "A user message (typed prompt, reminder, continuation) entered the conversation.", { turn_id: S, message: UserMessageSchema }),
+  variant("turn_started", "A turn began.", { turn_id: S, model: S, facet: S }),
+  variant("assistant_message_started", "An assistant message began streaming.", { turn_id: S, message_id: S, model: S, created_at: Type.Number() }),
+  variant("part_started", "A content part opened; call_id/name are set for tool calls.", {
+    message_id: S,
+    part_id: S,
+    kind: PartKindSchema,
+    call_id: Type.Optional(S),
+    name: Type.Optional(S),
+  }),
+  variant("part_delta", "Streaming text, reasoning or tool-call argument JSON; consecutive deltas of one part may be coalesced.", { message_id: S, part_id: S, delta: S }),
+  variant("part_completed", "The final state of a part (always sent).", { message_id: S, part: AssistantPartSchema }),
+  variant("part_discarded", "A part dropped from its message (an attempt broke and is retried).", { message_id: S, part_id: S }),
+  variant("assistant_message_completed", "An assistant message ended.", { message_id: S, usage: UsageSchema, stop_reason: Type.Union([StopReasonSchema, Type.Null()]) }),
+  variant("tool_call_started", "A tool began running.", { turn_id: S, call_id: S, name: S, arguments: Type.Record(S, Type.Unknown()) }),
+  variant("tool_call_completed", "A tool finished; the result joins the tool_results message.", {
+    turn_id: S,
+    results_message_id: S,
+    result: ToolResultSchema,
+    duration_ms: Type.Number({ minimum: 0 }),
+    completed_at: Type.Number(),
+  }),
+  variant("retry", "The provider call failed and will be retried.", {
+    turn_id: S,
+    attempt: Type.Integer(),
+    max_retries: Type.Integer(),
+    delay_ms: Type.Number(),
+    status: Type.Union([Type.Integer(), Type.Null()]),
+    code: S,
+    reason: S,
+  }),
+  variant("turn_completed", "A turn ended.", { turn_id: S, stop_reason: TurnStopReasonSchema, usage: UsageSchema, error: Type.Optional(EngineErrorSchema) }),
+  variant("interrogative_opened", "A question (permission ask, goal approval) awaits an answer.", { interrogative: InterrogativeSchema }),
+  variant("interrogative_closed", "A question was answered or withdrawn.", {
+    id: S,
+    outcome: Type.Union([Type.Literal("answered"), Type.Literal("withdrawn")]),
+    answer: Type.Optional(InterrogativeAnswerSchema),
+  }),
+  variant("queue_changed", "The queue of inputs typed while a turn runs.", { queue: Type.Array(QueuedInputSchema) }),
+  variant("progress", "A short status line from the model.", { turn_id: S, text: S }),
+  variant("notice", "Something the user should know that is not an error of the turn.", {
+    level: Type.Union([Type.Literal("info"), Type.Literal("warning")]),
+    message: S,
+  }),
+  variant("session_state", "The session's lifecycle changed (a stopped, finalized session serves its history).", {
+    state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),
+    finalized: Type.Boolean(),
+  }),
+  variant("operation_result", "A correlated command's stored result changed status.", { result: ClientOperationResultV1 }),
+  variant("daemon_catalog_changed", "The daemon catalog published a new revision: refetch GET /daemon-state.", { catalog_revision: S }),
+] as const;
+
+const RecordHeader = {
+  version: Type.Literal(1),
+  seq: Type.String({ description: "Position in the journal (a counter, as a string); cursors are separate opaque tokens." }),
+  at: Type.Integer({ description: "Milliseconds since the epoch when the record was committed." }),
+};
+
+export const SyncRecordV1 = Type.Union(
+  RecordBodyVariants.map((v) => Type.Composite([Type.Object(RecordHeader), v], { description: v.description })),
+  { title: "SyncRecordV1" },
+);
+export type SyncRecord = Static<typeof SyncRecordV1>;
+
+export const RecordBodySchema = Type.Union([...RecordBodyVariants]);
+export type SyncRecordBody = Static<typeof RecordBodySchema>;
+
+/** The data of one SSE `records` frame: at most 256 records and 2 MiB; its `id:` is the cursor after the last one. */
+export const RecordsFrameSchema = Type.Object({ records: Type.Array(SyncRecordV1) });
+
+/** The data of an SSE `reset` event: the stream ends; discard the cursor and fetch a new snapshot. */
+export const ResetFrameSchema = Type.Object({ code: Type.Literal("reset_required"), message: Type.String() });
+
+export function syncRecordJsonSchema(): Record<string, unknown> {
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...JSON.parse(JSON.stringify(SyncRecordV1)) };
+}

@@ -1,0 +1,131 @@
+// `shell`: runs a command in the session's persistent bash or PowerShell. Calls run alone (lock key
+// "shell"); the engine calls `close()` when the session ends.
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Type } from "@sinclair/typebox";
+import { formatBytes } from "./file-content.ts";
+import { isInside } from "./paths.ts";
+import { resolveDialect } from "./shell-dialect.ts";
+import type { ShellEnvSource } from "./shell-env.ts";
+import { SHELL_MAX_CAPTURE_BYTES, ShellSession, type ShellStart, type StepOutcome } from "./shell-session.ts";
+import { defineTool, toolError, type Tool, type ToolResult } from "./tool.ts";
+import bashDescription from "./shell.txt" with { type: "text" };
+import powershellDescription from "./shell-powershell.txt" with { type: "text" };
+
+export const SHELL_DEFAULT_TIMEOUT_SECS = 120;
+export const SHELL_MAX_TIMEOUT_SECS = 600;
+
+export const ShellInput = Type.Object(
+  {
+    command: Type.String({ minLength: 1, description: "The command or script to run." }),
+    timeout_secs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: SHELL_MAX_TIMEOUT_SECS,
+        description: `Seconds before the command is killed (default ${SHELL_DEFAULT_TIMEOUT_SECS}, at most ${SHELL_MAX_TIMEOUT_SECS}).`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export interface ShellToolOptions {
+  /** `agent_behavior.shell.command`. */
+  command: "bash" | "powershell";
+  /** `agent_behavior.shell.init_script`: project-relative. */
+  initScript: string | null;
+  projectRoot: string;
+  /** The shell's environment (default: the daemon's minus credential-looking variables). */
+  env?: ShellEnvSource;
+}
+
+export type ShellTool = Tool<typeof ShellInput> & {
+  /** Ends the session's shell and every process it started. */
+  close(): Promise<void>;
+};
+
+const RESTART_NOTE =
+  "[a new shell was started because the previous one ended; the working directory and exported variables " +
+  "were restored, shell functions, aliases and unexported variables were not]";
+
+function initProblem(options: ShellToolOptions): { path: string | null; error?: string } {
+  if (!options.initScript) return { path: null };
+  const root = resolve(options.projectRoot);
+  const path = resolve(root, options.initScript);
+  const field = `agent_behavior.shell.init_script (${JSON.stringify(options.initScript)})`;
+  if (!isInside(root, path)) return { path, error: `${field} points outside the project; it must be a project-relative path.` };
+  if (!existsSync(path)) return { path, error: `${field} does not exist at ${path}. Tell the user to create it or fix the config; shell commands cannot run until then.` };
+  if (!statSync(path).isFile()) return { path, error: `${field} is not a file (${path}).` };
+  return { path };
+}
+
+function endLine(step: StepOutcome, timeoutSecs: number): string {
+  const end = step.end;
+  switch (end.kind) {
+    case "completed":
+      return `[exit code ${end.exitCode}]`;
+    case "shell_exited":
+      return end.signal
+        ? `[the shell was killed by ${end.signal}; the next command starts a new shell]`
+        : `[exit code ${end.exitCode}; the command ended the shell itself (exit, or a failure under set -e); the next command starts a new shell]`;
+    case "cancelled":
+      return "[cancelled: the command and its shell were killed; the next command starts a new shell]";
+    case "timed_out":
+      return (
+        `[timed out after ${timeoutSecs} s: the command and its shell were killed; the next command starts a new shell. ` +
+        `Use a larger timeout_secs (at most ${SHELL_MAX_TIMEOUT_SECS}), or start long jobs in the background with their output in a file]`
+      );
+    case "output_limit":
+      return `[killed: the command wrote more than ${formatBytes(SHELL_MAX_CAPTURE_BYTES)} of output; redirect large output to a file]`;
+  }
+}
+
+function describeStart(start: ShellStart | undefined, initScript: string | null, timeoutSecs: number): string[] {
+  const notes: string[] = [];
+  if (start?.restarted) notes.push(RESTART_NOTE);
+  const init = start?.init;
+  if (init && (init.end.kind !== "completed" || init.end.exitCode !== 0)) {
+    const shown = init.output.text.trimEnd();
+    notes.push(`[init_script ${initScript} did not complete: ${endLine(init, timeoutSecs).slice(1, -1)}]${shown ? `\n${shown}` : ""}`);
+  }
+  return notes;
+}
+
+export function createShellTool(options: ShellToolOptions): ShellTool {
+  const dialect = resolveDialect(options.command);
+  const initPath = initProblem(options).path;
+  const session = "error" in dialect ? undefined : new ShellSession({ dialect, projectRoot: resolve(options.projectRoot), initScript: initPath, env: options.env });
+  const tool = defineTool({
+    name: "shell",
+    description: options.command === "powershell" ? powershellDescription : bashDescription,
+    inputSchema: ShellInput,
+    exclusive: () => "shell",
+    async run(input, _ctx, signal): Promise<ToolResult> {
+      if (!session) return toolError((dialect as { error: string }).error);
+      // Checked whenever a shell is about to start, so a script created after a failed call is picked up.
+      const problem = session.running ? undefined : initProblem(options).error;
+      if (problem) return toolError(problem);
+      const timeoutSecs = input.timeout_secs ?? SHELL_DEFAULT_TIMEOUT_SECS;
+      const { start, step } = await session.run(input.command, { timeoutMs: timeoutSecs * 1000, signal });
+      const notes = describeStart(start, options.initScript, timeoutSecs);
+      if (!step) return toolError([...notes, "The command did not run."].join("\n"));
+      const parts = [...notes];
+      const text = step.output.text;
+      if (text !== "") parts.push(text.endsWith("\n") ? text.slice(0, -1) : text);
+      else parts.push("(no output)");
+      parts.push(endLine(step, timeoutSecs));
+      // A non-zero exit code is a normal answer (grep found nothing, a test failed); the code is stated.
+      return {
+        output: parts.join("\n"),
+        isError: step.end.kind !== "completed" || undefined,
+        metadata: {
+          exitCode: "exitCode" in step.end ? step.end.exitCode : null,
+          end: step.end.kind,
+          outputBytes: step.output.totalBytes,
+          outputCapped: step.output.capped,
+        },
+      };
+    },
+  });
+  return Object.assign(tool, { close: () => session?.close() ?? Promise.resolve() });
+}

@@ -1,0 +1,290 @@
+// One tool server's connection: its state, its SDK client and transport, its tools, OAuth authorization
+// when the server asks for it, and re-initialization of an expired HTTP session.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "../tools/tool.ts";
+import { redactText } from "../util/redact.ts";
+import { VERSION } from "../version.ts";
+import { HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
+import { StdioChildTransport } from "./stdio-transport.ts";
+import { engineToolName, toEngineTool } from "./tools.ts";
+import type { McpClock, McpLogSink, McpServerConfig, McpServerState, McpServerStatus } from "./types.ts";
+
+/** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
+export interface ConnectionDeps {
+  dataRoot: string;
+  clock: McpClock;
+  log: McpLogSink;
+  cwd: string;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  onChange(status: McpServerStatus, toolsChanged: boolean): void;
+  onProgress(event: { server: string; tool: string; progress: number; total?: number; message?: string }): void;
+}
+
+export class ServerConnection {
+  private state: McpServerState;
+  private reason?: string;
+  private client?: Client;
+  private transport?: Transport;
+  private engineTools: Tool[] = [];
+  /** Bumped on every connect/disconnect: callbacks of an older client are ignored. */
+  private generation = 0;
+  private reinit?: Promise<void>;
+  private readonly http?: HttpAuth;
+  private readonly blocked: Set<string>;
+
+  constructor(
+    readonly name: string,
+    private readonly config: McpServerConfig,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.state = "disabled";
+    this.blocked = new Set(config.block_list ?? []);
+    if (config.transport === "http") this.http = new HttpAuth(name, config, deps.dataRoot, deps.clock);
+  }
+
+  status(): McpServerStatus {
+    const status: McpServerStatus = { name: this.name, transport: this.config.transport, state: this.state, toolCount: this.engineTools.length };
+    if (this.state === "failed" && this.reason) status.reason = this.reason;
+    const url = this.http?.provider?.pendingAuthorizationUrl;
+    if (this.state === "needs_auth" && url) status.authorizationUrl = url.href;
+    return status;
+  }
+
+  tools(): Tool[] {
+    return this.state === "connected" ? this.engineTools : [];
+  }
+
+  /** Connects; resolves once connected, failed, or waiting for the user to authorize. */
+  async connect(): Promise<void> {
+    const generation = ++this.generation;
+    this.setState("connecting");
+    const problem = this.config.transport === "http" ? urlProblem(this.name, this.config.url) : undefined;
+    if (problem) return this.fail(generation, problem);
+    try {
+      this.http?.prepare();
+      await this.refreshIfExpired();
+      await this.open(generation);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      const pending = this.http?.provider?.pendingAuthorizationUrl;
+      if (error instanceof UnauthorizedError && pending) return this.awaitAuthorization(generation);
+      const exited = this.transport instanceof StdioChildTransport ? this.transport.exitReason : undefined;
+      return this.fail(generation, exited ?? this.describe(error));
+    }
+    if (generation !== this.generation) return;
+    this.http?.release();
+    this.setState("connected", true);
+  }
+
+  /** Closes the client (and a stdio child); the server stays listed as `disabled`. */
+  async disconnect(): Promise<void> {
+    this.generation++;
+    this.http?.release();
+    const hadTools = this.engineTools.length > 0;
+    await this.closeClient();
+    this.clearTools();
+    this.setState("disabled", hadTools);
+  }
+
+  /**
+   * Finishes an authorization whose redirect we could not capture ourselves (a fixed HTTPS redirect URI):
+   * the user pastes the URL the browser was sent to, or just its code.
+   */
+  async completeAuthorization(callback: string): Promise<void> {
+    if (this.state !== "needs_auth") throw new Error(`tool server "${this.name}" is not waiting for an authorization`);
+    const code = callback.includes("code=") ? new URL(callback).searchParams.get("code") : callback.trim();
+    if (!code) throw new Error("the pasted URL carries no authorization code");
+    await this.finishAuthorization(this.generation, code);
+  }
+
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, retried = false): Promise<CallToolResult> {
+    if (this.reinit) await this.reinit;
+    const client = this.client;
+    if (!client || this.state !== "connected") {
+      throw new Error(`the \`${this.name}\` tool server is ${this.state}${this.reason ? ` (${this.reason})` : ""}; its tools cannot run now`);
+    }
+    const seconds = this.config.default_timeout_seconds;
+    const timeout = seconds ? AbortSignal.timeout(seconds * 1000) : undefined;
+    const hadSession = this.transport?.sessionId !== undefined;
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
+        timeout: NO_SDK_TIMEOUT,
+        onprogress: (p) => this.deps.onProgress({ server: this.name, tool, progress: p.progress, total: p.total, message: p.message }),
+      })) as CallToolResult;
+    } catch (error) {
+      if (timeout?.aborted && !signal.aborted) {
+        throw new Error(`no answer within ${seconds} s (default_timeout_seconds of "${this.name}"); the call was cancelled`);
+      }
+      if (!retried && isExpiredSession(error, hadSession) && this.config.transport === "http") {
+        if (!this.config.reinit_on_expired_session) {
+          this.fail(this.generation, "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session");
+          throw new Error(`the \`${this.name}\` tool server ended its session; the user must reconnect it`);
+        }
+        await this.reinitialize();
+        return this.call(tool, args, signal, true);
+      }
+      throw new Error(this.describe(error));
+    }
+  }
+
+  private async open(generation: number): Promise<void> {
+    const client = new Client(
+      { name: "agent", version: VERSION },
+      { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) } } },
+    );
+    const transport = this.config.transport === "stdio" ? this.stdioTransport() : this.http!.transport();
+    client.onerror = (error) => this.onClientError(generation, transport, error);
+    client.onclose = () => {
+      if (generation !== this.generation || this.state !== "connected") return;
+      this.fail(generation, transport instanceof StdioChildTransport && transport.exitReason ? transport.exitReason : "the connection closed");
+    };
+    this.client = client;
+    this.transport = transport;
+    await client.connect(transport);
+    await this.refreshTools(client, generation, false);
+  }
+
+  private stdioTransport(): StdioChildTransport {
+    const c = this.config as Extract<McpServerConfig, { transport: "stdio" }>;
+    return new StdioChildTransport({
+      server: this.name,
+      command: c.command,
+      args: c.args ?? [],
+      env: c.env ?? {},
+      passEnv: c.pass_env,
+      logStderr: c.log_stderr ?? true,
+      logStdout: c.log_stdout ?? false,
+      cwd: this.deps.cwd,
+      log: this.deps.log,
+      parentEnv: this.deps.parentEnv,
+    });
+  }
+
+  /** Lists every page of tools; a list-changed notification calls this again. */
+  private async refreshTools(client: Client, generation: number, announce = true): Promise<void> {
+    if (generation !== this.generation) return;
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    try {
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: NO_SDK_TIMEOUT });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (error) {
+      if (!announce) throw error;
+      this.deps.log({ server: this.name, source: "manager", level: "warn", message: `refreshing the tool list failed: ${this.describe(error)}` });
+      return;
+    }
+    if (generation !== this.generation) return;
+    const call = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => this.call(tool, args, signal);
+    this.engineTools = tools
+      .filter((t) => !this.blocked.has(engineToolName(this.name, t.name)) && !this.blocked.has(`mcp__${this.name}__${t.name}`))
+      .map((t) => toEngineTool(this.name, t, call));
+    if (announce && this.state === "connected") this.deps.onChange(this.status(), true);
+  }
+
+  private onClientError(generation: number, transport: Transport, error: Error): void {
+    if (generation !== this.generation) return;
+    if (isExpiredSession(error, transport.sessionId !== undefined) && this.state === "connected") {
+      if (this.config.transport === "http" && this.config.reinit_on_expired_session) void this.reinitialize().catch(() => {});
+      else this.fail(generation, "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session");
+      return;
+    }
+    this.deps.log({ server: this.name, source: "manager", level: "warn", message: this.describe(error) });
+  }
+
+  /** One re-initialization at a time, shared by every call that saw the session expire. */
+  private reinitialize(): Promise<void> {
+    this.reinit ??= (async () => {
+      this.deps.log({ server: this.name, source: "manager", level: "info", message: "session expired; initializing a new one" });
+      await this.closeClient();
+      await this.connect();
+    })().finally(() => {
+      this.reinit = undefined;
+    });
+    return this.reinit;
+  }
+
+  private async refreshIfExpired(): Promise<void> {
+    const provider = this.http?.provider;
+    if (!provider?.tokensExpired() || !provider.tokens()?.refresh_token) return;
+    const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
+    try {
+      await auth(provider, { serverUrl: (this.config as { url: string }).url });
+    } catch (error) {
+      // A failed refresh leaves the server's 401 to start a new authorization.
+      this.deps.log({ server: this.name, source: "manager", level: "warn", message: `token refresh failed: ${this.describe(error)}` });
+    }
+  }
+
+  private awaitAuthorization(generation: number): void {
+    this.setState("needs_auth");
+    const listener = this.http?.callbackListener();
+    if (!listener) return; // A fixed HTTPS redirect: completeAuthorization() finishes it.
+    const provider = this.http!.provider!;
+    listener.next(() => provider.expectedState()).then(
+      ({ code }) => this.finishAuthorization(generation, code),
+      (error: unknown) => {
+        if (generation === this.generation) this.fail(generation, `authorization failed: ${this.describe(error)}`);
+      },
+    );
+  }
+
+  private async finishAuthorization(generation: number, code: string): Promise<void> {
+    const transport = this.transport as StreamableHTTPClientTransport | undefined;
+    try {
+      if (!transport) throw new Error("no authorization is in progress");
+      await transport.finishAuth(code);
+    } catch (error) {
+      if (generation === this.generation) this.fail(generation, `authorization failed: ${this.describe(error)}`);
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.http!.provider!.pendingAuthorizationUrl = undefined;
+    await this.connect();
+  }
+
+  private async closeClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.transport = undefined;
+    if (client) await client.close().catch(() => {});
+  }
+
+  private clearTools(): void {
+    this.engineTools = [];
+  }
+
+  private fail(generation: number, reason: string): void {
+    if (generation !== this.generation) return;
+    this.generation++;
+    this.http?.release();
+    const hadTools = this.engineTools.length > 0;
+    void this.closeClient();
+    this.clearTools();
+    this.reason = reason;
+    this.setState("failed", hadTools);
+    this.deps.log({ server: this.name, source: "manager", level: "error", message: reason });
+  }
+
+  private setState(state: McpServerState, toolsChanged = false): void {
+    if (state !== "failed") this.reason = undefined;
+    if (state === this.state && !toolsChanged) return;
+    this.state = state;
+    this.deps.onChange(this.status(), toolsChanged);
+  }
+
+  /** An error in words for the user, with configured secrets and token shapes removed. */
+  private describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    return redactText(message, this.http?.secrets() ?? []);
+  }
+}

@@ -1,0 +1,102 @@
+// Streamable HTTP to a remote tool server, on the SDK's transport: configured headers (and an
+// `authorization-header` value) on every request, OAuth through the SDK's auth support, and the test for
+// an expired session.
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { isLoopbackHttp, startCallbackListener, type CallbackListener } from "./oauth-callback.ts";
+import { McpOAuthProvider } from "./oauth-provider.ts";
+import { OAuthCredentialStore } from "./oauth-store.ts";
+import type { McpClock, McpServerConfig } from "./types.ts";
+
+export type HttpServerConfig = Extract<McpServerConfig, { transport: "http" }>;
+
+/** The OAuth side of one HTTP server: its provider and, while an authorization may happen, a listener. */
+export class HttpAuth {
+  readonly provider?: McpOAuthProvider;
+  private listener?: CallbackListener;
+
+  constructor(
+    private readonly name: string,
+    private readonly config: HttpServerConfig,
+    dataRoot: string,
+    clock: McpClock,
+  ) {
+    if (config.auth?.type === "oauth") {
+      const store = new OAuthCredentialStore(dataRoot, config.auth_key_name ?? name, config.url);
+      this.provider = new McpOAuthProvider(config.auth, store, clock);
+    }
+  }
+
+  /** Values that must never appear in a reason or a log line. */
+  secrets(): string[] {
+    const values = Object.values(this.config.headers ?? {});
+    if (this.config.auth?.type === "authorization-header") values.push(this.config.auth.value);
+    const tokens = this.provider?.tokens();
+    if (tokens) values.push(tokens.access_token, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
+    const registration = this.config.auth?.type === "oauth" ? this.config.auth.registration : undefined;
+    if (registration?.type === "pre-registered" && registration.client_secret) values.push(registration.client_secret);
+    return values;
+  }
+
+  /**
+   * Prepares the redirect before a connection attempt: the SDK reads the redirect URI while it registers
+   * and builds the authorization URL, before we know whether the user will be sent to a browser.
+   */
+  prepare(): void {
+    const provider = this.provider;
+    if (!provider || this.config.auth?.type !== "oauth") return;
+    const redirect = this.config.auth.redirect;
+    if (redirect?.type === "fixed") {
+      const uri = new URL(redirect.uri);
+      if (isLoopbackHttp(uri) && !this.listener) this.listener = startCallbackListener(uri);
+      provider.redirectUri = uri.href;
+      return;
+    }
+    this.listener ??= startCallbackListener();
+    provider.redirectUri = this.listener.redirectUri;
+  }
+
+  /** The callback listener of the authorization in progress, if we can capture the redirect ourselves. */
+  callbackListener(): CallbackListener | undefined {
+    return this.listener;
+  }
+
+  /** Stops the listener once no authorization is pending (connected, disabled or closed). */
+  release(): void {
+    this.listener?.close();
+    this.listener = undefined;
+  }
+
+  transport(): StreamableHTTPClientTransport {
+    const headers: Record<string, string> = { ...this.config.headers };
+    if (this.config.auth?.type === "authorization-header") {
+      for (const key of Object.keys(headers)) if (key.toLowerCase() === "authorization") delete headers[key];
+      headers.Authorization = this.config.auth.value;
+    }
+    return new StreamableHTTPClientTransport(new URL(this.config.url), {
+      requestInit: { headers },
+      ...(this.provider ? { authProvider: this.provider } : {}),
+    });
+  }
+}
+
+/**
+ * The MCP spec's signal for an expired session: HTTP 404 to a request that carried a session id. The SDK
+ * reports it as a StreamableHTTPError with that status.
+ */
+export function isExpiredSession(error: unknown, hadSession: boolean): boolean {
+  return hadSession && error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** A `url` that is not an absolute http(s) URL fails the server with a clear reason, before any request. */
+export function urlProblem(name: string, url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `mcp_servers.${name}.url is not a valid URL; expected an absolute http:// or https:// URL`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `mcp_servers.${name}.url uses ${parsed.protocol.replace(":", "")}; expected http or https`;
+  }
+  return undefined;
+}

@@ -1,0 +1,119 @@
+// One manager per session: every configured tool server, its state, and the engine tools of the connected
+// ones. `/mcp` calls list/enable/disable/reconnect; the daemon catalog listens to change events.
+import { ServerConnection } from "./connection.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { McpChangeListener, McpClock, McpLogSink, McpProgressListener, McpServerConfig, McpServerStatus } from "./types.ts";
+
+export interface McpManagerOptions {
+  /** `mcp_servers` of the loaded config (already validated). */
+  servers: Readonly<Record<string, McpServerConfig>> | undefined;
+  /** The data root (src/config/files.ts dataRoot); OAuth credentials go under `auth/mcp/`. */
+  dataRoot: string;
+  clock: McpClock;
+  log: McpLogSink;
+  /** Working directory of stdio servers (the project root). */
+  cwd: string;
+  /** The agent's environment, which `pass_env` copies from. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface McpManager {
+  /** Connects every server with `default_enabled` (not false); resolves when each is connected, failed or needs auth. */
+  start(): Promise<void>;
+  /** The engine tools of connected servers, without blocked ones. */
+  tools(): Tool[];
+  servers(): McpServerStatus[];
+  enable(name: string): Promise<McpServerStatus>;
+  disable(name: string): Promise<McpServerStatus>;
+  reconnect(name: string): Promise<McpServerStatus>;
+  /** Finishes an OAuth authorization with the URL the browser was redirected to (or its code). */
+  completeAuthorization(name: string, callback: string): Promise<McpServerStatus>;
+  /** Returns a function that removes the listener. */
+  onChange(listener: McpChangeListener): () => void;
+  onProgress(listener: McpProgressListener): () => void;
+  /** Disconnects everything; every stdio child is gone when this resolves. */
+  close(): Promise<void>;
+}
+
+export function createMcpManager(options: McpManagerOptions): McpManager {
+  const changeListeners = new Set<McpChangeListener>();
+  const progressListeners = new Set<McpProgressListener>();
+  const connections = new Map<string, ServerConnection>();
+  let closed = false;
+
+  for (const [name, config] of Object.entries(options.servers ?? {})) {
+    connections.set(
+      name,
+      new ServerConnection(name, config, {
+        dataRoot: options.dataRoot,
+        clock: options.clock,
+        log: options.log,
+        cwd: options.cwd,
+        parentEnv: options.env ?? process.env,
+        onChange: (server, toolsChanged) => {
+          for (const listener of changeListeners) listener({ type: "mcp_server_changed", server, toolsChanged });
+        },
+        onProgress: (event) => {
+          for (const listener of progressListeners) listener({ type: "mcp_tool_progress", ...event });
+        },
+      }),
+    );
+  }
+
+  const get = (name: string): ServerConnection => {
+    const connection = connections.get(name);
+    if (!connection) {
+      const known = [...connections.keys()];
+      throw new Error(`no tool server named "${name}"; configured: ${known.length > 0 ? known.join(", ") : "none"}`);
+    }
+    if (closed) throw new Error("the session's tool servers are closed");
+    return connection;
+  };
+
+  return {
+    async start() {
+      const enabled = Object.entries(options.servers ?? {}).filter(([, c]) => c.default_enabled !== false);
+      await Promise.all(enabled.map(([name]) => get(name).connect()));
+    },
+    tools() {
+      return [...connections.values()].flatMap((c) => c.tools());
+    },
+    servers() {
+      return [...connections.values()].map((c) => c.status());
+    },
+    async enable(name) {
+      const connection = get(name);
+      if (connection.status().state === "disabled" || connection.status().state === "failed") await connection.connect();
+      return connection.status();
+    },
+    async disable(name) {
+      const connection = get(name);
+      await connection.disconnect();
+      return connection.status();
+    },
+    async reconnect(name) {
+      const connection = get(name);
+      await connection.disconnect();
+      await connection.connect();
+      return connection.status();
+    },
+    async completeAuthorization(name, callback) {
+      const connection = get(name);
+      await connection.completeAuthorization(callback);
+      return connection.status();
+    },
+    onChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+    onProgress(listener) {
+      progressListeners.add(listener);
+      return () => progressListeners.delete(listener);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...connections.values()].map((c) => c.disconnect()));
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// Turns a server's tools into engine tools named `mcp__<server>__<tool>`, and a call's result into the
+// engine's ToolResult.
+import { createHash } from "node:crypto";
+import { Kind, type TSchema } from "@sinclair/typebox";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { toolError, type ImageMediaType, type Tool, type ToolContext, type ToolImage, type ToolResult } from "../tools/tool.ts";
+
+/** Provider APIs accept tool names of letters, digits, `_` and `-`, at most 64 characters. */
+const MAX_TOOL_NAME = 64;
+const VISION_TYPES = new Set<string>(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** `mcp__<server>__<tool>`, with characters providers refuse replaced and long names shortened stably. */
+export function engineToolName(server: string, tool: string): string {
+  const name = `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (name.length <= MAX_TOOL_NAME) return name;
+  const hash = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8);
+  return `${name.slice(0, MAX_TOOL_NAME - 9)}_${hash}`;
+}
+
+/** Calls one tool on the server; the connection handles sessions, timeouts and reconnects. */
+export type McpCall = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CallToolResult>;
+
+const validators = new AjvJsonSchemaValidator();
+
+/**
+ * The server's JSON schema, passed through to the model unchanged. The engine validates tool input with
+ * TypeBox, which cannot read a plain JSON schema, so the schema is marked as TypeBox `Any` (a symbol key:
+ * invisible in the JSON sent to the model) and the tool validates with ajv itself.
+ */
+function passThroughSchema(schema: McpTool["inputSchema"]): TSchema {
+  return { ...schema, [Kind]: "Any" } as unknown as TSchema;
+}
+
+export function toEngineTool(server: string, tool: McpTool, call: McpCall): Tool {
+  const name = engineToolName(server, tool.name);
+  let validate: JsonSchemaValidator<unknown> | null | undefined;
+  return {
+    name,
+    description: tool.description ?? tool.title ?? tool.annotations?.title ?? `The \`${tool.name}\` tool of the \`${server}\` tool server.`,
+    inputSchema: passThroughSchema(tool.inputSchema),
+    async run(input, ctx, signal) {
+      if (validate === undefined) validate = compile(tool.inputSchema);
+      const checked = validate?.(input);
+      if (checked && !checked.valid) {
+        return toolError(`Invalid arguments for \`${name}\`: ${checked.errorMessage}. Fix the arguments and call \`${name}\` again.`);
+      }
+      const result = await call(tool.name, (input ?? {}) as Record<string, unknown>, signal);
+      return toToolResult(result, ctx, { server, tool: tool.name });
+    },
+  };
+}
+
+/** A schema ajv cannot compile is left to the server to enforce. */
+function compile(schema: McpTool["inputSchema"]): JsonSchemaValidator<unknown> | null {
+  try {
+    return validators.getValidator(schema as JsonSchemaType);
+  } catch {
+    return null;
+  }
+}
+
+export function toToolResult(result: CallToolResult, ctx: Pick<ToolContext, "supportsVision">, metadata: Record<string, unknown>): ToolResult {
+  const texts: string[] = [];
+  const images: ToolImage[] = [];
+  for (const block of result.content ?? []) {
+    switch (block.type) {
+      case "text":
+        texts.push(block.text);
+        break;
+      case "image":
+        if (ctx.supportsVision && VISION_TYPES.has(block.mimeType)) images.push({ mediaType: block.mimeType as ImageMediaType, data: block.data });
+        else texts.push(`[image (${block.mimeType}) not shown: ${ctx.supportsVision ? "unsupported image type" : "this model cannot see images"}]`);
+        break;
+      case "audio":
+        texts.push(`[audio (${block.mimeType}) not shown]`);
+        break;
+      case "resource_link":
+        texts.push(`[resource: ${block.name} <${block.uri}>${block.description ? ` — ${block.description}` : ""}]`);
+        break;
+      case "resource": {
+        const r = block.resource;
+        if ("text" in r && typeof r.text === "string") texts.push(`[resource <${r.uri}>]\n${r.text}`);
+        else texts.push(`[binary resource <${r.uri}>${r.mimeType ? ` (${r.mimeType})` : ""} not shown]`);
+        break;
+      }
+    }
+  }
+  const structured = result.structuredContent;
+  if (structured !== undefined && !texts.some((t) => sameJson(t, structured))) {
+    texts.push(JSON.stringify(structured, null, 2));
+  }
+  const output = texts.join("\n");
+  const out: ToolResult = { output: output === "" && result.isError ? "The tool reported an error without a message." : output, metadata };
+  if (result.isError) out.isError = true;
+  if (images.length > 0) out.images = images;
+  return out;
+}
+
+/** Servers often send structured content twice (as JSON text too); the model needs it once. */
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}

@@ -92,6 +92,40 @@ describe("device profile tokens", () => {
     expect(server.forms.at(-1)!.form.grant_type).toBe("refresh_token");
   });
 
+  test("concurrent calls share one refresh (a rotated refresh token must not be spent twice)", async () => {
+    server = startDeviceAuthFake({ polls: ["ok"] });
+    const clock = new InstantClock();
+    const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
+    await login(server, clock, dataRoot);
+    const source = new DeviceProfileTokens(dataRoot, endpointsOf(server), { clock });
+    await clock.sleep(3600_000);
+    const tokens = await Promise.all([1, 2, 3].map(() => source.accessToken("device_a", "work")));
+    expect(tokens.every((t) => /^at_2_/.test(t))).toBe(true);
+    expect(server.forms.filter((f) => f.form.grant_type === "refresh_token")).toHaveLength(1);
+  });
+
+  test("a refresh refused because another daemon rotated the token first uses that daemon's saved tokens", async () => {
+    server = startDeviceAuthFake({ polls: ["ok"] });
+    const s = server;
+    const clock = new InstantClock();
+    const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
+    await login(s, clock, dataRoot);
+    await clock.sleep(3600_000);
+    const first = new DeviceProfileTokens(dataRoot, endpointsOf(s), { clock });
+    // The second daemon read the profile already; the first refreshes just before its request arrives.
+    const second = new DeviceProfileTokens(dataRoot, endpointsOf(s), {
+      clock,
+      fetch: async (input, init) => {
+        await first.accessToken("device_a", "work");
+        return fetch(input, init as RequestInit);
+      },
+    });
+    expect(await second.accessToken("device_a", "work")).toMatch(/^at_2_/);
+    const refreshes = s.forms.filter((f) => f.form.grant_type === "refresh_token");
+    expect(refreshes.map((f) => f.form.refresh_token.slice(0, 5))).toEqual(["rt_1_", "rt_1_"]); // the second was refused
+    expect(loadProfile(dataRoot, "work")!.tokens.refresh_token).toMatch(/^rt_2_/);
+  });
+
   test("missing profile, wrong kind and a revoked refresh are auth errors that say how to log in, without tokens", async () => {
     server = startDeviceAuthFake({ polls: ["ok"], refreshError: "invalid_grant" });
     const clock = new InstantClock();

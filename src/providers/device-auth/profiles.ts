@@ -72,41 +72,68 @@ export function listProfiles(dataRoot: string): string[] {
     .sort();
 }
 
-/** Token source for `device_a` / `device_b` provider auth, refreshing before expiry. */
+const LOGIN_HINT = `run 'agent auth provider login --provider <name>' to log in`;
+
+/** A token that stays valid beyond the refresh margin (or has no stated expiry) is used as it is. */
+const fresh = (t: DeviceTokens, now: number) => t.expires_at === null || t.expires_at - now > REFRESH_MARGIN_MS;
+
+/**
+ * Token source for `device_a` / `device_b` provider auth, refreshing before expiry. Refresh tokens
+ * rotate, so two refreshes with the same token would log the user out: calls in this process share
+ * one refresh per profile, and a refresh refused because another process (another session's daemon)
+ * already rotated the token uses the tokens that process saved.
+ */
 export class DeviceProfileTokens implements DeviceTokenSource {
+  private readonly refreshing = new Map<string, Promise<string>>();
+
   constructor(
     private readonly dataRoot: string,
     private readonly endpointsFor: (kind: DeviceKind) => DeviceAuthEndpoints,
     private readonly deps: DeviceFlowDeps,
   ) {}
 
-  async accessToken(kind: DeviceKind, profile: string): Promise<string> {
-    const login = `run 'agent auth provider login --provider <name>' to log in`;
+  private load(kind: DeviceKind, profile: string): AuthProfile {
     let p: AuthProfile | null;
     try {
       p = loadProfile(this.dataRoot, profile);
     } catch (error) {
       throw new ProviderError({ kind: "auth", code: "invalid_auth_profile", message: (error as Error).message });
     }
-    if (!p) throw new ProviderError({ kind: "auth", code: "no_auth_profile", message: `auth profile '${profile}' does not exist; ${login}` });
+    if (!p) throw new ProviderError({ kind: "auth", code: "no_auth_profile", message: `auth profile '${profile}' does not exist; ${LOGIN_HINT}` });
     if (p.kind !== kind) throw new ProviderError({ kind: "auth", code: "auth_profile_kind", message: `auth profile '${profile}' was created by a ${p.kind} login, not ${kind}` });
-    const now = this.deps.clock.now();
-    if (p.tokens.expires_at === null || p.tokens.expires_at - now > REFRESH_MARGIN_MS) return p.tokens.access_token;
+    return p;
+  }
+
+  async accessToken(kind: DeviceKind, profile: string): Promise<string> {
+    const p = this.load(kind, profile);
+    if (fresh(p.tokens, this.deps.clock.now())) return p.tokens.access_token;
+    const pending = this.refreshing.get(profile);
+    if (pending) return pending;
+    const refresh = this.refresh(kind, profile, p).finally(() => this.refreshing.delete(profile));
+    this.refreshing.set(profile, refresh);
+    return refresh;
+  }
+
+  private async refresh(kind: DeviceKind, profile: string, p: AuthProfile): Promise<string> {
     if (!p.tokens.refresh_token)
-      throw new ProviderError({ kind: "auth", code: "auth_profile_expired", message: `auth profile '${profile}' has expired and cannot be refreshed; ${login}` });
+      throw new ProviderError({ kind: "auth", code: "auth_profile_expired", message: `auth profile '${profile}' has expired and cannot be refreshed; ${LOGIN_HINT}` });
     let tokens: DeviceTokens;
     try {
       tokens = await refreshDeviceTokens(this.endpointsFor(kind), p.tokens.refresh_token, this.deps);
     } catch (error) {
       const e = error as DeviceAuthError;
+      if (e.code === "invalid_grant") {
+        const now = this.load(kind, profile);
+        if (now.tokens.refresh_token !== p.tokens.refresh_token && fresh(now.tokens, this.deps.clock.now())) return now.tokens.access_token;
+      }
       throw new ProviderError({
         kind: e.code === "network" ? "network" : "auth",
         code: `refresh_${e.code ?? "failed"}`,
-        message: `refreshing auth profile '${profile}' failed: ${e.message}${e.code === "invalid_grant" ? `; ${login}` : ""}`,
+        message: `refreshing auth profile '${profile}' failed: ${e.message}${e.code === "invalid_grant" ? `; ${LOGIN_HINT}` : ""}`,
         secrets: [p.tokens.refresh_token, p.tokens.access_token],
       });
     }
-    saveProfile(this.dataRoot, { ...p, tokens, updated_at: new Date(now).toISOString() });
+    saveProfile(this.dataRoot, { ...p, tokens, updated_at: new Date(this.deps.clock.now()).toISOString() });
     return tokens.access_token;
   }
 }

@@ -2,8 +2,8 @@
 // the catalog. The config schema has no key for these endpoints, so a config cannot move them (see
 // docs/decisions-providers.md). Vendor names are neutral letters and their hosts use the reserved
 // `.example` domain, as every vendor default in this build does.
-import type { DeviceAuthEndpoints } from "./device-flow.ts";
-import type { DeviceKind } from "./profiles.ts";
+import type { DeviceAuthEndpoints, DeviceFlowDeps } from "./device-flow.ts";
+import { type DeviceKind, DeviceProfileTokens } from "./profiles.ts";
 
 export interface DeviceAuthVendor {
   kind: DeviceKind;
@@ -41,4 +41,13 @@ export const DEVICE_AUTH_VENDORS: Readonly<Record<DeviceKind, DeviceAuthVendor>>
 /** The endpoints of a login kind; the daemon's refresh client and the login command both read this. */
 export function deviceAuthEndpoints(kind: DeviceKind): DeviceAuthEndpoints {
   return DEVICE_AUTH_VENDORS[kind].endpoints;
+}
+
+/**
+ * The daemon's token source for `device_a` / `device_b` providers (`devices` of the provider call and
+ * model-listing deps): profiles under `dataRoot`, refreshed at the built-in endpoints, through
+ * `daemon.tls.trust_store` when `deps.trustStore` is given.
+ */
+export function deviceTokenSource(dataRoot: string, deps: DeviceFlowDeps): DeviceProfileTokens {
+  return new DeviceProfileTokens(dataRoot, deviceAuthEndpoints, deps);
 }

@@ -14,6 +14,9 @@ import { PrincipalStore } from "./auth/principals.ts";
 import { createLimiters, type Limiters } from "./net/rate-limit.ts";
 import { NetworkPolicy } from "./net/policy.ts";
 import type { PamAuthenticator } from "./auth/pam.ts";
+import { DbStamp } from "./auth/verified-cache.ts";
+import { OpenStreams } from "./server/streams.ts";
+import { issuerUrl } from "./oauth/metadata.ts";
 
 export interface Logger {
   info(message: string): void;
@@ -41,6 +44,10 @@ export interface GatewayContext {
   logger: Logger;
   /** Whether the server runs TLS (Secure cookies, `__Host-` prefix, HSTS). */
   tls: boolean;
+  /** The OAuth issuer and base of discovery URLs (set from the bound port once the server listens). */
+  issuer: string;
+  /** Long-lived responses, closed when the credential that opened them is revoked. */
+  streams: OpenStreams;
 }
 
 export interface ContextOptions {
@@ -62,7 +69,10 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
   const dataDir = options.dataDir ?? resolveDataDir(config, options.env);
   const opened: OpenedDb = openGatewayDb(dataDir);
   const pepper = dataDir === ":memory:" && !config.auth.password.pepper_file ? crypto.getRandomValues(new Uint8Array(32)) : loadPepper(dataDir, config.auth.password.pepper_file);
-  const pats = new PatStore(opened.db, clock);
+  const stamp = new DbStamp(opened.sqlite);
+  const pats = new PatStore(opened.db, clock, stamp);
+  const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);
+  const tls = options.tls ?? false;
   return {
     config,
     clock,
@@ -74,12 +84,14 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     hasher: new PasswordHasher(pepper, config.auth.password),
     principals: new PrincipalStore(opened.db, clock),
     pats,
-    bearer: new BearerVerifier(opened.db, pats, pepper, clock),
+    bearer,
     audit: new AuditLog(opened.db, clock),
     limiters: createLimiters(config.auth, clock, opened.db),
     policy: new NetworkPolicy({ ...config.network, trusted_proxies: config.auth.trusted_proxies }),
     pam: options.pam,
     logger: options.logger ?? silentLogger,
-    tls: options.tls ?? false,
+    tls,
+    issuer: issuerUrl(config, config.listen.port, tls),
+    streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp),
   };
 }

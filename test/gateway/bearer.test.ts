@@ -27,10 +27,13 @@ const probeRoutes = (ctx: GatewayContext) =>
     });
 
 let gw: TestGateway;
+let pat: string;
 const logged: string[] = [];
 beforeAll(async () => {
   gw = await startTestGateway("", { groups: [probeRoutes], logger: { info() {}, warn() {}, error: (m) => logged.push(m) } });
+  pat = gw.ctx.pats.create(gw.ctx.principals.create("prober").id, "probe").token;
 });
+const authed = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${pat}`, ...extra });
 afterAll(() => gw.stop());
 
 const health = (token: string) => fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } });
@@ -62,6 +65,7 @@ describe("oat_ and dsc_ bearer families", () => {
     const scoped = await fetch(`${gw.url}/api/v1/probe/machine`, { headers: { Authorization: `Bearer ${oat}` } });
     expect(scoped.status).toBe(403);
     expect(await scoped.json()).toEqual({ error: "insufficient_scope", message: "this route needs the 'machine' scope" });
+    expect(scoped.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="machine"');
     gw.clock.advance(900);
     const expired = await health(oat);
     expect(expired.status).toBe(401);
@@ -86,7 +90,7 @@ describe("oat_ and dsc_ bearer families", () => {
 
 describe("error handling", () => {
   test("validation errors list paths and messages but never the submitted values", async () => {
-    const res = await fetch(`${gw.url}/api/v1/probe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: 5, password: "hunter2" }) });
+    const res = await fetch(`${gw.url}/api/v1/probe`, { method: "POST", headers: authed({ "Content-Type": "application/json" }), body: JSON.stringify({ name: 5, password: "hunter2" }) });
     expect(res.status).toBe(422);
     const text = await res.text();
     expect(text).not.toContain("hunter2");
@@ -96,13 +100,13 @@ describe("error handling", () => {
   });
 
   test("malformed JSON is a 400 without echo", async () => {
-    const res = await fetch(`${gw.url}/api/v1/probe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"password": "hunter2' });
+    const res = await fetch(`${gw.url}/api/v1/probe`, { method: "POST", headers: authed({ "Content-Type": "application/json" }), body: '{"password": "hunter2' });
     expect(res.status).toBe(400);
     expect(await res.text()).toBe('{"error":"bad_request","message":"the request body could not be parsed"}');
   });
 
   test("an unexpected exception is a 500 with a request id; the log line is redacted", async () => {
-    const res = await fetch(`${gw.url}/api/v1/probe/crash`);
+    const res = await fetch(`${gw.url}/api/v1/probe/crash`, { headers: authed() });
     expect(res.status).toBe(500);
     const body = (await res.json()) as { error: string; request_id: string };
     expect(Object.keys(body).sort()).toEqual(["error", "request_id"]);
@@ -112,7 +116,7 @@ describe("error handling", () => {
   });
 
   test("a ProtocolError keeps its code and status", async () => {
-    const res = await fetch(`${gw.url}/api/v1/probe/teapot`);
+    const res = await fetch(`${gw.url}/api/v1/probe/teapot`, { headers: authed() });
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ error: "conflict", message: "the name exists" });
   });

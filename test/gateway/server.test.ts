@@ -108,8 +108,10 @@ describe("hardening", () => {
     }
   });
 
-  test("unknown API routes are JSON 404s, unknown pages are HTML 404s, never Bun's error page", async () => {
-    const api = await get("/api/v1/nope?<script>");
+  test("unknown API routes are JSON 404s (401 without a token: API routes are closed by default), unknown pages are HTML 404s, never Bun's error page", async () => {
+    expect(await (await get("/api/v1/nope?<script>")).text()).toBe('{"error":"unauthorized"}');
+    const pat = gw.ctx.pats.create(gw.ctx.principals.create(`u${Date.now()}`).id, "404 probe").token;
+    const api = await get("/api/v1/nope?<script>", { Authorization: `Bearer ${pat}` });
     expect(api.status).toBe(404);
     expect(await api.text()).toBe('{"error":"not_found"}');
     const page = await get("/nope");

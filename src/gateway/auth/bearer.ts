@@ -1,13 +1,15 @@
 // Bearer verification by token family. Every failure is the same 401; an internal failure is a 503
-// that never lets the request through.
+// that never lets the request through. `check` reports failures as values (no exception on the hot
+// path: a rejected token costs about what an accepted one does); `verify` throws them for handlers.
 import { createHmac } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthGrants, principals, serviceCredentials, sessions } from "../db/schema.ts";
+import { oauthAccessTokens, oauthGrants, personalAccessTokens, principals, serviceCredentials, sessions, webSessions } from "../db/schema.ts";
 import { constantTimeEqualHex, sha256Hex } from "../../util/ids.ts";
 import type { PatStore } from "./pats.ts";
+import { VerifiedCache, type DbStamp } from "./verified-cache.ts";
 
 export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';
 
@@ -26,6 +28,9 @@ export interface AuthResult {
   sessionId?: string;
 }
 
+/** Why a bearer check failed: `unauthorized` -> the identical 401; `unavailable` -> 503. */
+export type AuthFailure = "unauthorized" | "unavailable";
+
 export function unauthorized(): ProtocolError {
   return new ProtocolError("unauthorized", 401, undefined, { "WWW-Authenticate": 'Bearer error="invalid_token"' });
 }
@@ -39,29 +44,78 @@ export function serviceCredentialVerifier(pepper: Uint8Array, token: string): st
   return createHmac("sha256", pepper).update(token).digest("hex");
 }
 
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/;
+
+interface LiveOat {
+  result: AuthResult;
+  expiresAt: number;
+}
+
 export class BearerVerifier {
+  private readonly oatByHash;
+  private readonly oatCache: VerifiedCache<LiveOat>;
+
   constructor(
     private readonly db: GatewayDb,
     private readonly pats: PatStore,
     private readonly pepper: Uint8Array,
     private readonly clock: Clock,
-  ) {}
+    stamp: DbStamp,
+  ) {
+    this.oatCache = new VerifiedCache(stamp);
+    this.oatByHash = db
+      .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt, username: principals.username })
+      .from(oauthAccessTokens)
+      .leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .innerJoin(principals, eq(principals.id, oauthAccessTokens.principalId))
+      .where(and(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")), isNull(oauthAccessTokens.revokedAt)))
+      .prepare();
+  }
+
+  /** Checks an `Authorization` header value without throwing. */
+  check(header: string | null): AuthResult | AuthFailure {
+    const match = header === null ? null : BEARER.exec(header);
+    if (!match) return "unauthorized";
+    const token = match[1]!;
+    try {
+      let result: AuthResult | undefined;
+      if (token.startsWith("oat_")) result = this.oat(token);
+      else if (token.startsWith("pat_")) result = this.pat(token);
+      else if (token.startsWith("dsc_")) result = this.dsc(token);
+      return result ?? "unauthorized";
+    } catch {
+      return "unavailable";
+    }
+  }
 
   /** Verifies an `Authorization` header value; throws the 401 or the 503. */
   verify(header: string | null): AuthResult {
-    const match = header ? /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/.exec(header) : null;
-    if (!match) throw unauthorized();
-    const token = match[1]!;
-    let result: AuthResult | undefined;
-    try {
-      if (token.startsWith("pat_")) result = this.pat(token);
-      else if (token.startsWith("oat_")) result = this.oat(token);
-      else if (token.startsWith("dsc_")) result = this.dsc(token);
-    } catch {
-      throw authUnavailable();
-    }
-    if (!result) throw unauthorized();
+    const result = this.check(header);
+    if (result === "unauthorized") throw unauthorized();
+    if (result === "unavailable") throw authUnavailable();
     return result;
+  }
+
+  /**
+   * Whether a credential that was valid is still not revoked (for long-lived streams opened with it).
+   * Expiry does not end an open stream; revocation, a revoked grant or an invalidated credential does.
+   */
+  stillValid(auth: AuthResult): boolean {
+    const id = auth.credentialId;
+    switch (auth.family) {
+      case "pat":
+        return this.db.select({ id: personalAccessTokens.id }).from(personalAccessTokens).where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.revoked, false))).get() !== undefined;
+      case "oat": {
+        const row = this.db.select({ revokedAt: oauthAccessTokens.revokedAt, grantRevoked: oauthGrants.revokedAt }).from(oauthAccessTokens).leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId)).where(eq(oauthAccessTokens.id, id)).get();
+        return row !== undefined && row.revokedAt === null && row.grantRevoked == null;
+      }
+      case "dsc": {
+        const row = this.db.select({ state: serviceCredentials.state, current: sessions.currentGenerationId }).from(serviceCredentials).innerJoin(sessions, eq(sessions.id, serviceCredentials.sessionId)).where(eq(serviceCredentials.generationId, id)).get();
+        return row !== undefined && row.state !== "invalidated" && row.current === id;
+      }
+      case "web":
+        return this.db.select({ id: webSessions.id }).from(webSessions).where(and(eq(webSessions.id, id), isNull(webSessions.revokedAt))).get() !== undefined;
+    }
   }
 
   private pat(token: string): AuthResult | undefined {
@@ -70,15 +124,17 @@ export class BearerVerifier {
   }
 
   private oat(token: string): AuthResult | undefined {
-    const row = this.db
-      .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt, username: principals.username })
-      .from(oauthAccessTokens)
-      .leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-      .innerJoin(principals, eq(principals.id, oauthAccessTokens.principalId))
-      .where(and(eq(oauthAccessTokens.tokenHash, sha256Hex(token)), isNull(oauthAccessTokens.revokedAt)))
-      .get();
-    if (!row || row.grantRevoked != null || row.t.expiresAt <= this.clock.now()) return undefined;
-    return { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id };
+    const hash = sha256Hex(token);
+    let hit = this.oatCache.get(hash);
+    if (hit === undefined) {
+      const row = this.oatByHash.get({ hash });
+      hit =
+        row && row.grantRevoked == null
+          ? { expiresAt: row.t.expiresAt, result: { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id } }
+          : null;
+      this.oatCache.set(hash, hit);
+    }
+    return hit !== null && hit.expiresAt > this.clock.now() ? hit.result : undefined;
   }
 
   /** `dsc_<generation id>.<secret>`: the id finds the row, the HMAC of the whole token must match. */

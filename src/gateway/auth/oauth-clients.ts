@@ -14,6 +14,7 @@ export const GRANT_TYPES = {
 } as const;
 
 export type ClientType = "public" | "confidential";
+export type TokenEndpointAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 
 export interface OAuthClientInfo {
   id: string;
@@ -23,6 +24,7 @@ export interface OAuthClientInfo {
   scopes: string[];
   principalId: string | null;
   createdAt: number;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
 }
 
 export class OAuthClientError extends Error {
@@ -49,7 +51,13 @@ export function normalizeGrantTypes(type: ClientType, requested: string[] | unde
 export class OAuthClientStore {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
-  register(name: string, type: ClientType, grantTypes?: string[], scopes: string[] = [...ALL_SCOPES]): { client: OAuthClientInfo; secret?: string } {
+  register(
+    name: string,
+    type: ClientType,
+    grantTypes?: string[],
+    scopes: string[] = [...ALL_SCOPES],
+    authMethod: TokenEndpointAuthMethod = type === "public" ? "none" : "client_secret_basic",
+  ): { client: OAuthClientInfo; secret?: string } {
     if (name.trim() === "" || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new OAuthClientError("a client name needs 1-100 printable characters", "invalid");
     const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
     if (unknown.length) throw new OAuthClientError(`unknown scope ${JSON.stringify(unknown[0])}; allowed: ${ALL_SCOPES.join(", ")}`, "invalid");
@@ -64,7 +72,7 @@ export class OAuthClientStore {
         principalId = newId("prn", now);
         tx.insert(principals).values({ id: principalId, username: `client_${id.slice(4).toLowerCase()}`, displayName: name, kind: "machine_client", createdAt: now, updatedAt: now }).run();
       }
-      const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now };
+      const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now, tokenEndpointAuthMethod: authMethod };
       tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null }).run();
       return { client, secret };
     });
@@ -99,5 +107,14 @@ export class OAuthClientStore {
 }
 
 function toInfo(r: typeof oauthClients.$inferSelect): OAuthClientInfo {
-  return { id: r.id, name: r.name, clientType: r.clientType, grantTypes: r.grantTypes, scopes: r.scopes, principalId: r.principalId, createdAt: r.createdAt };
+  return {
+    id: r.id,
+    name: r.name,
+    clientType: r.clientType,
+    grantTypes: r.grantTypes,
+    scopes: r.scopes,
+    principalId: r.principalId,
+    createdAt: r.createdAt,
+    tokenEndpointAuthMethod: r.tokenEndpointAuthMethod ?? (r.clientType === "public" ? "none" : "client_secret_basic"),
+  };
 }

@@ -4,6 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { personalAccessTokens, principals } from "../db/schema.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
+import { DbStamp, VerifiedCache } from "./verified-cache.ts";
 
 export interface PatInfo {
   id: string;
@@ -27,27 +28,17 @@ export function checkLabel(label: string): void {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(label)) throw new PatError("a token label must not contain control characters", "invalid");
 }
 
-const CACHE_MAX = 10_000;
+export type LivePat = PatInfo & { username: string };
 
 export class PatStore {
   // The bearer hot path: prepared once (drizzle's unprepared builder costs more than the lookup itself).
   private readonly byHash;
   private readonly touch;
-  private readonly dataVersion;
-  private readonly totalChanges;
-  /**
-   * Verified tokens by hash. Valid only while the database is unchanged: any commit by another process
-   * moves `PRAGMA data_version`, any write on this connection moves `total_changes()`, and either clears it,
-   * so a revocation takes effect on the next request (from another process: within a millisecond).
-   */
-  private readonly cache = new Map<string, PatInfo & { username: string }>();
-  private cacheStamp = "";
-  private version = -1;
-  private versionCheckedAt = -Infinity;
+  /** Verified tokens (and misses) by hash: docs/decisions-gateway.md 12. */
+  private readonly cache: VerifiedCache<LivePat>;
 
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
-    this.dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
-    this.totalChanges = db.$client.query<{ c: number }, []>("SELECT total_changes() AS c");
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock, stamp: DbStamp = new DbStamp(db.$client)) {
+    this.cache = new VerifiedCache(stamp);
     this.byHash = db
       .select({ pat: personalAccessTokens, username: principals.username })
       .from(personalAccessTokens)
@@ -99,39 +90,23 @@ export class PatStore {
   }
 
   /** The live token matching a presented secret; marks it used. */
-  use(token: string): (PatInfo & { username: string }) | undefined {
+  use(token: string): LivePat | undefined {
     const hash = sha256Hex(token);
-    const stamp = this.stamp();
-    if (stamp !== this.cacheStamp) {
-      this.cache.clear();
-      this.cacheStamp = stamp;
-    }
     let hit = this.cache.get(hash);
-    if (!hit) {
+    if (hit === undefined) {
       const found = this.byHash.get({ hash });
-      if (!found || found.pat.revoked) return undefined;
-      hit = { ...toInfo(found.pat), username: found.username };
-      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      hit = found && !found.pat.revoked ? { ...toInfo(found.pat), username: found.username } : null;
       this.cache.set(hash, hit);
     }
+    if (hit === null) return undefined;
     const now = this.clock.now();
     // Coarse last-used updates (once a minute) keep hot paths from writing on every request.
     if (hit.lastUsedAt === null || now - hit.lastUsedAt > 60_000) {
       this.touch.run({ now, id: hit.id });
       hit = { ...hit, lastUsedAt: now };
+      this.cache.set(hash, hit);
     }
     return hit;
-  }
-
-  private stamp(): string {
-    // Commits by other processes are rechecked at most once per millisecond (PRAGMA data_version takes a
-    // file lock, about 2.5 µs); writes on this connection are seen at once through total_changes().
-    const now = performance.now();
-    if (now - this.versionCheckedAt >= 1) {
-      this.version = this.dataVersion.get()!.data_version;
-      this.versionCheckedAt = now;
-    }
-    return `${this.version}:${this.totalChanges.get()!.c}`;
   }
 }
 

@@ -71,6 +71,8 @@ export const oauthClients = sqliteTable("oauth_clients", {
   grantTypes: text("grant_types", { mode: "json" }).$type<string[]>().notNull(),
   scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
   secretHash: text("secret_hash"),
+  /** RFC 7591 `token_endpoint_auth_method` as registered: `none` for public clients, else a client_secret_* method. */
+  tokenEndpointAuthMethod: text("token_endpoint_auth_method", { enum: ["none", "client_secret_basic", "client_secret_post"] }),
   /** The machine_client principal a confidential client acts as. */
   principalId: text("principal_id").references(() => principals.id, { onDelete: "set null" }),
   createdAt: integer("created_at").notNull(),
@@ -102,7 +104,7 @@ export const oauthAccessTokens = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     revokedAt: integer("revoked_at"),
   },
-  (t) => [index("oauth_access_tokens_grant").on(t.grantId)],
+  (t) => [index("oauth_access_tokens_grant").on(t.grantId), index("oauth_access_tokens_client").on(t.clientId)],
 );
 
 export const oauthRefreshTokens = sqliteTable(
@@ -122,7 +124,9 @@ export const oauthRefreshTokens = sqliteTable(
   (t) => [index("oauth_refresh_tokens_family").on(t.familyId)],
 );
 
-export const oauthDeviceCodes = sqliteTable("oauth_device_codes", {
+export const oauthDeviceCodes = sqliteTable(
+  "oauth_device_codes",
+  {
   deviceCodeHash: text("device_code_hash").primaryKey(),
   userCode: text("user_code").notNull().unique(),
   clientId: text("client_id").notNull().references(() => oauthClients.id, { onDelete: "cascade" }),
@@ -133,7 +137,9 @@ export const oauthDeviceCodes = sqliteTable("oauth_device_codes", {
   createdAt: integer("created_at").notNull(),
   expiresAt: integer("expires_at").notNull(),
   lastPolledAt: integer("last_polled_at"),
-});
+  },
+  (t) => [index("oauth_device_codes_expires").on(t.expiresAt)],
+);
 
 export const configurations = sqliteTable("configurations", {
   name: text("name").primaryKey(),

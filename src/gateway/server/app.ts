@@ -5,6 +5,7 @@ import { VERSION } from "../../version.ts";
 import type { GatewayContext } from "../context.ts";
 import { webRoutes } from "../web/routes.ts";
 import { coreRoutes } from "./core-routes.ts";
+import { oauthRoutes } from "../oauth/routes.ts";
 import { errorResponse } from "./errors.ts";
 import { requestMeta } from "./request-meta.ts";
 import { htmlErrorResponse } from "../web/pages.ts";
@@ -37,6 +38,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
       }),
     )
     .use(coreRoutes(ctx))
+    .use(oauthRoutes(ctx))
     .use(webRoutes(ctx));
   for (const group of groups) app = app.use(group(ctx)) as typeof app;
   return app;

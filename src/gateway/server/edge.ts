@@ -6,6 +6,37 @@ import { newId } from "../../util/ids.ts";
 import { errorResponse, jsonResponse } from "./errors.ts";
 import { bodyLimitFor, readLimited, SMALL_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
 import { setRequestMeta } from "./request-meta.ts";
+import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
+import { routeAccess } from "../auth/route-access.ts";
+import { insufficientScope, setVerifiedAuth } from "./auth-guard.ts";
+
+const UNAUTHORIZED_HEADERS = { "WWW-Authenticate": 'Bearer error="invalid_token"' };
+
+/**
+ * Authentication and the route's scope check for an /api request, before the app runs: a refusal as a
+ * response (no exception: rejecting a bad token costs about what accepting a good one does), else undefined
+ * with the caller recorded for the handler.
+ */
+function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): Response | undefined {
+  const access = routeAccess(pathname);
+  if (access.kind === "public") return undefined;
+  const header = request.headers.get("authorization");
+  if (header === null && access.kind === "optional") return undefined;
+  const auth = ctx.bearer.check(header);
+  if (auth === "unauthorized") return jsonResponse(401, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS);
+  if (auth === "unavailable") return jsonResponse(503, { error: "unavailable", message: "authentication is temporarily unavailable" });
+  if (access.kind === "scoped" && !access.anyOf.some((s) => auth.scopes.includes(s))) {
+    const error = insufficientScope(access.anyOf);
+    return jsonResponse(error.status, error.body(), error.headers);
+  }
+  setVerifiedAuth(request, auth);
+  return undefined;
+}
+
+/** OAuth endpoints answer with no-store and Pragma: no-cache on every response, refusals at the edge included. */
+function oauthPath(url: string): boolean {
+  return url.includes("/api/v1/oauth/");
+}
 
 export interface Handler {
   handle(request: Request): Promise<Response> | Response;
@@ -14,7 +45,7 @@ export interface Handler {
 export function createFetchHandler(ctx: GatewayContext, app: Handler) {
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
     const requestId = newId("req", ctx.clock.now());
-    const done = (res: Response) => withSecurityHeaders(res, ctx.tls);
+    const done = (res: Response) => withSecurityHeaders(res, ctx.tls, oauthPath(request.url));
     try {
       const peer = server?.requestIP(request)?.address ?? "127.0.0.1";
       const ip = ctx.policy.clientIp(peer, request.headers.get("x-forwarded-for"));
@@ -32,6 +63,10 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
         req = new Request(request.url, { method: request.method, headers: request.headers, body: body as Uint8Array<ArrayBuffer>, signal: request.signal });
       }
       setRequestMeta(req, { ip, requestId });
+      if (pathname.startsWith("/api/")) {
+        const refused = authorizeApi(ctx, req, pathname);
+        if (refused) return done(refused);
+      }
       return done(await app.handle(req));
     } catch (error) {
       return done(errorResponse(error, undefined, requestId, ctx.logger));

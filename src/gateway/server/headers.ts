@@ -3,7 +3,7 @@
 const HTML_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
-export function withSecurityHeaders(response: Response, tls: boolean): Response {
+export function withSecurityHeaders(response: Response, tls: boolean, oauth = false): Response {
   let res = response;
   try {
     res.headers.set("X-Content-Type-Options", "nosniff");
@@ -20,7 +20,10 @@ export function withSecurityHeaders(response: Response, tls: boolean): Response 
   h.set("Cross-Origin-Opener-Policy", "same-origin");
   h.set("Cross-Origin-Resource-Policy", "same-origin");
   h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
-  if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
+  if (oauth) {
+    h.set("Cache-Control", "no-store");
+    h.set("Pragma", "no-cache");
+  } else if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
   if (tls) h.set("Strict-Transport-Security", "max-age=31536000");
   h.delete("X-Powered-By");
   return res;

@@ -9,6 +9,7 @@ import { assertListenSecure, resolveTls, type TlsMaterial } from "../net/tls.ts"
 import { buildGatewayApp, type RouteGroup } from "./app.ts";
 import { createFetchHandler } from "./edge.ts";
 import { jsonResponse } from "./errors.ts";
+import { issuerUrl } from "../oauth/metadata.ts";
 import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
@@ -68,6 +69,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   }
   const host = config.listen.address.includes(":") ? `[${config.listen.address}]` : config.listen.address;
   const url = `${tls ? "https" : "http"}://${host}:${server.port}`;
+  ctx.issuer = issuerUrl(config, server.port!, tls !== null);
   let stopped = false;
   return {
     ctx,
@@ -78,6 +80,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     async stop() {
       if (stopped) return;
       stopped = true;
+      ctx.streams.closeAll();
       await server.stop();
       pam?.close();
       ctx.sqlite.close();

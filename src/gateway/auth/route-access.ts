@@ -1,0 +1,30 @@
+// Which authority each API route needs: the scope check, done once at the edge for every /api route so no
+// route can forget it. Target-object checks (which session a caller may touch) are a separate code path:
+// auth/target-check.ts, called by the route that knows the target.
+//
+// - public: no token (health and version probes, the OpenAPI document, OAuth endpoints with their own
+//   client authentication). Health still verifies a token when one is sent (`optional`).
+// - scoped: a valid bearer token holding at least one of `anyOf`; any other /api route needs `machine`
+//   (deny by default), so a new management or fleet route is protected before anyone thinks of it.
+import { ALL_SCOPES } from "./bearer.ts";
+
+export type RouteAccess = { kind: "public" } | { kind: "optional" } | { kind: "scoped"; anyOf: readonly string[] };
+
+const PUBLIC: RouteAccess = { kind: "public" };
+const OPTIONAL: RouteAccess = { kind: "optional" };
+const MACHINE: RouteAccess = { kind: "scoped", anyOf: ["machine"] };
+/** The session proxy: people and machines with a gateway scope, or a daemon on its own session (target check). */
+const PROXY: RouteAccess = { kind: "scoped", anyOf: [...ALL_SCOPES, "current_session"] };
+/** Services routes serve a running daemon's bootstrap. */
+const SERVICES: RouteAccess = { kind: "scoped", anyOf: ["current_session", "machine"] };
+
+const PUBLIC_PATHS = new Set(["/api/v1/version", "/api/v1/openapi.json", "/api/v1/openapi"]);
+const PROXY_PATH = /^\/api\/v1\/sessions\/[^/]+\/proxy(\/|$)/;
+
+export function routeAccess(pathname: string): RouteAccess {
+  if (pathname === "/api/v1/health") return OPTIONAL;
+  if (PUBLIC_PATHS.has(pathname) || pathname.startsWith("/api/v1/oauth/")) return PUBLIC;
+  if (PROXY_PATH.test(pathname)) return PROXY;
+  if (pathname.startsWith("/api/v1/services/")) return SERVICES;
+  return MACHINE;
+}

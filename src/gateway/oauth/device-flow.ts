@@ -1,0 +1,93 @@
+// The device authorization grant (RFC 8628): issuing device/user code pairs, and redeeming them at the
+// token endpoint. Polling faster than the code's interval gets `slow_down` and adds 5 s to the interval,
+// stored on the code, for every later poll. A code is bound to its client and consumed exactly once.
+// (The /device web page moves codes from pending to approved or denied: docs/decisions-gateway.md 17.)
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { GatewayConfig } from "../config/types.ts";
+import type { GatewayDb } from "../db/open.ts";
+import { oauthDeviceCodes } from "../db/schema.ts";
+import { sha256Hex } from "../../util/ids.ts";
+import { newDeviceCode, newUserCode } from "./codes.ts";
+import { OAuthError } from "./http.ts";
+
+export interface DeviceAuthorizationResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** Expired codes are kept a day (so late polls still get `expired_token`), then deleted. */
+const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
+
+export class DeviceFlow {
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock, private readonly cfg: GatewayConfig["auth"]["oauth"]) {}
+
+  authorize(clientId: string, scopes: string[], verificationUri: string): DeviceAuthorizationResponse {
+    const now = this.clock.now();
+    this.db.delete(oauthDeviceCodes).where(lt(oauthDeviceCodes.expiresAt, now - KEEP_EXPIRED_MS)).run();
+    const deviceCode = newDeviceCode();
+    for (let attempt = 0; ; attempt++) {
+      const userCode = newUserCode();
+      const inserted = this.db
+        .insert(oauthDeviceCodes)
+        .values({
+          deviceCodeHash: sha256Hex(deviceCode),
+          userCode,
+          clientId,
+          scopes,
+          status: "pending",
+          intervalSecs: this.cfg.device_poll_interval_secs,
+          createdAt: now,
+          expiresAt: now + this.cfg.device_code_ttl_secs * 1000,
+        })
+        .onConflictDoNothing({ target: oauthDeviceCodes.userCode })
+        .returning({ userCode: oauthDeviceCodes.userCode })
+        .all();
+      if (inserted.length === 1) {
+        return {
+          device_code: deviceCode,
+          user_code: userCode,
+          verification_uri: verificationUri,
+          verification_uri_complete: `${verificationUri}?user_code=${userCode}`,
+          expires_in: this.cfg.device_code_ttl_secs,
+          interval: this.cfg.device_poll_interval_secs,
+        };
+      }
+      // A live user code collided (1 in 25.6 billion per live code): draw again.
+      if (attempt === 10) throw new OAuthError("server_error", "could not allocate a user code", 503);
+    }
+  }
+
+  /** One poll of the token endpoint; the approving principal and approved scopes once approved. */
+  redeem(clientId: string, deviceCode: string): { principalId: string; scopes: string[] } {
+    const now = this.clock.now();
+    const hash = sha256Hex(deviceCode);
+    const row = this.db.select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, hash)).get();
+    if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "the device code is unknown or was issued to another client");
+    if (row.status === "consumed") throw new OAuthError("invalid_grant", "the device code was already used");
+    if (now >= row.expiresAt) throw new OAuthError("expired_token", "the device code has expired; start a new device authorization");
+    if (row.status === "denied") throw new OAuthError("access_denied", "the request was denied on the approval page");
+    if (row.lastPolledAt !== null && now - row.lastPolledAt < row.intervalSecs * 1000) {
+      this.db
+        .update(oauthDeviceCodes)
+        .set({ intervalSecs: sql`${oauthDeviceCodes.intervalSecs} + 5`, lastPolledAt: now })
+        .where(eq(oauthDeviceCodes.deviceCodeHash, hash))
+        .run();
+      throw new OAuthError("slow_down", `polling too fast: wait at least ${row.intervalSecs + 5} seconds between requests from now on`);
+    }
+    this.db.update(oauthDeviceCodes).set({ lastPolledAt: now }).where(eq(oauthDeviceCodes.deviceCodeHash, hash)).run();
+    if (row.status === "pending") throw new OAuthError("authorization_pending", "waiting for a person to approve the request");
+    const consumed = this.db
+      .update(oauthDeviceCodes)
+      .set({ status: "consumed" })
+      .where(and(eq(oauthDeviceCodes.deviceCodeHash, hash), eq(oauthDeviceCodes.status, "approved")))
+      .returning({ principalId: oauthDeviceCodes.principalId, scopes: oauthDeviceCodes.scopes })
+      .all()[0];
+    if (!consumed?.principalId) throw new OAuthError("invalid_grant", "the device code was already used");
+    return { principalId: consumed.principalId, scopes: consumed.scopes };
+  }
+}

@@ -1,0 +1,77 @@
+// Long-lived responses (SSE routes, proxied daemon streams) opened with a bearer credential are closed
+// when that credential is revoked, by whatever path: the OAuth revoke endpoint, the dashboard, a password
+// change, or an admin command in another process. Every stream route calls `track(auth)`, ties its
+// response to the returned signal and calls `release()` when it ends.
+import type { AuthResult } from "../auth/bearer.ts";
+import type { DbStamp } from "../auth/verified-cache.ts";
+
+export interface TrackedStream {
+  /** Aborted when the credential that opened the stream is revoked (or the gateway stops). */
+  signal: AbortSignal;
+  release(): void;
+}
+
+/** How often open streams look for revocations committed by other processes. */
+const SWEEP_INTERVAL_MS = 500;
+
+export class OpenStreams {
+  private readonly open = new Set<{ auth: AuthResult; controller: AbortController }>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private stampSeen = -1;
+
+  constructor(
+    private readonly stillValid: (auth: AuthResult) => boolean,
+    private readonly stamp: DbStamp,
+  ) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  track(auth: AuthResult): TrackedStream {
+    const entry = { auth, controller: new AbortController() };
+    this.open.add(entry);
+    this.timer ??= setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref?.();
+    return {
+      signal: entry.controller.signal,
+      release: () => {
+        this.open.delete(entry);
+        if (this.open.size === 0) this.stopTimer();
+      },
+    };
+  }
+
+  /** Closes the streams whose credential is no longer valid; cheap when nothing was written since the last sweep. */
+  sweep(): void {
+    if (this.open.size === 0) return;
+    const stamp = this.stamp.current();
+    if (stamp === this.stampSeen) return;
+    this.stampSeen = stamp;
+    for (const entry of [...this.open]) {
+      let valid: boolean;
+      try {
+        valid = this.stillValid(entry.auth);
+      } catch {
+        continue; // a database hiccup is not a revocation; the next sweep looks again
+      }
+      if (!valid) {
+        this.open.delete(entry);
+        entry.controller.abort(new Error("the credential that opened this stream was revoked"));
+      }
+    }
+    if (this.open.size === 0) this.stopTimer();
+  }
+
+  /** Ends every stream (shutdown). */
+  closeAll(): void {
+    for (const entry of this.open) entry.controller.abort(new Error("the gateway is stopping"));
+    this.open.clear();
+    this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -99,22 +99,26 @@ export class StdioChildTransport implements Transport {
     const child = this.child;
     if (!child) return;
     this.closed = true;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      await child.stdin.end();
-    } catch {
-      // The pipe is already broken: the child is exiting anyway.
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        await child.stdin.end();
+      } catch {
+        // The pipe is already broken: the child is exiting anyway.
+      }
+      if (!(await exitsWithin(child, EXIT_GRACE_MS))) {
+        signalGroup(child.pid, "SIGTERM");
+        await exitsWithin(child, EXIT_GRACE_MS);
+      }
     }
-    if (await exitsWithin(child, EXIT_GRACE_MS)) return this.reapGroup(child.pid);
-    signalGroup(child.pid, "SIGTERM");
-    if (await exitsWithin(child, EXIT_GRACE_MS)) return this.reapGroup(child.pid);
-    signalGroup(child.pid, "SIGKILL");
+    await this.reapGroup(child.pid);
     await child.exited;
   }
 
-  /** The leader exited; grandchildren it left in its group get no second chance. */
-  private reapGroup(pid: number): void {
+  /** Whatever is left in the child's group (the child, or a server its wrapper started) is killed and gone on return. */
+  private async reapGroup(pid: number): Promise<void> {
     signalGroup(pid, "SIGKILL");
+    const until = Date.now() + EXIT_GRACE_MS;
+    while (groupAlive(pid) && Date.now() < until) await Bun.sleep(10);
   }
 
   private onStdoutLine(line: string): void {
@@ -156,6 +160,15 @@ function exitsWithin(child: Subprocess, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   return Promise.race([child.exited.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -88,7 +88,7 @@ export function toToolResult(result: CallToolResult, ctx: Pick<ToolContext, "sup
     }
   }
   const structured = result.structuredContent;
-  if (structured !== undefined && !texts.some((t) => sameJson(t, structured))) {
+  if (structured !== undefined && !alreadyInText(structured, texts.join("\n"))) {
     texts.push(JSON.stringify(structured, null, 2));
   }
   const output = texts.join("\n");
@@ -98,11 +98,13 @@ export function toToolResult(result: CallToolResult, ctx: Pick<ToolContext, "sup
   return out;
 }
 
-/** Servers often send structured content twice (as JSON text too); the model needs it once. */
-function sameJson(text: string, value: unknown): boolean {
-  try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
-  } catch {
-    return false;
-  }
+/**
+ * Servers usually send structured content twice: as JSON text, or as readable text holding the same values
+ * (a file's text and `{content: text}`). The model needs it once; the JSON is added only when some value of
+ * the structure is missing from the text.
+ */
+function alreadyInText(value: unknown, text: string): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value === "object") return Object.values(value).every((v) => alreadyInText(v, text));
+  return text.includes(String(value));
 }

@@ -1,11 +1,12 @@
 // Builds a session from the project's config: model and provider, facet and system prompt, tools,
 // permissions, reminders. Hosts (`agent exec`, the daemon) call this; every setup problem is a
 // SessionSetupError whose message tells the user what to change.
-import { globalConfigDir, type Env } from "../config/files.ts";
+import { dataRoot, globalConfigDir, type Env } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import type { ResolvedModel } from "../config/models.ts";
-import { parseModelRef } from "../config/defaults.ts";
-import { formatProblem } from "../config/problems.ts";
+import { resolveModels, type ResolvedModel } from "../config/models.ts";
+import { parseModelRef, resolveDefaults } from "../config/defaults.ts";
+import { formatProblem, ProblemList } from "../config/problems.ts";
+import { DEMO_MODEL, withDemoProvider, writeDemoScript } from "./demo.ts";
 import { catalogProvider } from "../providers/catalog.ts";
 import { systemClock, type Clock } from "../providers/clock.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
@@ -62,6 +63,10 @@ export interface CreateSessionOptions {
   configFile?: string;
   /** An already loaded config (the daemon reloads it itself). */
   loaded?: LoadedConfig;
+  /** Tools from elsewhere (tool servers, tests), offered beside the built-ins. */
+  extraTools?: Tool[];
+  /** Run on the offline demo provider (src/agent/demo.ts) instead of a configured model. */
+  demo?: boolean;
 }
 
 export interface CreatedSession {
@@ -112,16 +117,24 @@ function reasoningFor(model: ResolvedModel, effort: string | null): ReasoningReq
   return null;
 }
 
+function withDemo(loaded: LoadedConfig, env: Env): LoadedConfig {
+  const config = withDemoProvider(loaded.config, writeDemoScript(dataRoot(env)));
+  const problems = new ProblemList();
+  const models = resolveModels(config, problems);
+  return { ...loaded, config, models, defaults: resolveDefaults(config, models, problems) };
+}
+
 export async function createSessionFromConfig(opts: CreateSessionOptions): Promise<CreatedSession> {
   const clock = opts.clock ?? systemClock;
-  const loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile });
+  let loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile });
   if (!loaded.ok) {
     const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
     throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${errors.join("\n")}`);
   }
+  if (opts.demo) loaded = withDemo(loaded, opts.env);
   const config = loaded.config;
   const daemon = config.daemon ?? {};
-  const { model, effort } = chooseModel(loaded, opts.model);
+  const { model, effort } = chooseModel(loaded, opts.demo ? DEMO_MODEL : opts.model);
   const providerSettings = config.providers?.[model.provider];
   if (!providerSettings) throw new SessionSetupError("provider", `model '${model.key}' uses provider '${model.provider}', which is not configured`);
   let provider: ResolvedProvider;
@@ -168,6 +181,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
     createToolSearchTool({ tools: () => registry.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
+    ...(opts.extraTools ?? []),
   ];
   // A read-only facet (plan) never gets the tools that change things.
   const facetBlocked = facet.readOnly ? BUILTIN_TOOL_NAMES.filter((n) => !READ_ONLY_TOOLS.has(n)) : [];

@@ -4,7 +4,14 @@ import { dispatch } from "./dispatch.ts";
 
 export function processIo(): Io {
   return {
-    out: (text) => void process.stdout.write(text),
+    out: (text) => {
+      try {
+        process.stdout.write(text);
+      } catch (error) {
+        // The reader went away (`agent exec --json | head`): stop writing, keep running to a clean end.
+        if ((error as NodeJS.ErrnoException).code !== "EPIPE") throw error;
+      }
+    },
     err: (text) => void process.stderr.write(text),
     isTty: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),

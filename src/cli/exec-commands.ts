@@ -1,0 +1,24 @@
+// `agent exec`: one headless session in the current directory.
+import type { CommandSpec } from "./command.ts";
+
+export const execCommand: CommandSpec = {
+  name: "exec",
+  summary: "Run one prompt headless in this project and print the answer",
+  description: `
+Runs a session in the current directory (the project) without the terminal UI. Plain mode prints the
+final answer on stdout and progress (tool calls, retries) on stderr; --json prints one JSON event per
+line on stdout. A tool call that the permission rules would ask about is denied: nobody can answer in
+a headless run (allow it with a rule). The session is saved; 'agent continue <id>' resumes it.
+Exit codes: 0 done, 1 failed (setup, provider or engine error), 2 usage, 3 stopped early (tool-turn
+limit, refusal, output limit), 130 interrupted.`,
+  flags: [
+    { name: "model", type: "string", valueName: "M", summary: "Model key, optionally with an effort suffix: name(level)" },
+    { name: "facet", type: "string", valueName: "F", summary: "Facet (default: active_session.default_exec_facet, else execute)" },
+    { name: "json", type: "boolean", summary: "Print one JSON event per line" },
+    { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
+    { name: "config", type: "string", valueName: "FILE", summary: "Use FILE instead of the global config for this run" },
+  ],
+  positionals: [{ name: "PROMPT", summary: "The prompt; '-' reads it from stdin", required: true }],
+  examples: ['agent exec "add a --verbose flag to the CLI"', "git diff | agent exec --json -", 'agent exec --demo "hello"'],
+  run: async (args, io) => (await import("./exec-run.ts")).execRun(args, io),
+};

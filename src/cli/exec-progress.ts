@@ -1,0 +1,26 @@
+// One stderr line per event worth showing while `agent exec` runs in plain mode.
+import type { EngineEvent } from "../agent/events.ts";
+
+const MAX_ARGS = 100;
+
+function brief(value: unknown): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > MAX_ARGS ? `${text.slice(0, MAX_ARGS - 3)}...` : text;
+}
+
+export function describeEvent(e: EngineEvent): string | null {
+  switch (e.type) {
+    case "tool_call_started":
+      return `→ ${e.name} ${brief(e.arguments)}`;
+    case "tool_call_completed":
+      return e.result.status === "completed" ? null : `  ${e.result.name} ${e.result.status}: ${e.result.output.split("\n")[0]!.slice(0, 200)}`;
+    case "progress":
+      return `… ${e.text}`;
+    case "retry":
+      return `retrying (attempt ${e.attempt} of ${e.max_retries + 1}) in ${Math.round(e.delay_ms / 1000)} s: ${e.code}${e.status ? ` (HTTP ${e.status})` : ""}`;
+    case "notice":
+      return `${e.level}: ${e.message}`;
+    default:
+      return null;
+  }
+}

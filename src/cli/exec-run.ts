@@ -1,0 +1,119 @@
+// `agent exec`: builds a session from the project's config, saves every event to the session store,
+// runs one turn, and prints the answer (plain) or the events (--json).
+import { join } from "node:path";
+import { createSessionFromConfig, SessionSetupError, type CreatedSession } from "../agent/create-session.ts";
+import { DEMO_NOTICE } from "../agent/demo.ts";
+import type { EngineEvent, TurnStopReason } from "../agent/events.ts";
+import { dataRoot } from "../config/files.ts";
+import { initSessionDir, sessionsRoot, type SessionStore } from "../daemon/store/index.ts";
+import { newId } from "../util/ids.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { describeEvent } from "./exec-progress.ts";
+
+export const EXIT_STOPPED = 3;
+export const EXIT_INTERRUPTED = 130;
+
+const STOP_EXIT: Record<TurnStopReason, number> = {
+  end_turn: EXIT.ok,
+  exit_tool: EXIT.ok,
+  error: EXIT.failure,
+  max_tool_turns: EXIT_STOPPED,
+  refusal: EXIT_STOPPED,
+  max_tokens: EXIT_STOPPED,
+  interrupted: EXIT_INTERRUPTED,
+};
+
+async function readPrompt(args: ParsedArgs, io: Io): Promise<string> {
+  const given = args.positionals[0] ?? "";
+  const text = given === "-" ? await io.stdin() : given;
+  if (text.trim() === "") throw new UsageError(given === "-" ? "the prompt read from stdin is empty" : "the prompt is empty");
+  return text;
+}
+
+export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
+  const json = args.flags.json === true;
+  const prompt = await readPrompt(args, io);
+  const sessionId = newId("ses", Date.now());
+  let created: CreatedSession;
+  try {
+    created = await createSessionFromConfig({
+      cwd: io.cwd,
+      env: io.env,
+      sessionId,
+      model: (args.flags.model as string | undefined) ?? null,
+      facet: (args.flags.facet as string | undefined) ?? null,
+      interactive: false,
+      demo: args.flags.demo === true,
+      configFile: args.flags.config as string | undefined,
+    });
+  } catch (error) {
+    if (error instanceof SessionSetupError) throw new CliError(error.message);
+    throw error;
+  }
+  const { session } = created;
+  const store: SessionStore = initSessionDir(join(sessionsRoot(dataRoot(io.env)), sessionId), sessionId, { project: created.loaded.project.root, title: prompt.slice(0, 80) });
+  const line = (value: unknown) => io.out(`${JSON.stringify(value)}\n`);
+  const header = { type: "session", session_id: sessionId, model: created.model.key, facet: created.facet, project: created.loaded.project.root, demo: args.flags.demo === true };
+  if (json) line(header);
+  else {
+    if (args.flags.demo === true) io.err(`${DEMO_NOTICE}\n`);
+    io.err(`session ${sessionId} · model ${created.model.key} · facet ${created.facet}\n`);
+  }
+  for (const notice of created.notices) {
+    if (json) line({ type: "notice", level: "warning", message: notice });
+    else io.err(`warning: ${notice}\n`);
+  }
+
+  let stop: TurnStopReason = "error";
+  let failure = "";
+  let answer = "";
+  let lastMessageText = "";
+  session.subscribe((e: EngineEvent) => {
+    // Deltas are for live screens; the final state of every part is its own event, so it is what we keep.
+    if (e.type !== "part_delta") store.appendEvents([e]);
+    if (json) {
+      if (e.type !== "part_delta") line(e);
+    } else {
+      const text = describeEvent(e);
+      if (text) io.err(`${text}\n`);
+    }
+    if (e.type === "assistant_message_started") lastMessageText = "";
+    if (e.type === "part_completed" && e.part.type === "text") lastMessageText += (lastMessageText ? "\n" : "") + e.part.text;
+    if (e.type === "assistant_message_completed") answer = lastMessageText || answer;
+    if (e.type === "turn_completed") {
+      stop = e.stop_reason;
+      failure = e.error?.message ?? "";
+    }
+  });
+  const onSigint = () => session.interrupt();
+  process.on("SIGINT", onSigint);
+  try {
+    session.submit({ text: prompt });
+    await session.idle();
+  } finally {
+    process.off("SIGINT", onSigint);
+    await session.close();
+    store.close();
+  }
+  if (!json && answer) io.out(answer.endsWith("\n") ? answer : `${answer}\n`);
+  const code = STOP_EXIT[stop];
+  if (code !== EXIT.ok && !json) io.err(`${stopMessage(stop, failure)}\nsession ${sessionId} saved; resume with: agent continue ${sessionId}\n`);
+  return code;
+}
+
+function stopMessage(stop: TurnStopReason, failure: string): string {
+  switch (stop) {
+    case "error":
+      return `error: ${failure || "the turn failed"}`;
+    case "max_tool_turns":
+      return `stopped: ${failure}`;
+    case "refusal":
+      return "stopped: the model refused to continue";
+    case "max_tokens":
+      return "stopped: the answer hit the model's output limit (max_output_tokens_per_turn)";
+    case "interrupted":
+      return "interrupted";
+    default:
+      return stop;
+  }
+}

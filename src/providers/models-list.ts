@@ -1,5 +1,5 @@
 // Model discovery: lists the models a provider reports at its models endpoint (the same base as its
-// requests). Overlays of `models.<key>` apply to these once reported (catalog/model resolution side).
+// requests). `applyDiscoveredModels` (discovered-models.ts) then applies the pending `models.<key>` overlays.
 import type { Clock } from "./clock.ts";
 import { mergeHeaders, resolveAuth, type DeviceTokenSource } from "./auth-headers.ts";
 import { ProviderError } from "./errors.ts";

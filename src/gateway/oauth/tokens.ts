@@ -56,7 +56,7 @@ export class OAuthTokens {
       grantId: subject.grantId,
       clientId: subject.clientId,
       principalId: subject.principalId,
-      scopes: JSON.stringify(subject.scopes),
+      scopes: subject.scopes,
       createdAt: now,
       expiresAt: now + this.ttl.access_token_ttl_secs * 1000,
     });

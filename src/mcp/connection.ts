@@ -2,7 +2,7 @@
 // when the server asks for it, and re-initialization of an expired HTTP session.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool } from "../tools/tool.ts";
@@ -15,6 +15,7 @@ import type { McpClock, McpLogSink, McpServerConfig, McpServerState, McpServerSt
 
 /** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+const EXPIRED_REASON = "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session";
 
 export interface ConnectionDeps {
   dataRoot: string;
@@ -106,9 +107,8 @@ export class ServerConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, retried = false): Promise<CallToolResult> {
     if (this.reinit) await this.reinit;
     const client = this.client;
-    if (!client || this.state !== "connected") {
-      throw new Error(`the \`${this.name}\` tool server is ${this.state}${this.reason ? ` (${this.reason})` : ""}; its tools cannot run now`);
-    }
+    if (!client || this.state !== "connected") throw this.unavailable();
+    const generation = this.generation;
     const seconds = this.config.default_timeout_seconds;
     const timeout = seconds ? AbortSignal.timeout(seconds * 1000) : undefined;
     const hadSession = this.transport?.sessionId !== undefined;
@@ -122,16 +122,24 @@ export class ServerConnection {
       if (timeout?.aborted && !signal.aborted) {
         throw new Error(`no answer within ${seconds} s (default_timeout_seconds of "${this.name}"); the call was cancelled`);
       }
-      if (!retried && isExpiredSession(error, hadSession) && this.config.transport === "http") {
+      // The session expired under this call, or another request noticed first and replaced the client:
+      // the server never ran the call, so it is sent once more on the new session.
+      const expired = isExpiredSession(error, hadSession) || (generation !== this.generation && this.reinit !== undefined);
+      if (expired && this.config.transport === "http" && !retried) {
         if (!this.config.reinit_on_expired_session) {
-          this.fail(this.generation, "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session");
-          throw new Error(`the \`${this.name}\` tool server ended its session; the user must reconnect it`);
+          this.fail(generation, EXPIRED_REASON);
+          throw this.unavailable();
         }
         await this.reinitialize();
         return this.call(tool, args, signal, true);
       }
+      if (generation !== this.generation) throw this.unavailable();
       throw new Error(this.describe(error));
     }
+  }
+
+  private unavailable(): Error {
+    return new Error(`the \`${this.name}\` tool server is ${this.state}${this.reason ? ` (${this.reason})` : ""}; its tools cannot run until the user reconnects it with /mcp`);
   }
 
   private async open(generation: number): Promise<void> {
@@ -195,7 +203,7 @@ export class ServerConnection {
     if (generation !== this.generation) return;
     if (isExpiredSession(error, transport.sessionId !== undefined) && this.state === "connected") {
       if (this.config.transport === "http" && this.config.reinit_on_expired_session) void this.reinitialize().catch(() => {});
-      else this.fail(generation, "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session");
+      else this.fail(generation, EXPIRED_REASON);
       return;
     }
     this.deps.log({ server: this.name, source: "manager", level: "warn", message: this.describe(error) });
@@ -284,7 +292,12 @@ export class ServerConnection {
 
   /** An error in words for the user, with configured secrets and token shapes removed. */
   private describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    let message = error instanceof Error ? error.message : String(error);
+    if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+      // The SDK's message carries the response body, often an HTML error page: keep only short plain text.
+      const body = message.replace(/^Streamable HTTP error: [^:]*: ?/, "").trim();
+      message = `HTTP ${error.code} from the server${body && body.length <= 200 && !body.startsWith("<") ? `: ${body}` : ""}`;
+    }
     return redactText(message, this.http?.secrets() ?? []);
   }
 }

@@ -1,0 +1,144 @@
+// End-to-end turns against the HTTP provider fakes of each base dialect: a tool turn that edits a file,
+// the request that follows carries the results, interrupt mid-stream, and the system prompt's context.
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { READ_ONLY_TOOLS } from "../../src/agent/context/facets.ts";
+import { unansweredCalls } from "../../src/agent/conversation.ts";
+import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import type { Dialect } from "../fakes/request-invariants.ts";
+import { makeProject, startSession, waitFor } from "./harness.ts";
+
+const KINDS: Record<Dialect, string> = { a_messages: "custom_a_compatible", b_chat_completions: "custom_b_compatible", b_responses: "custom_b_responses" };
+const DIALECTS = Object.keys(KINDS) as Dialect[];
+
+let fakes: ProviderFake[] = [];
+afterEach(async () => {
+  for (const f of fakes) await f.stop();
+  fakes = [];
+});
+
+function fakeConfig(dialect: Dialect, fake: ProviderFake, extra = ""): string {
+  return `providers:
+  fake: { kind: { type: ${KINDS[dialect]} }, url: "${fake.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
+models:
+  m: { provider: fake, class: full, context_window: 100000 }
+defaults: { full: m }
+${extra}`;
+}
+
+function systemText(dialect: Dialect, body: any): string {
+  if (dialect === "a_messages") return (body.system ?? []).map((b: { text: string }) => b.text).join("\n");
+  if (dialect === "b_chat_completions") return body.messages.find((m: { role: string }) => m.role === "system")?.content ?? "";
+  return body.instructions ?? "";
+}
+
+describe.each(DIALECTS)("%s", (dialect) => {
+  test("a tool turn edits a file on disk; the next request answers every call", async () => {
+    const script: FakeStep[] = [
+      {
+        kind: "turn",
+        turn: {
+          text: "Fixing the greeting.",
+          tool_calls: [
+            { id: "call_1", name: "edit", arguments: JSON.stringify({ path: "greet.txt", old_string: "helo", new_string: "hello" }) },
+            { id: "call_2", name: "read", arguments: JSON.stringify({ path: "greet.txt" }) },
+          ],
+          usage: { input: 120, output: 30 },
+        },
+      },
+      { kind: "turn", turn: { text: "Fixed the typo in greet.txt.", usage: { input: 200, output: 10 } } },
+    ];
+    const fake = startProviderFake(dialect, script);
+    fakes.push(fake);
+    const p = makeProject(fakeConfig(dialect, fake), { "greet.txt": "helo world\n" });
+    const r = await startSession(p);
+    r.session.submit({ text: "fix the typo" });
+    await r.session.idle();
+    expect(fake.violations).toEqual([]);
+    expect(readFileSync(join(p.root, "greet.txt"), "utf8")).toBe("hello world\n");
+    expect(fake.requests).toHaveLength(2);
+    const second = JSON.stringify(fake.requests[1]!.body);
+    expect(second).toContain("call_1");
+    expect(second).toContain("call_2");
+    const done = r.of("turn_completed")[0]!;
+    expect(done.stop_reason).toBe("end_turn");
+    expect(done.usage.input_tokens).toBe(320);
+    expect(done.usage.output_tokens).toBe(40);
+    // The tools were offered with their JSON schemas.
+    expect(JSON.stringify(fake.requests[0]!.body)).toContain('"edit"');
+  });
+
+  test("interrupt mid-stream keeps the streamed text, and the next prompt works", async () => {
+    const long = "word ".repeat(40);
+    const fake = startProviderFake(dialect, [
+      { kind: "turn", turn: { text: long, chunk: 5 }, stallAfter: 6 },
+      { kind: "turn", turn: { text: "Second answer." } },
+    ]);
+    fakes.push(fake);
+    const p = makeProject(fakeConfig(dialect, fake));
+    const r = await startSession(p);
+    r.session.submit({ text: "tell me something long" });
+    await waitFor(() => fake.stalls() === 1 && r.of("part_delta").length > 0, "the stalled stream");
+    r.session.interrupt();
+    await r.session.idle();
+    expect(r.of("turn_completed")[0]!.stop_reason).toBe("interrupted");
+    const kept = r.of("part_completed")[0]!.part;
+    expect(kept.type === "text" && kept.text.length > 0 && long.startsWith(kept.text)).toBe(true);
+    r.session.submit({ text: "again" });
+    await r.session.idle();
+    expect(fake.violations).toEqual([]);
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["interrupted", "end_turn"]);
+    expect(unansweredCalls(r.session.conversation)).toEqual([]);
+  });
+
+  test("the system prompt carries the facet, AGENTS.md files, skills and variables", async () => {
+    const fake = startProviderFake(dialect, [{ kind: "turn", turn: { text: "ok" } }]);
+    fakes.push(fake);
+    const p = makeProject(fakeConfig(dialect, fake), {
+      "AGENTS.md": "Use tabs in {{project_name}}.",
+      ".agent/AGENTS.md": "Run `make check` before finishing.",
+      ".agent/variables.yaml": "project_name: widget\n",
+      ".agent/skills/release/SKILL.md": "---\ndescription: How to cut a release\n---\nSteps...",
+      ".agent/skills/hidden.md": "---\ndescription: internal\nmodel_invocable: false\n---\nx",
+    });
+    mkdirSync(join(p.env.HOME, ".config", "agent"), { recursive: true });
+    writeFileSync(join(p.env.HOME, ".config", "agent", "AGENTS.md"), "Answer briefly.");
+    const r = await startSession(p);
+    r.session.submit({ text: "hi" });
+    await r.session.idle();
+    const system = systemText(dialect, fake.requests[0]!.body);
+    expect(system).toContain("You are agent");
+    expect(system.indexOf("Answer briefly.")).toBeLessThan(system.indexOf("Use tabs in widget."));
+    expect(system.indexOf("Use tabs in widget.")).toBeLessThan(system.indexOf("Run `make check`"));
+    expect(system).toContain("- release: How to cut a release");
+    expect(system).not.toContain("hidden");
+    expect(system).toContain("- project_name = widget");
+  });
+});
+
+test("with follow_symlinks_for_configs off, a symlinked AGENTS.md is skipped with a notice", async () => {
+  const fake = startProviderFake("a_messages", [{ kind: "turn", turn: { text: "ok" } }]);
+  fakes.push(fake);
+  const p = makeProject(fakeConfig("a_messages", fake, "daemon: { follow_symlinks_for_configs: false }\n"), { "real.md": "Secret rules." });
+  symlinkSync(join(p.root, "real.md"), join(p.root, ".agent", "AGENTS.md"));
+  const r = await startSession(p);
+  expect(r.notices.join("\n")).toContain("is a symlink and daemon.follow_symlinks_for_configs is off");
+  r.session.submit({ text: "hi" });
+  await r.session.idle();
+  expect(systemText("a_messages", fake.requests[0]!.body)).not.toContain("Secret rules.");
+});
+
+test("the plan facet offers only read-only tools", async () => {
+  const fake = startProviderFake("b_chat_completions", [{ kind: "turn", turn: { text: "plan" } }]);
+  fakes.push(fake);
+  const p = makeProject(fakeConfig("b_chat_completions", fake));
+  const r = await startSession(p, { facet: "plan" });
+  r.session.submit({ text: "plan it" });
+  await r.session.idle();
+  const names = fake.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name).sort();
+  expect(names).toEqual(expect.arrayContaining(["exit_tool", "glob", "grep", "progress_update", "read", "tool_search"]));
+  for (const name of names) expect(READ_ONLY_TOOLS.has(name)).toBe(true);
+  expect(names).not.toContain("write");
+  expect(systemText("b_chat_completions", fake.requests[0]!.body)).toContain("plan mode");
+});

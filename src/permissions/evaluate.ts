@@ -1,0 +1,195 @@
+// Checks one tool call against the rules: deny beats ask beats allow. Shell commands are checked part
+// by part; file tools by path (as written and through symlinks); web_fetch by host; other tools by
+// name. The result also carries the rules that "allow always" would add for the parts no rule decided.
+import { PathPattern, pathForms, type PatternBase, rulePath } from "./paths.ts";
+import { type Rule, type RuleEffect, type RuleTarget, ruleCoversTool } from "./rules.ts";
+import type { Secrets } from "./secrets.ts";
+import { expandCommands, restrictiveForms, suggestShellRule } from "./shell-forms.ts";
+import { type ShellWord, type SimpleCommand, splitShellCommand } from "./shell-parse.ts";
+
+export interface ToolCall {
+  tool: string;
+  input: Record<string, unknown>;
+  cwd: string;
+}
+
+export interface Evaluation {
+  /** null: no rule decided (the matcher then asks, allows or consults its classifier). */
+  effect: RuleEffect | null;
+  reason: string;
+  /** The deciding rule with its origin, e.g. `shell(rm:*) (.agent/permissions.yaml:4:5)`. */
+  rule?: string;
+  /** Rules that would allow the undecided parts; empty when no rule could (or nothing is undecided). */
+  suggestions: string[];
+}
+
+/** `deny_only`: bypass_plus, where only deny rules count and everything else is allowed. */
+export type EvaluationMode = "all" | "deny_only";
+
+const FILE_TOOLS = new Set(["read", "write", "edit", "glob", "grep"]);
+const DIRECTORY_TOOLS = new Set(["glob", "grep"]);
+/** Tools that show a file's content: a secret file asks before them. */
+const CONTENT_TOOLS = new Set(["read", "grep", "edit"]);
+
+export function describeRule(rule: Rule): string {
+  return `${rule.text} (${rule.origin})`;
+}
+
+type Match = "yes" | "maybe" | "no";
+
+/** A shell rule against a command's words; `maybe` when a run-time word could make it match. */
+function shellMatch(target: Extract<RuleTarget, { kind: "shell" }>, words: ShellWord[]): Match {
+  const n = target.words.length;
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    if (!w) return "no";
+    if (w.dynamic) return "maybe";
+    if (w.text !== target.words[i]) return "no";
+  }
+  if (target.prefix || words.length === n) return "yes";
+  return words.slice(n).some((w) => w.dynamic) ? "maybe" : "no";
+}
+
+function commandText(c: SimpleCommand): string {
+  return c.words.map((w) => w.text).join(" ");
+}
+
+export class RuleEvaluator {
+  private readonly patterns = new Map<Rule, PathPattern>();
+
+  constructor(
+    private readonly rules: () => readonly Rule[],
+    private readonly base: PatternBase,
+    private readonly secrets: Secrets,
+  ) {}
+
+  evaluate(call: ToolCall, mode: EvaluationMode): Evaluation {
+    const rules = this.rules().filter((r) => ruleCoversTool(r, call.tool) && (mode === "all" || r.effect === "deny"));
+    const bare = (effect: RuleEffect) => rules.find((r) => r.effect === effect && r.target.kind === "any");
+    const denied = bare("deny");
+    if (denied) return { effect: "deny", reason: `\`${call.tool}\` is denied by rule ${describeRule(denied)}`, rule: describeRule(denied), suggestions: [] };
+    const specific = rules.filter((r) => r.target.kind !== "any");
+    let result: Evaluation;
+    // Under deny_only nothing but a deny rule can stop a call, so an unreadable one is checked against those alone.
+    const permissive = mode === "deny_only" || bare("allow") !== undefined;
+    if (call.tool === "shell") result = this.shell(call, specific, bare("allow"), permissive, mode);
+    else if (FILE_TOOLS.has(call.tool)) result = this.file(call, specific, bare("allow"), mode);
+    else if (call.tool === "web_fetch") result = this.webFetch(call, specific, bare("allow"), permissive);
+    else {
+      const allowed = bare("allow");
+      result = allowed ? { effect: "allow", reason: "", rule: describeRule(allowed), suggestions: [] } : { effect: null, reason: `no rule allows \`${call.tool}\``, suggestions: [call.tool] };
+    }
+    if (result.effect === "deny") return result;
+    const asked = bare("ask");
+    if (asked) return { effect: "ask", reason: `rule ${describeRule(asked)} asks before every \`${call.tool}\` call`, rule: describeRule(asked), suggestions: [] };
+    if (mode === "deny_only" && result.effect !== "ask") return { effect: "allow", reason: "", suggestions: [] };
+    return result;
+  }
+
+  private shell(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, permissive: boolean, mode: EvaluationMode): Evaluation {
+    const command = typeof call.input.command === "string" ? call.input.command : "";
+    const restrictive = rules.filter((r) => r.effect !== "allow");
+    const unreadable = (reason: string): Evaluation =>
+      permissive && restrictive.length === 0
+        ? { effect: "allow", reason: "", rule: bareAllow && describeRule(bareAllow), suggestions: [] }
+        : { effect: "ask", reason: `the command cannot be checked part by part (${reason})`, suggestions: [] };
+    const split = splitShellCommand(command);
+    if (!split.ok) return unreadable(split.reason);
+    const expanded = expandCommands(split.commands);
+    if (!expanded.ok) return unreadable(expanded.reason);
+    if (expanded.commands.length === 0) return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: "the command runs nothing", suggestions: [] };
+
+    const asks: string[] = [];
+    const undecided: SimpleCommand[] = [];
+    let askRule: string | undefined;
+    for (const part of expanded.commands) {
+      const forms = restrictiveForms(part);
+      if (!forms.ok) return unreadable(forms.reason);
+      for (const rule of restrictive) {
+        if (rule.target.kind !== "shell") continue;
+        const m = forms.commands.map((f) => shellMatch(rule.target as Extract<RuleTarget, { kind: "shell" }>, f.words));
+        if (rule.effect === "deny" && m.includes("yes"))
+          return { effect: "deny", reason: `\`${commandText(part)}\` is denied by rule ${describeRule(rule)}`, rule: describeRule(rule), suggestions: [] };
+        if (m.includes("yes") || m.includes("maybe")) {
+          askRule ??= describeRule(rule);
+          asks.push(rule.effect === "deny" ? `\`${commandText(part)}\` might be denied by rule ${describeRule(rule)} (part of it is only known at run time)` : `rule ${describeRule(rule)} asks before \`${commandText(part)}\``);
+        }
+      }
+      const secret = mode === "all" ? part.words.find((w) => !w.dynamic && this.secrets.isSecretFile(w.text, call.cwd)) : undefined;
+      if (secret) asks.push(`\`${commandText(part)}\` touches the secret file \`${secret.text}\``);
+      if (bareAllow) continue;
+      const allowed = rules.some((r) => r.effect === "allow" && r.target.kind === "shell" && shellMatch(r.target, part.words) === "yes");
+      if (!allowed && !secret) undecided.push(part);
+    }
+    if (asks.length > 0) return { effect: "ask", reason: asks.join("; "), rule: askRule, suggestions: [] };
+    if (undecided.length > 0) {
+      const suggestions = undecided.some((c) => c.words[0]?.dynamic) ? [] : [...new Set(undecided.map(suggestShellRule))];
+      return { effect: null, reason: `no rule allows ${undecided.map((c) => `\`${commandText(c)}\``).join(", ")}`, suggestions };
+    }
+    return { effect: "allow", reason: "", rule: bareAllow ? describeRule(bareAllow) : undefined, suggestions: [] };
+  }
+
+  private pattern(rule: Rule): PathPattern {
+    let p = this.patterns.get(rule);
+    if (!p) {
+      p = new PathPattern((rule.target as Extract<RuleTarget, { kind: "path" }>).pattern, this.base);
+      this.patterns.set(rule, p);
+    }
+    return p;
+  }
+
+  private file(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+    const given = typeof call.input.path === "string" && call.input.path !== "" ? call.input.path : DIRECTORY_TOOLS.has(call.tool) ? call.cwd : null;
+    if (given === null) return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: `\`${call.tool}\` names no path`, suggestions: [] };
+    const { lexical, real } = pathForms(given, call.cwd, this.base.home);
+    const shown = rulePath(lexical, this.base);
+    let allowRule: Rule | undefined;
+    let exactAllow = false;
+    for (const rule of rules) {
+      if (rule.target.kind !== "path") continue;
+      const p = this.pattern(rule);
+      if (rule.effect === "allow") {
+        if (p.matches(lexical) && p.matches(real)) {
+          allowRule ??= rule;
+          exactAllow ||= p.literal;
+        }
+      } else if (p.matches(lexical) || p.matches(real)) {
+        if (rule.effect === "deny") return { effect: "deny", reason: `\`${call.tool}\` on \`${shown}\` is denied by rule ${describeRule(rule)}`, rule: describeRule(rule), suggestions: [] };
+        return { effect: "ask", reason: `rule ${describeRule(rule)} asks before \`${call.tool}\` on \`${shown}\``, rule: describeRule(rule), suggestions: [] };
+      }
+    }
+    const exact = `${call.tool}(${shown})`;
+    // A secret file asks even when a wildcard allows it; only a rule naming that very file lets it through.
+    if (mode === "all" && CONTENT_TOOLS.has(call.tool) && !exactAllow && this.secrets.isSecretFile(lexical)) {
+      return { effect: "ask", reason: `\`${shown}\` is a secret file (permissions.secret_files)`, suggestions: DIRECTORY_TOOLS.has(call.tool) ? [] : [exact] };
+    }
+    const allowed = allowRule ?? bareAllow;
+    if (allowed) return { effect: "allow", reason: "", rule: describeRule(allowed), suggestions: [] };
+    const suggestion = DIRECTORY_TOOLS.has(call.tool) ? `${call.tool}(${shown === "./" ? "./**" : `${shown}/**`})` : exact;
+    return { effect: null, reason: `no rule allows \`${call.tool}\` on \`${shown}\``, suggestions: [suggestion] };
+  }
+
+  private webFetch(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, permissive: boolean): Evaluation {
+    let host: string | null = null;
+    try {
+      host = typeof call.input.url === "string" ? new URL(call.input.url).hostname.toLowerCase() : null;
+    } catch {
+      host = null;
+    }
+    if (host === null) {
+      const restrictive = rules.some((r) => r.effect !== "allow");
+      if (permissive && !restrictive) return { effect: "allow", reason: "", rule: bareAllow && describeRule(bareAllow), suggestions: [] };
+      return { effect: "ask", reason: "the URL cannot be read, so its domain cannot be checked", suggestions: [] };
+    }
+    const matching = rules.filter((r) => {
+      if (r.target.kind !== "domain") return false;
+      return host === r.target.host ? !r.target.subdomains : host.endsWith(`.${r.target.host}`) && r.target.subdomains;
+    });
+    for (const effect of ["deny", "ask", "allow"] as const) {
+      const rule = matching.find((r) => r.effect === effect);
+      if (rule) return { effect, reason: effect === "allow" ? "" : `rule ${describeRule(rule)} ${effect === "deny" ? "denies" : "asks before"} fetching from ${host}`, rule: describeRule(rule), suggestions: [] };
+    }
+    if (bareAllow) return { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] };
+    return { effect: null, reason: `no rule allows fetching from ${host}`, suggestions: [`web_fetch(domain:${host})`] };
+  }
+}

@@ -1,0 +1,153 @@
+// The permission gate the engine calls before every tool call: the rules (global file, project file,
+// session), then the configured matcher — standard, bypass, bypass_plus or autonomous.
+import { join, relative } from "node:path";
+import { lstatSync } from "node:fs";
+import type { LoadedConfig } from "../config/load.ts";
+import type { ProviderCallDeps } from "../providers/client.ts";
+import type { Clock } from "../providers/clock.ts";
+import { type Classifier, providerClassifier } from "./classifier.ts";
+import { type Evaluation, RuleEvaluator } from "./evaluate.ts";
+import { appendAllowRule, PermissionRuleError, readRuleFile, RULE_FILE_NAME, type RuleProblem } from "./rule-file.ts";
+import { NO_PERMISSION_TOOLS, parseRule, type Rule } from "./rules.ts";
+import { Secrets } from "./secrets.ts";
+
+export interface PermissionRequest {
+  tool: string;
+  input: Record<string, unknown>;
+  cwd: string;
+  projectRoot: string;
+}
+
+export type PermissionDecision =
+  | { kind: "allow"; rule?: string }
+  | { kind: "deny"; reason: string; rule?: string }
+  /** `suggestedRule`: what "allow always" adds (several joined by ", "); "" when no rule can allow it. */
+  | { kind: "ask"; reason: string; suggestedRule: string };
+
+export type MatcherName = "standard" | "bypass" | "bypass_plus" | "autonomous";
+
+export interface PermissionGate {
+  readonly matcher: MatcherName;
+  /** secret_words / secret_files of the config, for redaction, child environments and search results. */
+  readonly secrets: Secrets;
+  /** Things the user should know (a skipped symlinked rule file). */
+  readonly warnings: readonly string[];
+  /** Rejects only when `signal` is aborted first. */
+  check(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
+  /** After the user answered allow_always: add the rule for this session or write it to the project rule file. */
+  allowAlways(req: PermissionRequest, scope: "session" | "project"): Promise<string>;
+  /** The user's answer to an ask: resets the autonomous matcher's consecutive-denial counter. */
+  recordAnswer(req: PermissionRequest, allowed: boolean): void;
+}
+
+export interface GateOptions {
+  loaded: LoadedConfig;
+  projectRoot: string;
+  globalConfigDir: string;
+  clock: Clock;
+  /** The autonomous matcher's judge; by default the configured mini/classifier model. */
+  classify?: Classifier;
+  /** Home directory for `~` in patterns (default $HOME). */
+  home?: string;
+  /** Extra provider dependencies for the default classifier (fetch, device tokens). */
+  providerDeps?: Partial<ProviderCallDeps>;
+}
+
+const DEFAULT_MAX_DENIALS = 3;
+
+/** Loads both rule files; every problem of both is reported at once as a PermissionRuleError. */
+export async function loadPermissionGate(opts: GateOptions): Promise<PermissionGate> {
+  const home = opts.home ?? process.env.HOME ?? "/";
+  const base = { projectRoot: opts.projectRoot, home };
+  const warnings: string[] = [];
+  const problems: RuleProblem[] = [];
+  const load = (path: string, shownAs: string): Rule[] => {
+    try {
+      return readRuleFile(path, shownAs);
+    } catch (error) {
+      if (!(error instanceof PermissionRuleError)) throw error;
+      problems.push(...error.problems);
+      return [];
+    }
+  };
+  const globalRules = load(join(opts.globalConfigDir, RULE_FILE_NAME), join(opts.globalConfigDir, RULE_FILE_NAME));
+  const projectFile = join(opts.projectRoot, ".agent", RULE_FILE_NAME);
+  const projectShown = relative(opts.projectRoot, projectFile);
+  const followSymlinks = opts.loaded.config.daemon?.follow_symlinks_for_configs !== false;
+  let projectRules: Rule[] = [];
+  if (!followSymlinks && isSymlink(projectFile)) warnings.push(`${projectShown} is a symlink and daemon.follow_symlinks_for_configs is off; its rules were skipped`);
+  else projectRules = load(projectFile, projectShown);
+  if (problems.length > 0) throw new PermissionRuleError(problems);
+
+  const sessionRules: Rule[] = [];
+  const secrets = Secrets.fromConfig(opts.loaded, base);
+  const evaluator = new RuleEvaluator(() => [...globalRules, ...projectRules, ...sessionRules], base, secrets);
+  const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
+  const autonomous = opts.loaded.config.autonomous_permission_matcher;
+  const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;
+  const classify = opts.classify ?? providerClassifier({ loaded: opts.loaded, clock: opts.clock, redact: (t) => secrets.redact(t), deps: opts.providerDeps });
+  let denialsInARow = 0;
+
+  const ask = (ev: Evaluation, reason = ev.reason): PermissionDecision => ({ kind: "ask", reason, suggestedRule: ev.suggestions.join(", ") });
+  const fromRules = (ev: Evaluation): PermissionDecision | null => {
+    if (ev.effect === "allow") return ev.rule ? { kind: "allow", rule: ev.rule } : { kind: "allow" };
+    if (ev.effect === "deny") return { kind: "deny", reason: ev.reason, rule: ev.rule };
+    if (ev.effect === "ask") return ask(ev);
+    return null;
+  };
+
+  return {
+    matcher,
+    secrets,
+    warnings,
+    async check(req, signal) {
+      if (NO_PERMISSION_TOOLS.includes(req.tool) || matcher === "bypass") return { kind: "allow" };
+      const call = { tool: req.tool, input: req.input, cwd: req.cwd };
+      if (matcher === "bypass_plus") return fromRules(evaluator.evaluate(call, "deny_only")) ?? { kind: "allow" };
+      const ev = evaluator.evaluate(call, "all");
+      const decided = fromRules(ev);
+      if (decided) return decided;
+      if (matcher === "standard") return ask(ev);
+
+      let verdict;
+      try {
+        verdict = await classify({ tool: req.tool, input: req.input, cwd: req.cwd, projectRoot: req.projectRoot, rules: autonomous?.classifier_rules ?? null }, signal);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        // Never allow on a failure: the user decides instead.
+        return ask(ev, `the permission classifier could not decide (${secrets.redact((error as Error).message)}); ${ev.reason}`);
+      }
+      if (verdict.decision === "allow") {
+        denialsInARow = 0;
+        return { kind: "allow", rule: "autonomous classifier" };
+      }
+      denialsInARow++;
+      if (denialsInARow > maxDenials) return ask(ev, `the permission classifier denied ${denialsInARow} calls in a row, so you decide: ${verdict.reason}`);
+      return { kind: "deny", reason: `the permission classifier denied this call: ${verdict.reason}`, rule: "autonomous classifier" };
+    },
+    async allowAlways(req, scope) {
+      const ev = evaluator.evaluate({ tool: req.tool, input: req.input, cwd: req.cwd }, "all");
+      const added: string[] = [];
+      for (const text of ev.suggestions) {
+        const parsed = parseRule(text);
+        if (!parsed.ok) continue;
+        if (scope === "project") appendAllowRule(projectFile, text);
+        (scope === "project" ? projectRules : sessionRules).push({ ...parsed.rule, effect: "allow", origin: scope === "project" ? projectShown : "session" });
+        added.push(text);
+      }
+      return added.join(", ");
+    },
+    recordAnswer() {
+      // The user has seen where the agent stands: the classifier gets a fresh run of denials.
+      denialsInARow = 0;
+    },
+  };
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,110 @@
+// The rule grammar (docs/permissions.md): `tool`, `tool(specifier)`, `mcp__server__tool`,
+// `mcp__server__*`. The specifier depends on the tool: a command for `shell` (`:*` at the end makes it a
+// prefix), a path glob for the file tools, `domain:host` for `web_fetch`.
+import { BUILTIN_TOOL_NAMES } from "../config/builtin-names.ts";
+import { didYouMean } from "../cli/suggest.ts";
+import { splitShellCommand } from "./shell-parse.ts";
+
+export type RuleEffect = "allow" | "ask" | "deny";
+
+export type RuleTarget =
+  | { kind: "any" }
+  | { kind: "shell"; words: string[]; prefix: boolean }
+  | { kind: "path"; pattern: string }
+  | { kind: "domain"; host: string; subdomains: boolean };
+
+export interface Rule {
+  /** The rule as written. */
+  text: string;
+  effect: RuleEffect;
+  /** A built-in tool name, an MCP tool name, or `mcp__server__` for `mcp__server__*`. */
+  tool: string;
+  mcpServerWide: boolean;
+  target: RuleTarget;
+  /** Where the rule came from: `file:line:column`, or `session`. */
+  origin: string;
+}
+
+export type RuleParse = { ok: true; rule: Omit<Rule, "effect" | "origin"> } | { ok: false; message: string; offset: number };
+
+/** The engine's own tools: they change nothing outside the conversation and never need permission. */
+export const NO_PERMISSION_TOOLS: readonly string[] = ["exit_tool", "progress_update", "tool_search"];
+
+/** Tools a rule may name, and what their specifier is. */
+const SPECIFIERS: Record<string, "shell" | "path" | "domain" | "none"> = {
+  shell: "shell",
+  read: "path",
+  write: "path",
+  edit: "path",
+  glob: "path",
+  grep: "path",
+  web_fetch: "domain",
+  web_search: "none",
+};
+
+export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t));
+
+/** Rule tools that cover other tools: `read(...)` also governs search, `edit(...)` every file change. */
+const COVERS: Record<string, readonly string[]> = { read: ["read", "glob", "grep"], edit: ["edit", "write"] };
+
+export function ruleCoversTool(rule: Pick<Rule, "tool" | "mcpServerWide">, tool: string): boolean {
+  if (rule.mcpServerWide) return tool.startsWith(rule.tool);
+  return (COVERS[rule.tool] ?? [rule.tool]).includes(tool);
+}
+
+const MCP_NAME = /^mcp__([A-Za-z0-9_-]+?)__([A-Za-z0-9_.-]+|\*)$/;
+const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<tool> / mcp__<server>__*`;
+
+export function parseRule(text: string): RuleParse {
+  const open = text.indexOf("(");
+  const name = (open === -1 ? text : text.slice(0, open)).trim();
+  const nameOffset = text.length - text.trimStart().length;
+  if (name === "") return { ok: false, message: "the rule is empty", offset: 0 };
+  if (/\s/.test(name)) return { ok: false, message: `'${name}' is not a tool name; allowed: ${ALLOWED}`, offset: nameOffset };
+  let specifier: string | null = null;
+  if (open !== -1) {
+    if (!text.trimEnd().endsWith(")")) return { ok: false, message: "a rule with '(' must end with ')'", offset: text.trimEnd().length };
+    specifier = text.slice(open + 1, text.trimEnd().length - 1);
+  }
+  const specOffset = open + 1;
+
+  if (name.startsWith("mcp__")) {
+    const m = MCP_NAME.exec(name);
+    if (!m) return { ok: false, message: `'${name}' is not a valid MCP tool name; write mcp__<server>__<tool> or mcp__<server>__*`, offset: nameOffset };
+    if (specifier !== null) return { ok: false, message: `MCP tool rules take no '(...)'; write just '${name}'`, offset: open };
+    const wide = m[2] === "*";
+    return { ok: true, rule: { text, tool: wide ? `mcp__${m[1]}__` : name, mcpServerWide: wide, target: { kind: "any" } } };
+  }
+  if (NO_PERMISSION_TOOLS.includes(name)) return { ok: false, message: `'${name}' never needs permission; rules cannot name it`, offset: nameOffset };
+  const kind = SPECIFIERS[name];
+  if (!kind) return { ok: false, message: `unknown tool '${name}'${didYouMean(name, RULE_TOOLS, "'")}; allowed: ${ALLOWED}`, offset: nameOffset };
+  const base = { text, tool: name, mcpServerWide: false };
+  if (specifier === null) return { ok: true, rule: { ...base, target: { kind: "any" } } };
+  if (specifier.trim() === "") return { ok: false, message: `'${name}()' has an empty specifier; write '${name}' to match every call`, offset: specOffset };
+
+  switch (kind) {
+    case "none":
+      return { ok: false, message: `'${name}' takes no specifier; write just '${name}'`, offset: open };
+    case "path":
+      return { ok: true, rule: { ...base, target: { kind: "path", pattern: specifier.trim() } } };
+    case "domain": {
+      const m = /^domain:(\*\.)?([A-Za-z0-9.-]+)$/.exec(specifier.trim());
+      if (!m || m[2]!.startsWith(".") || m[2]!.endsWith(".") || m[2]!.includes(".."))
+        return { ok: false, message: `'${specifier}' is not a domain specifier; write domain:example.com or domain:*.example.com`, offset: specOffset };
+      return { ok: true, rule: { ...base, target: { kind: "domain", host: m[2]!.toLowerCase(), subdomains: m[1] !== undefined } } };
+    }
+    case "shell": {
+      const trimmed = specifier.trim();
+      const prefix = trimmed.endsWith(":*");
+      const command = prefix ? trimmed.slice(0, -2) : trimmed;
+      const split = splitShellCommand(command);
+      if (!split.ok) return { ok: false, message: `the command cannot be read: ${split.reason}`, offset: specOffset };
+      const [only, ...more] = split.commands;
+      if (!only || more.length > 0)
+        return { ok: false, message: "a shell rule names one simple command (no &&, ||, ;, |, subshells or substitutions); write one rule per command", offset: specOffset };
+      if (only.words.some((w) => w.dynamic))
+        return { ok: false, message: "a shell rule cannot contain $variables, $( ) or backticks", offset: specOffset };
+      return { ok: true, rule: { ...base, target: { kind: "shell", words: only.words.map((w) => w.text), prefix } } };
+    }
+  }
+}

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from "../providers/clock.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
+import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
 import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
@@ -214,6 +215,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       callDeps: {
         clock,
         trustStore: loaded.trustStore ?? null,
+        devices: deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }),
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,
         autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,

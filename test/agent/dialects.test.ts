@@ -102,8 +102,8 @@ describe.each(DIALECTS)("%s", (dialect) => {
       ".agent/skills/release/SKILL.md": "---\ndescription: How to cut a release\n---\nSteps...",
       ".agent/skills/hidden.md": "---\ndescription: internal\nmodel_invocable: false\n---\nx",
     });
-    mkdirSync(join(p.env.HOME, ".config", "agent"), { recursive: true });
-    writeFileSync(join(p.env.HOME, ".config", "agent", "AGENTS.md"), "Answer briefly.");
+    mkdirSync(join(p.env.HOME!, ".config", "agent"), { recursive: true });
+    writeFileSync(join(p.env.HOME!, ".config", "agent", "AGENTS.md"), "Answer briefly.");
     const r = await startSession(p);
     r.session.submit({ text: "hi" });
     await r.session.idle();

@@ -1,36 +1,12 @@
 // The compiled binary as a user runs it: version, help, typos, `agent config validate|show|upgrade`
 // and `agent print config-schema`, each in a throwaway HOME.
 import { beforeAll, afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { BINARY, ensureBinary, ROOT } from "../helpers/binary.ts";
 import { FULL_CONFIG_PATH, type FullProject, makeFullProject, TEST_KEY_VALUE } from "../config/fixtures/full-project.ts";
-
-const ROOT = resolve(import.meta.dir, "../..");
-const BINARY = join(ROOT, "dist", "agent");
-
-function newestMtime(path: string): number {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
-/** Builds dist/agent only when it is missing or older than what it is built from. */
-function ensureBinary(): void {
-  let built = 0;
-  try {
-    built = statSync(BINARY).mtimeMs;
-  } catch {
-    built = 0;
-  }
-  const sources = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "build.ts")), newestMtime(join(ROOT, "package.json")));
-  if (built > sources) return;
-  const proc = Bun.spawnSync(["bun", "run", "build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) throw new Error(`bun run build.ts failed: ${proc.stdout}${proc.stderr}`);
-}
 
 let home: string;
 let project: string;

@@ -206,7 +206,8 @@ export class ServerConnection {
       else this.fail(generation, EXPIRED_REASON);
       return;
     }
-    this.deps.log({ server: this.name, source: "manager", level: "warn", message: this.describe(error) });
+    // An authorization the user has to complete is a state (needs_auth), not a problem to log.
+    if (!(error instanceof UnauthorizedError)) this.deps.log({ server: this.name, source: "manager", level: "warn", message: this.describe(error) });
   }
 
   /** One re-initialization at a time, shared by every call that saw the session expire. */

@@ -75,8 +75,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.store.update((c) => ({ ...c, client_information: info }));
   }
 
+  /** A token known (by the session clock) to have expired is not sent; without a refresh token it is dropped. */
   tokens(): OAuthTokens | undefined {
-    return this.store.read().tokens;
+    const tokens = this.store.read().tokens;
+    if (tokens && !tokens.refresh_token && this.tokensExpired()) return undefined;
+    return tokens;
   }
 
   saveTokens(tokens: OAuthTokens): void {

@@ -101,6 +101,7 @@ export class RuleEvaluator {
 
     const asks: string[] = [];
     const undecided: SimpleCommand[] = [];
+    const allowedBy = new Set<string>();
     let askRule: string | undefined;
     for (const part of expanded.commands) {
       const forms = restrictiveForms(part);
@@ -118,15 +119,16 @@ export class RuleEvaluator {
       const secret = mode === "all" ? part.words.find((w) => !w.dynamic && this.secrets.isSecretFile(w.text, call.cwd)) : undefined;
       if (secret) asks.push(`\`${commandText(part)}\` touches the secret file \`${secret.text}\``);
       if (bareAllow) continue;
-      const allowed = rules.some((r) => r.effect === "allow" && r.target.kind === "shell" && shellMatch(r.target, part.words) === "yes");
-      if (!allowed && !secret) undecided.push(part);
+      const allowed = rules.find((r) => r.effect === "allow" && r.target.kind === "shell" && shellMatch(r.target, part.words) === "yes");
+      if (allowed) allowedBy.add(describeRule(allowed));
+      else if (!secret) undecided.push(part);
     }
     if (asks.length > 0) return { effect: "ask", reason: asks.join("; "), rule: askRule, suggestions: [] };
     if (undecided.length > 0) {
       const suggestions = undecided.some((c) => c.words[0]?.dynamic) ? [] : [...new Set(undecided.map(suggestShellRule))];
       return { effect: null, reason: `no rule allows ${undecided.map((c) => `\`${commandText(c)}\``).join(", ")}`, suggestions };
     }
-    return { effect: "allow", reason: "", rule: bareAllow ? describeRule(bareAllow) : undefined, suggestions: [] };
+    return { effect: "allow", reason: "", rule: bareAllow ? describeRule(bareAllow) : [...allowedBy].join(", "), suggestions: [] };
   }
 
   private pattern(rule: Rule): PathPattern {

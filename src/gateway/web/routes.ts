@@ -152,6 +152,7 @@ export function webRoutes(ctx: GatewayContext) {
         const token = ctx.pats.get(params.id ?? "");
         if (!token || token.principalId !== principalId || token.revoked) return notice("error", "That token does not exist or is already revoked.");
         ctx.pats.revoke(token.id);
+        ctx.streams.sweep();
         ctx.audit.record({ action: "token.revoke", outcome: "success", principalId, sourceIp: ip, target: token.id });
         return notice("notice", `Token “${token.label}” revoked.`);
       }),
@@ -181,6 +182,7 @@ export function webRoutes(ctx: GatewayContext) {
           revokeGrants(ctx.db, ctx.clock, principalId);
           ctx.pats.revokeAll(principalId);
         });
+        ctx.streams.sweep();
         ctx.audit.record({ action: "password.change", outcome: "success", principalId, sourceIp: ip, detail: "other sessions, OAuth grants and personal access tokens revoked" });
         return notice("notice", "Password changed. Other browser sessions, OAuth grants and personal access tokens were revoked.");
       }),
@@ -199,6 +201,7 @@ export function webRoutes(ctx: GatewayContext) {
       "/grants/:id/revoke",
       action(({ principalId, params, ip }) => {
         const n = revokeGrants(ctx.db, ctx.clock, principalId, params.id ?? "");
+        ctx.streams.sweep();
         if (n) ctx.audit.record({ action: "oauth_grant.revoke", outcome: "success", principalId, sourceIp: ip, target: params.id });
         return n ? notice("notice", "Grant revoked.") : notice("error", "That grant does not exist or is already revoked.");
       }),

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from "../providers/clock.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
+import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
 import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
@@ -66,6 +67,8 @@ export interface CreateSessionOptions {
   loaded?: LoadedConfig;
   /** Tools from elsewhere (tool servers, tests), offered beside the built-ins. */
   extraTools?: Tool[];
+  /** The HTTP client of provider calls (tests and benchmarks answer in-process). */
+  fetch?: FetchLike;
   /** Run on the offline demo provider (src/agent/demo.ts) instead of a configured model. */
   demo?: boolean;
 }
@@ -215,6 +218,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       callDeps: {
         clock,
         trustStore: loaded.trustStore ?? null,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
         devices: deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }),
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,

@@ -21,7 +21,7 @@ const MEMORY_TURNS = 500;
 const encoder = new TextEncoder();
 const toolBody = encoder.encode(chatFrames({ text: "Next step.", tool_calls: [{ id: "call_x", name: "progress_update", arguments: '{"text":"working"}' }] }).join("") + "data: [DONE]\n\n");
 const textBody = encoder.encode(chatFrames({ text: "All done here." }).join("") + "data: [DONE]\n\n");
-const sse = (bytes: Uint8Array) => new Response(bytes, { headers: { "content-type": "text/event-stream" } });
+const sse = (bytes: Uint8Array<ArrayBuffer>) => new Response(bytes, { headers: { "content-type": "text/event-stream" } });
 
 /** Answers with a tool call until `every` calls, then a final text; ids stay unique per call. */
 function instantProvider(every: number): FetchLike {

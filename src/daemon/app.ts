@@ -1,0 +1,125 @@
+// The daemon's routes (client-protocol.md, Daemon routes; paths the spec leaves open are fixed in
+// docs/decisions-daemon.md). The edge has already checked the token, the Host and the query string.
+import { Elysia, t } from "elysia";
+import { InterrogativeAnswerSchema } from "../protocol/conversation-schema.ts";
+import { ProtocolError } from "../protocol/errors.ts";
+import { CommandBody, PromptBody } from "../protocol/sync-shapes.ts";
+import { VERSION } from "../version.ts";
+import type { Daemon } from "./daemon.ts";
+import { errorResponse, json, type DaemonLogger } from "./edge.ts";
+import type { Correlated } from "./operations.ts";
+import { queryOf } from "./query.ts";
+import { RecordStream } from "./record-stream.ts";
+
+export interface AppHooks {
+  logger: DaemonLogger;
+  /** `POST /session/stop` with `exit: true`: the process ends after answering. */
+  onExitRequested?: () => void;
+  /** Re-reads what the catalog describes (`POST /daemon-state/reload`, SIGHUP). */
+  reloadCatalog?: () => void;
+  secrets: readonly string[];
+}
+
+const respond = (c: Correlated) => json(c.httpStatus, c.body);
+
+export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
+  return new Elysia({ normalize: false })
+    .onError(({ error, code }) => {
+      if (code === "VALIDATION") {
+        const all = ((error as { all?: { path?: string; summary?: string; message?: string }[] }).all ?? []).slice(0, 20);
+        return json(422, { code: "validation_failed", error: "validation_failed", errors: all.map((e) => ({ path: e.path || "/", message: e.summary ?? e.message ?? "invalid value" })) });
+      }
+      if (code === "PARSE") return json(400, { code: "bad_request", error: "bad_request", message: "the request body is not valid JSON" });
+      if (code === "NOT_FOUND") return json(404, { code: "not_found", error: "not_found", message: "no such route" });
+      return errorResponse(error, hooks.logger, hooks.secrets);
+    })
+    .get("/health", () => ({ status: "ok", version: VERSION, session_id: daemon.store.id, daemon_epoch: daemon.epoch }))
+    .get("/sync", () => daemon.snapshot())
+    .get("/sync/summary", () => daemon.summary())
+    .get("/events", ({ request }) => {
+      daemon.hub.flush();
+      const lastEventId = request.headers.get("last-event-id");
+      const after = (lastEventId || queryOf(request).after) as string | undefined;
+      // Without a cursor the route carries the legacy event stream (live engine events only).
+      if (!after) return new RecordStream(daemon.hub, daemon.cursors, daemon.limits, { kind: "legacy" }).response();
+      return new RecordStream(daemon.hub, daemon.cursors, daemon.limits, { kind: "sync", after: daemon.cursors.decode(after) }).response();
+    })
+    .get("/daemon-state", () => daemon.catalog.publication)
+    .post("/daemon-state/reload", () => {
+      hooks.reloadCatalog?.();
+      return { version: 1, daemon_epoch: daemon.epoch, catalog_revision: daemon.catalog.revision };
+    })
+    .post(
+      "/prompt",
+      async ({ body }) => {
+        const { operation_context, ...payload } = body;
+        const result = await daemon.ops.run("prompt", operation_context, payload, async (key) => {
+          const accepted = daemon.host.submit({ text: payload.text, images: payload.images }, key, payload.when_busy === "reject");
+          const generation = daemon.store.nextGeneration();
+          daemon.hub.flush();
+          const fields = { prompt_id: accepted.input_id, generation, queued: accepted.queued };
+          return {
+            httpStatus: 202,
+            status: "admitted",
+            body: { ...fields, operation_context: operation_context ?? null },
+            outcome: fields,
+            committedCursor: daemon.cursors.encode(daemon.hub.lastSeq),
+          };
+        });
+        return respond(result);
+      },
+      { body: PromptBody },
+    )
+    .post(
+      "/queue/dequeue-newest",
+      async ({ body }) => {
+        const result = await daemon.ops.run("dequeue-newest", body.operation_context, {}, async () => {
+          const input = daemon.host.dequeueNewest();
+          daemon.hub.flush();
+          return { httpStatus: 200, status: "completed", body: { input }, outcome: { input_id: input?.id ?? null }, committedCursor: daemon.cursors.encode(daemon.hub.lastSeq) };
+        });
+        return respond(result);
+      },
+      { body: CommandBody },
+    )
+    .post(
+      "/interrogatives/:id/response",
+      async ({ body, params }) => {
+        if (!/^[A-Za-z0-9_-]{1,128}$/.test(params.id)) throw new ProtocolError("not_found", undefined, "no such interrogative");
+        const { operation_context, answer } = body;
+        const result = await daemon.ops.run("interrogative-response", operation_context, { id: params.id, answer }, async () => {
+          daemon.host.answer(params.id, answer);
+          daemon.hub.flush();
+          return { httpStatus: 200, status: "completed", body: { status: "answered" }, outcome: { interrogative_id: params.id }, committedCursor: daemon.cursors.encode(daemon.hub.lastSeq) };
+        });
+        return respond(result);
+      },
+      { body: t.Object({ answer: InterrogativeAnswerSchema, operation_context: CommandBody.properties.operation_context }, { additionalProperties: false }) },
+    )
+    .post("/interrupt", () => {
+      daemon.host.interrupt();
+      return { status: "interrupting" };
+    })
+    .post(
+      "/session/stop",
+      async ({ body }) => {
+        await daemon.stop();
+        if (body?.exit) queueMicrotask(() => hooks.onExitRequested?.());
+        return { status: "stopped" };
+      },
+      { body: t.Optional(t.Object({ exit: t.Optional(t.Boolean()) }, { additionalProperties: false })) },
+    )
+    .get("/history", ({ request }) => {
+      const q = queryOf(request);
+      return daemon.history.page({ checkpoint: q.checkpoint as string | undefined, page: q.page as string | undefined });
+    })
+    .get("/history/attachments/:artifact_id", ({ request, params }) => {
+      const q = queryOf(request);
+      return daemon.history.attachment(params.artifact_id, { checkpoint: q.checkpoint as string | undefined, offset: q.offset as number | undefined, length: q.length as number | undefined });
+    })
+    .get("/feedback/artifacts", () => daemon.feedback.catalog(daemon.now()))
+    .get("/feedback/artifacts/:id", ({ request, params }) => {
+      const q = queryOf(request);
+      return daemon.feedback.read(params.id, q.version as string | undefined, q.mode as string | undefined);
+    });
+}

@@ -1,0 +1,187 @@
+// One session daemon's state: the store, epoch and token signer, record hub, cursors, operation windows,
+// the hosted engine, and the catalog/history/feedback publications. Routes (app.ts) call into this.
+import type { EngineEvent } from "../agent/events.ts";
+import type { EngineSession } from "../agent/session-api.ts";
+import { DAEMON_FEATURES } from "../protocol/features.ts";
+import type { SyncStatus, SyncSnapshotBody } from "../protocol/sync-shapes.ts";
+import { TokenSigner } from "../protocol/tokens.ts";
+import { newId } from "../util/ids.ts";
+import { CatalogPublisher, type CatalogSource } from "./catalog.ts";
+import { Cursors } from "./cursors.ts";
+import { EngineHost } from "./engine-host.ts";
+import { FeedbackArtifacts } from "./feedback.ts";
+import { HistoryService } from "./history.ts";
+import { RecordHub } from "./hub.ts";
+import { DAEMON_LIMITS, type DaemonLimits } from "./limits.ts";
+import { Operations } from "./operations.ts";
+import { closingRecords } from "./recovery.ts";
+import { initSessionDir, openSession, STORE_FILE, type SessionStore } from "./store/index.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export interface EngineFactoryArgs {
+  sessionId: string;
+  sessionDir: string;
+  projectRoot: string;
+  initialEvents: EngineEvent[];
+}
+
+/** What the daemon hosts: an engine for the session, plus what the catalog publishes about it. */
+export interface HostedEngine {
+  engine: EngineSession;
+  catalog?: CatalogSource;
+  notices?: string[];
+}
+
+export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
+
+export interface DaemonClock {
+  now(): number;
+}
+
+export interface DaemonConfig {
+  sessionDir: string;
+  /** The project a new session dir is created for (default: the working directory). */
+  project?: string;
+  clock?: DaemonClock;
+  limits?: Partial<DaemonLimits>;
+  engineFactory?: EngineFactory;
+  /** Files offered as feedback artifacts besides the journal (the daemon log). */
+  logFile?: string;
+}
+
+export class Daemon {
+  readonly epoch: string;
+  readonly limits: DaemonLimits;
+  readonly signer: TokenSigner;
+  readonly hub: RecordHub;
+  readonly cursors: Cursors;
+  readonly ops: Operations;
+  readonly host: EngineHost;
+  readonly catalog: CatalogPublisher;
+  readonly history: HistoryService;
+  readonly feedback: FeedbackArtifacts;
+  readonly now: () => number;
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly store: SessionStore,
+    readonly config: DaemonConfig,
+  ) {
+    const clock = config.clock ?? { now: Date.now };
+    this.now = () => clock.now();
+    this.limits = { ...DAEMON_LIMITS, ...config.limits };
+    this.epoch = newId("ep", this.now());
+    this.signer = new TokenSigner(store.tokenKey(), store.id, this.epoch);
+    this.hub = new RecordHub(store.journal, this.now, this.limits.heartbeatMs);
+    this.cursors = new Cursors(this.signer, () => Math.max(store.journal.firstSeq() - 1, this.hub.lastSeq - this.limits.replayRecords, 0), () => this.hub.lastSeq);
+    this.ops = new Operations(store, this.signer, this.now, this.limits.operationWindowMs, (result) => this.hub.publish({ type: "operation_result", result }));
+    this.host = new EngineHost(this.hub, this.ops, this.cursors);
+    this.catalog = new CatalogPublisher((revision) => this.hub.publish({ type: "daemon_catalog_changed", catalog_revision: revision }));
+    this.history = new HistoryService(store, this.signer, this.now, this.limits);
+    this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile);
+  }
+
+  /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */
+  static async open(config: DaemonConfig): Promise<Daemon> {
+    const now = (config.clock ?? { now: Date.now }).now();
+    const store = existsSync(join(config.sessionDir, STORE_FILE))
+      ? openSession(config.sessionDir, { now: () => (config.clock ?? { now: Date.now }).now() })
+      : initSessionDir(config.sessionDir, newId("ses", now), { project: config.project ?? process.cwd(), now: () => (config.clock ?? { now: Date.now }).now() });
+    const daemon = new Daemon(store, { ...config });
+    try {
+      await daemon.start();
+    } catch (error) {
+      daemon.hub.close();
+      store.close();
+      throw error;
+    }
+    return daemon;
+  }
+
+  private async start(): Promise<void> {
+    const events = this.store.events();
+    const closing = closingRecords(events, this.now());
+    if (closing.length > 0) this.store.appendEvents(closing);
+    if (this.store.meta().state === "stopping") this.store.setState("stopped", true);
+    this.host.replay(this.store.journal.all());
+    this.hub.flush();
+    if (this.store.meta().state !== "running" || !this.config.engineFactory) return;
+    const hosted = await this.config.engineFactory({
+      sessionId: this.store.id,
+      sessionDir: this.store.dir,
+      projectRoot: this.store.meta().project,
+      initialEvents: closing.length > 0 ? this.store.events() : events,
+    });
+    this.host.attach(hosted.engine);
+    if (hosted.catalog) this.catalog.publish(hosted.catalog);
+    for (const message of hosted.notices ?? []) this.hub.publish({ type: "notice", level: "warning", message });
+    this.hub.flush();
+  }
+
+  get sessionState() {
+    return this.store.meta().state;
+  }
+
+  snapshot(): SyncSnapshotBody {
+    this.hub.flush();
+    const meta = this.store.meta();
+    const running = meta.state === "running" && this.host.attached;
+    const stoppedHistory = meta.state === "stopped" && meta.finalized;
+    return {
+      version: 1,
+      session_id: this.store.id,
+      daemon_epoch: this.epoch,
+      cursor: this.cursors.encode(this.hub.lastSeq),
+      origin_cursor: this.cursors.origin(),
+      catalog_revision: this.catalog.revision,
+      features: [...DAEMON_FEATURES],
+      session_state: meta.state,
+      turn: { busy: this.host.busy, turn_id: this.host.turnId, queue: [...this.host.queue], pending_interrogatives: [...this.host.pending.values()] },
+      actions: {
+        prompt: running,
+        dequeue: running && this.host.queue.length > 0,
+        interrogative_response: running && this.host.pending.size > 0,
+        interrupt: running && this.host.busy,
+        history: stoppedHistory,
+      },
+      history_checkpoint: this.history.latestToken(),
+      operation_window: running ? this.ops.currentWindow() : null,
+    };
+  }
+
+  summary(): SyncStatus {
+    this.hub.flush();
+    return {
+      version: 1,
+      daemon_epoch: this.epoch,
+      cursor: this.cursors.encode(this.hub.lastSeq),
+      busy: this.host.busy,
+      attention: this.host.pending.size > 0,
+      history_checkpoint: this.history.latestToken() ?? "",
+      history_total_items: this.history.latestTotal(),
+    };
+  }
+
+  /** Stops the session: the engine closes (its turn is interrupted), then the session is finalized. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.store.meta().state === "stopped") return;
+      this.store.setState("stopping");
+      this.hub.publish({ type: "session_state", state: "stopping", finalized: false });
+      this.hub.flush();
+      await this.host.close();
+      this.hub.publish({ type: "session_state", state: "stopped", finalized: true });
+      this.hub.flush();
+      this.store.setState("stopped", true);
+    })();
+    return this.stopping;
+  }
+
+  /** Releases everything (the session keeps its state: a running session resumes on the next start). */
+  async close(): Promise<void> {
+    await this.host.close();
+    this.hub.close();
+    this.store.close();
+  }
+}

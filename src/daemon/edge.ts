@@ -1,0 +1,56 @@
+// The outermost handler of the daemon: the bearer token (constant time) before anything else reads the
+// request, then the loopback Host check (DNS-rebinding defence), then the query string, then the app.
+// Every error leaves as JSON with no internals; tokens never reach a log or a body.
+import type { Server } from "bun";
+import { ProtocolError } from "../protocol/errors.ts";
+import { newId } from "../util/ids.ts";
+import { redactText } from "../util/redact.ts";
+import { tokenMatches } from "./credential.ts";
+import { errorBody } from "./operations.ts";
+import { validateQuery } from "./query.ts";
+
+export interface Handler {
+  handle(request: Request): Promise<Response> | Response;
+}
+
+export interface DaemonLogger {
+  error(message: string): void;
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
+
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:[0-9]{1,5})?$/i;
+
+export const UNAUTHORIZED = { code: "unauthorized", error: "unauthorized", message: "a valid daemon bearer token is required" };
+
+export function errorResponse(error: unknown, logger: DaemonLogger, secrets: readonly string[]): Response {
+  if (error instanceof ProtocolError) return json(error.status, errorBody(error), error.headers);
+  const requestId = newId("req", Date.now());
+  const message = error instanceof Error ? error.message : String(error);
+  logger.error(`request ${requestId} failed: ${redactText(message, secrets)}`);
+  return json(500, { code: "internal_error", error: "internal_error", request_id: requestId });
+}
+
+export function createDaemonFetch(credential: string | null, app: Handler, logger: DaemonLogger) {
+  const secrets = credential ? [credential] : [];
+  return async (request: Request, server?: Server<unknown>): Promise<Response> => {
+    try {
+      const header = request.headers.get("authorization") ?? "";
+      const presented = header.startsWith("Bearer ") ? header.slice(7) : null;
+      // A daemon without a credential rejects every request; the comparison runs even for a missing token.
+      const ok = tokenMatches(presented ?? "", credential ?? "") && presented !== null && credential !== null;
+      if (!ok) return json(401, UNAUTHORIZED, { "WWW-Authenticate": 'Bearer realm="agent-daemon"' });
+      if (!LOOPBACK_HOST.test(request.headers.get("host") ?? "")) {
+        return json(403, { code: "forbidden", error: "forbidden", message: "the Host header must name a loopback address (127.0.0.1, localhost or [::1])" });
+      }
+      const url = new URL(request.url);
+      validateQuery(request, url);
+      if (url.pathname === "/events") server?.timeout(request, 0);
+      return await app.handle(request);
+    } catch (error) {
+      return errorResponse(error, logger, secrets);
+    }
+  };
+}

@@ -1,0 +1,79 @@
+// Public history items built from the journal at capture time: payloads with capture-time attribution,
+// credentials scrubbed, images moved out to attachments. A record that cannot be read is corruption.
+import { parseRecord, type StoredRecord } from "./store/index.ts";
+import { redactText, redactValue } from "../util/redact.ts";
+
+export interface HistoryItem {
+  item_id: string;
+  seq: string;
+  at: number;
+  kind: "user_message" | "assistant_part" | "tool_result" | "turn_completed" | "interrogative" | "notice";
+  turn_id: string | null;
+  /** Facet and model in effect when the record was written; `historical_unknown` when it cannot be established. */
+  attribution: { facet: string; model: string };
+  /** `historical_secret_coverage_unknown` for records converted from a legacy log; else `captured`. */
+  secret_coverage: "captured";
+  payload: Record<string, unknown>;
+}
+
+export interface CapturedAttachment {
+  mediaType: string;
+  /** Null when the record references an image whose bytes are not retrievable (rendered as unavailable). */
+  data: Buffer | null;
+}
+
+const UNKNOWN = "historical_unknown";
+
+export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly string[]): { items: HistoryItem[]; attachments: Map<string, CapturedAttachment> } {
+  const items: HistoryItem[] = [];
+  const attachments = new Map<string, CapturedAttachment>();
+  let attribution = { facet: UNKNOWN, model: UNKNOWN };
+  let turn: string | null = null;
+  const scrub = <T>(v: T): T => redactValue(v, secrets) as T;
+  const image = (media_type: string, data_base64: string) => {
+    const bytes = data_base64 ? Buffer.from(data_base64, "base64") : null;
+    const id = bytes && bytes.length > 0 ? `att_${new Bun.CryptoHasher("sha256").update(bytes).digest("hex").slice(0, 32)}` : `att_unavailable_${attachments.size + 1}`;
+    const data = bytes && bytes.length > 0 ? (media_type.startsWith("text/") ? Buffer.from(redactText(bytes.toString("utf8"), secrets)) : bytes) : null;
+    attachments.set(id, { mediaType: media_type, data });
+    return { type: "image", artifact_id: id, media_type, unavailable: data === null };
+  };
+  for (const record of records) {
+    const body = parseRecord(record) as Record<string, any>;
+    const push = (kind: HistoryItem["kind"], payload: Record<string, unknown>) =>
+      items.push({ item_id: `itm_${record.seq}`, seq: String(record.seq), at: record.at, kind, turn_id: turn, attribution: { ...attribution }, secret_coverage: "captured", payload: scrub(payload) });
+    switch (record.type) {
+      case "turn_started":
+        turn = body.turn_id;
+        attribution = { facet: body.facet || UNKNOWN, model: body.model || UNKNOWN };
+        break;
+      case "user_message": {
+        const content = (body.message?.content ?? []).map((c: Record<string, string>) => (c.type === "image" ? image(c.media_type ?? "application/octet-stream", c.data_base64 ?? "") : c));
+        push("user_message", { message_id: body.message?.id, origin: body.message?.origin, content });
+        break;
+      }
+      case "part_completed":
+        push("assistant_part", { message_id: body.message_id, part: body.part });
+        break;
+      case "tool_call_completed": {
+        const { images, ...result } = body.result ?? {};
+        const refs = ((images as { media_type: string; data_base64: string }[] | undefined) ?? []).map((i) => image(i.media_type, i.data_base64));
+        push("tool_result", { results_message_id: body.results_message_id, result: { ...result, images: refs }, duration_ms: body.duration_ms });
+        break;
+      }
+      case "turn_completed":
+        push("turn_completed", { stop_reason: body.stop_reason, usage: body.usage, ...(body.error ? { error: body.error } : {}) });
+        turn = null;
+        break;
+      case "interrogative_opened":
+        push("interrogative", { event: "opened", interrogative: body.interrogative });
+        break;
+      case "interrogative_closed":
+        push("interrogative", { event: "closed", id: body.id, outcome: body.outcome, ...(body.answer ? { answer: body.answer } : {}) });
+        break;
+      case "notice":
+        push("notice", { level: body.level, message: body.message });
+        break;
+    }
+  }
+  return { items, attachments };
+}

@@ -1,0 +1,116 @@
+// The record hub: everything a client must see passes through here. Bodies are batched per tick,
+// consecutive deltas of one part are coalesced, the batch is committed to the journal (one transaction),
+// and only then handed to live subscribers and to the daemon's own observers.
+import type { Journal, RecordBody, StoredRecord } from "./store/journal.ts";
+
+/** A committed record ready for the wire: its SyncRecordV1 JSON text and size. */
+export interface WireRecord {
+  seq: number;
+  type: string;
+  /** The SyncRecordV1 JSON. */
+  json: string;
+  /** The body JSON (the legacy stream sends it as is). */
+  body: string;
+  bytes: number;
+}
+
+export interface LiveSubscriber {
+  deliver(records: readonly WireRecord[]): void;
+  heartbeat(): void;
+}
+
+export function toWire(r: StoredRecord): WireRecord {
+  // The body is a JSON object with at least `type`: splice the header in front of its first field.
+  const json = `{"version":1,"seq":"${r.seq}","at":${r.at},${r.body.slice(1)}`;
+  return { seq: r.seq, type: r.type, json, body: r.body, bytes: Buffer.byteLength(json) };
+}
+
+export class RecordHub {
+  private pending: RecordBody[] = [];
+  private scheduled = false;
+  private readonly subscribers = new Set<LiveSubscriber>();
+  private readonly observers: ((records: readonly StoredRecord[]) => void)[] = [];
+  private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  private committed: number;
+
+  constructor(
+    readonly journal: Journal,
+    private readonly now: () => number,
+    heartbeatMs: number,
+  ) {
+    this.committed = journal.lastSeq();
+    if (heartbeatMs > 0) {
+      this.heartbeatTimer = setInterval(() => {
+        for (const s of this.subscribers) s.heartbeat();
+      }, heartbeatMs);
+      this.heartbeatTimer.unref?.();
+    }
+  }
+
+  /** The position of the newest committed record. */
+  get lastSeq(): number {
+    return this.committed;
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** Queues a record; it is committed and delivered at the end of the current tick (or by `flush`). */
+  publish(body: RecordBody): void {
+    this.pending.push(body);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Commits every queued record now, then delivers them. Returns what was committed. */
+  flush(): StoredRecord[] {
+    this.scheduled = false;
+    if (this.pending.length === 0) return [];
+    const batch = coalesceDeltas(this.pending);
+    this.pending = [];
+    const stored = this.journal.append(batch, this.now());
+    this.committed = stored[stored.length - 1]!.seq;
+    for (const observe of this.observers) observe(stored);
+    if (this.subscribers.size > 0) {
+      const wire = stored.map(toWire);
+      for (const s of [...this.subscribers]) s.deliver(wire);
+    }
+    return stored;
+  }
+
+  /** Called with every committed batch, before subscribers see it. */
+  observe(fn: (records: readonly StoredRecord[]) => void): void {
+    this.observers.push(fn);
+  }
+
+  add(s: LiveSubscriber): void {
+    this.subscribers.add(s);
+  }
+
+  remove(s: LiveSubscriber): void {
+    this.subscribers.delete(s);
+  }
+
+  close(): void {
+    this.flush();
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+  }
+}
+
+/** Merges runs of `part_delta` for the same part into one record (the final part state is its own record). */
+export function coalesceDeltas(bodies: RecordBody[]): RecordBody[] {
+  const out: RecordBody[] = [];
+  for (const b of bodies) {
+    const prev = out[out.length - 1];
+    if (b.type === "part_delta" && prev?.type === "part_delta" && prev.part_id === b.part_id && prev.message_id === b.message_id) {
+      out[out.length - 1] = { ...prev, delta: String(prev.delta) + String(b.delta) };
+      continue;
+    }
+    out.push(b);
+  }
+  return out;
+}

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import { resolveTls, SELF_SIGNED_CERT } from "../../src/gateway/net/tls.ts";
+import * as oauth from "oauth4webapi";
 import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -108,6 +109,45 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await page.fill("#password", "a brand new passphrase");
     await page.click("button[type=submit]");
     await page.waitForURL(`${gw.url}/device`);
+    await context.close();
+  }, 60_000);
+
+  test("device flow driven by oauth4webapi over TLS, approved by a person in the browser from verification_uri_complete", async () => {
+    const tlsFetch = ((url: string, init: RequestInit) => fetch(url, { ...init, tls: { ca } })) as unknown as typeof fetch;
+    const opts = { [oauth.customFetch]: tlsFetch };
+    const issuer = new URL(gw.url);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...opts }));
+    const registered = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: "CI laptop", token_endpoint_auth_method: "none" }, opts));
+    const client: oauth.Client = { client_id: registered.client_id };
+    const started = await oauth.processDeviceAuthorizationResponse(as, client, await oauth.deviceAuthorizationRequest(as, client, oauth.None(), {}, opts));
+    const poll = () => oauth.deviceCodeGrantRequest(as, client, oauth.None(), started.device_code, opts).then((r) => oauth.processDeviceCodeResponse(as, client, r));
+
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    await page.goto(started.verification_uri_complete!);
+    await page.waitForURL(/\/login\?next=/);
+    await page.fill("#username", "ada");
+    await page.fill("#password", "a brand new passphrase"); // set by the test above
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#device-code");
+    // Arriving with the code prefilled shows the client and scopes but decides nothing until confirmed.
+    expect(await page.textContent("main")).toContain("CI laptop");
+    expect(await page.isChecked("input[name=scope_machine]")).toBe(true);
+    await expect(poll()).rejects.toMatchObject({ error: "authorization_pending" });
+    await page.click("#approve");
+    await page.waitForSelector("text=Approved: CI laptop");
+    gw.clock.advance(started.interval ?? 5);
+    const tokens = await poll();
+    expect(tokens.scope).toBe("machine project");
+    const health = await tlsFetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
+    expect(((await health.json()) as { authenticated: { username: string } }).authenticated.username).toBe("ada");
+
+    // The dashboard lists the grant; revoking it there kills the tokens.
+    await page.goto(`${gw.url}/`);
+    expect(await page.textContent("#grants")).toContain("CI laptop");
+    await page.click("#grants button:has-text('Revoke')");
+    await page.waitForSelector("text=Grant revoked.");
+    expect((await tlsFetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
     await context.close();
   }, 60_000);
 });

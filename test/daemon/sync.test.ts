@@ -21,7 +21,7 @@ async function promptAndSettle(text: string): Promise<void> {
 describe("authentication and the edge", () => {
   test("401 without, with a wrong, or with a differently sized token; before the query is looked at", async () => {
     h = await startHarness();
-    for (const headers of [{}, { Authorization: "Bearer nope" }, { Authorization: `Bearer ${TOKEN}x` }, { Authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of <Record<string, string>[]>[{}, { Authorization: "Bearer nope" }, { Authorization: `Bearer ${TOKEN}x` }, { Authorization: `Basic ${TOKEN}` }]) {
       const res = await fetch(`${h.url}/sync?x=1&x=2`, { headers });
       expect(res.status).toBe(401);
       const body = await res.json();

@@ -2,6 +2,7 @@
 import { statSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { isBinary } from "./file-content.ts";
+import { blockedMessage, createBlockChecker } from "./agentblock.ts";
 import { displayPath, resolveToolPath, writeRefusal } from "./paths.ts";
 import type { ToolContext } from "./tool.ts";
 
@@ -16,7 +17,10 @@ export type Loaded = { ok: true; text: string; mode: number } | { ok: false; mes
 export function target(ctx: ToolContext, path: string): Target | string {
   const absolute = resolveToolPath(ctx, path);
   const shown = displayPath(ctx, absolute);
-  return writeRefusal(ctx, absolute, shown) ?? { absolute, shown };
+  const refusal = writeRefusal(ctx, absolute, shown);
+  if (refusal) return refusal;
+  const blockedBy = createBlockChecker(ctx.projectRoot)(absolute);
+  return blockedBy ? blockedMessage(shown, blockedBy, ctx.projectRoot) : { absolute, shown };
 }
 
 /** The lock key of a tool that writes one file: calls on the same file run one at a time. */

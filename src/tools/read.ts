@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { formatBytes, imageType, isBinary, lineHash, lineSimilarity, splitLines } from "./file-content.ts";
+import { blockedMessage, createBlockChecker } from "./agentblock.ts";
 import { displayPath, resolveToolPath } from "./paths.ts";
 import { defineTool, toolError, type Tool, type ToolResult } from "./tool.ts";
 import description from "./read.txt" with { type: "text" };
@@ -77,6 +78,8 @@ export function createReadTool(options: { hashline: boolean }): Tool<typeof Read
     async run(input, ctx) {
       const absolute = resolveToolPath(ctx, input.path);
       const shown = displayPath(ctx, absolute);
+      const blockedBy = createBlockChecker(ctx.projectRoot)(absolute);
+      if (blockedBy) return toolError(blockedMessage(shown, blockedBy, ctx.projectRoot));
       let stat;
       try {
         stat = statSync(absolute);

@@ -84,10 +84,12 @@ export class Daemon {
 
   /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */
   static async open(config: DaemonConfig): Promise<Daemon> {
-    const now = (config.clock ?? { now: Date.now }).now();
+    const clock = config.clock ?? { now: Date.now };
+    const limits = { ...DAEMON_LIMITS, ...config.limits };
+    const storeOptions = { now: () => clock.now(), ledgerLimits: { maxEntries: limits.ledgerEntries, maxBytes: limits.ledgerBytes } };
     const store = existsSync(join(config.sessionDir, STORE_FILE))
-      ? openSession(config.sessionDir, { now: () => (config.clock ?? { now: Date.now }).now() })
-      : initSessionDir(config.sessionDir, newId("ses", now), { project: config.project ?? process.cwd(), now: () => (config.clock ?? { now: Date.now }).now() });
+      ? openSession(config.sessionDir, storeOptions)
+      : initSessionDir(config.sessionDir, newId("ses", clock.now()), { project: config.project ?? process.cwd(), ...storeOptions });
     const daemon = new Daemon(store, { ...config });
     try {
       await daemon.start();

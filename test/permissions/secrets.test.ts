@@ -19,6 +19,8 @@ describe("redaction", () => {
     expect(overlapping.redact("-abcdef-")).toBe(`-${REDACTED}-`);
     expect(overlapping.redact("xabcdefx")).toBe(REDACTED);
     expect(new SecretScanner([]).redact("text")).toBe("text");
+    const special = "p@$$w0rd.*(x)|[y]{2}\\/^";
+    expect(new SecretScanner([special]).redact(`a ${special} b p@$$w0rdX`)).toBe(`a ${REDACTED} b p@$$w0rdX`);
   });
 
   test("a secret split at every position across two chunks never leaks", () => {

@@ -2,6 +2,7 @@
 import type { CommandSpec } from "./command.ts";
 import { authCommand } from "./auth-commands.ts";
 import { configCommand } from "./config-commands.ts";
+import { daemonCommand } from "./daemon-commands.ts";
 import { execCommand } from "./exec-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { printCommand } from "./print-commands.ts";
@@ -13,6 +14,6 @@ export const rootCommand: CommandSpec = {
 Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
 'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
 example. Secrets belong in environment variables, referenced as \${VAR}.`,
-  subcommands: [execCommand, configCommand, authCommand, printCommand, gatewayCommand],
+  subcommands: [execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand],
   examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
 };

@@ -1,0 +1,23 @@
+// `agent daemon`: one session's daemon process (started by `agent new` / `agent continue` and the gateway).
+import type { CommandSpec } from "./command.ts";
+
+export const daemonCommand: CommandSpec = {
+  name: "daemon",
+  summary: "Run the session daemon for one session directory (usually started for you by 'agent new')",
+  description: `
+Serves one session over HTTP on 127.0.0.1 (client-protocol.md). Every request needs
+'Authorization: Bearer <token>' with the token of the credential file: JSON {"token": "..."}, mode 600,
+in a directory of mode 700 (or name the file in AGENT_DAEMON_CREDENTIAL_FILE). Without a loadable
+credential the daemon does not start. When ready it prints one JSON line {"port","pid","epoch"} on stdout
+and writes the same to <session-dir>/daemon.json. SIGTERM stops it (the session stays resumable); SIGHUP
+reloads the config behind GET /daemon-state.`,
+  flags: [
+    { name: "session-dir", type: "string", valueName: "D", summary: "The session directory (created with a new session when empty)" },
+    { name: "credential-file", type: "string", valueName: "F", summary: "The credential file (default: $AGENT_DAEMON_CREDENTIAL_FILE)" },
+    { name: "port", type: "string", valueName: "N", summary: "Port on 127.0.0.1 (default 0: a free port)" },
+    { name: "project", type: "string", valueName: "DIR", summary: "Project directory of a new session (default: the working directory)" },
+    { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
+  ],
+  examples: ["agent daemon --session-dir ~/.local/share/agent/sessions/ses_... --credential-file .../credential.json"],
+  run: async (args, io) => (await import("./daemon-run.ts")).daemonRun(args, io),
+};

@@ -1,0 +1,97 @@
+// Runs the session daemon process: checks the flags and the credential, hosts the engine built from the
+// project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
+import { appendFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createSessionFromConfig, SessionSetupError } from "../agent/create-session.ts";
+import { loadConfig } from "../config/load.ts";
+import { catalogFromConfig } from "../daemon/catalog-source.ts";
+import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/credential.ts";
+import type { EngineFactory } from "../daemon/daemon.ts";
+import type { DaemonLogger } from "../daemon/edge.ts";
+import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
+import { redactText } from "../util/redact.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+
+export interface DaemonProcessOptions {
+  sessionDir: string;
+  credentialFile: string;
+  port: number;
+  project?: string;
+  engineFactory: EngineFactory;
+  reload?: (running: RunningDaemon) => void;
+}
+
+export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
+  const sessionDir = args.flags["session-dir"] as string | undefined;
+  if (!sessionDir) throw new UsageError("agent daemon needs --session-dir D");
+  const credentialFile = (args.flags["credential-file"] as string | undefined) ?? io.env[CREDENTIAL_ENV];
+  if (!credentialFile) throw new UsageError(`agent daemon needs --credential-file F (or ${CREDENTIAL_ENV})`);
+  const port = parsePort(args.flags.port as string | undefined);
+  const demo = args.flags.demo === true;
+  const env = io.env;
+  const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
+    try {
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo });
+      return { engine: created.session, catalog: () => catalogFromConfig(created.loaded, created.model), notices: created.notices };
+    } catch (error) {
+      if (error instanceof SessionSetupError) throw new CliError(`cannot start the session: ${error.message}`);
+      throw error;
+    }
+  };
+  const reload = (running: RunningDaemon) => {
+    const loaded = loadConfig({ cwd: running.daemon.store.meta().project, env });
+    if (loaded.ok) running.daemon.catalog.publish(() => catalogFromConfig(loaded, null));
+  };
+  return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload }, io);
+}
+
+/** The daemon process around any engine factory (the CLI's real one, or a test's fake one). */
+export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): Promise<number> {
+  let token: string;
+  try {
+    token = loadCredential(options.credentialFile);
+  } catch (error) {
+    if (error instanceof CredentialError) throw new CliError(`agent daemon: ${error.message}`);
+    throw error;
+  }
+  const logFile = join(options.sessionDir, "daemon.log");
+  const logger: DaemonLogger = {
+    error: (message) => {
+      try {
+        appendFileSync(logFile, `${new Date().toISOString()} error ${redactText(message, [token])}\n`, { mode: 0o600 });
+      } catch {
+        // The log is best effort; the daemon keeps serving.
+      }
+    },
+  };
+  let finish: (code: number) => void = () => {};
+  const exited = new Promise<number>((r) => (finish = r));
+  const running = await startDaemon({
+    sessionDir: options.sessionDir,
+    project: options.project ? resolve(options.project) : undefined,
+    credential: token,
+    port: options.port,
+    engineFactory: options.engineFactory,
+    logFile,
+    logger,
+    onExitRequested: () => void shutdown(),
+  });
+  let stopping = false;
+  async function shutdown(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    await running.stop();
+    finish(EXIT.ok);
+  }
+  process.on("SIGTERM", () => void shutdown());
+  process.on("SIGINT", () => void shutdown());
+  if (options.reload) process.on("SIGHUP", () => options.reload!(running));
+  io.out(`${JSON.stringify(running.ready)}\n`);
+  return exited;
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be a port number from 0 to 65535 (got '${value}')`);
+  return Number(value);
+}

@@ -1,11 +1,19 @@
 // The tools a conversation offers: the built-ins this folder implements, tools other parts register,
 // minus `daemon.disabled_tools` (the required tools stay, with a warning).
+import type { Static } from "@sinclair/typebox";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
+import type { AgentBehavior } from "../config/schema/session.ts";
+import type { TrustStore } from "../providers/tls.ts";
 import { editToolFor, resolveEditFormat } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { createReadTool } from "./read.ts";
+import { createShellTool } from "./shell.ts";
+import type { ShellEnvSource } from "./shell-env.ts";
 import { toolJsonSchema, type Tool } from "./tool.ts";
+import { createWebFetchTool } from "./web-fetch.ts";
+import type { WebSettings } from "./web-http.ts";
+import { createWebSearchTool, type SearchSettings } from "./web-search.ts";
 import { writeTool } from "./write.ts";
 
 export interface ToolDefinition {
@@ -19,8 +27,27 @@ export interface ToolRegistryOptions {
   editFormat: string | null;
   /** `daemon.disabled_tools`. */
   disabledTools?: readonly string[];
-  /** Tools implemented elsewhere (shell, web, progress_update, exit_tool, tool_search, MCP). */
+  /** Tools implemented elsewhere (progress_update, exit_tool, tool_search, MCP). */
   extraTools?: readonly Tool[];
+  /** What `shell`, `web_fetch` and `web_search` need; without it those three are not offered. */
+  session?: SessionToolOptions;
+}
+
+/** Session-scoped inputs of the tools that hold state or reach the network. */
+export interface SessionToolOptions {
+  projectRoot: string;
+  /** `agent_behavior.shell`. */
+  shell: Static<typeof AgentBehavior>["shell"];
+  /** The shell's environment (default: the daemon's minus credential-looking variables). */
+  shellEnv?: ShellEnvSource;
+  /** `daemon.web`. */
+  web?: WebSettings | null;
+  /** The loaded `daemon.tls.trust_store`. */
+  trustStore?: TrustStore | null;
+  /** `integrations.search`. */
+  search?: SearchSettings | null;
+  /** For `integrations.search.strategy: random`. */
+  random?: () => number;
 }
 
 export class ToolRegistry {
@@ -43,6 +70,15 @@ export class ToolRegistry {
     if (!this.disabled.has(tool.name)) this.tools.set(tool.name, tool);
   }
 
+  isDisabled(name: string): boolean {
+    return this.disabled.has(name);
+  }
+
+  /** Ends what the session's tools hold (the shell process); the engine calls it when the session ends. */
+  async close(): Promise<void> {
+    await Promise.all(this.list().map((t) => (t as Partial<{ close(): Promise<void> }>).close?.()));
+  }
+
   get(name: string): Tool | undefined {
     return this.tools.get(name);
   }
@@ -61,8 +97,20 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
   const registry = new ToolRegistry(options.disabledTools);
   const { format, warning } = resolveEditFormat(options.editFormat);
   if (warning) registry.warnings.push(warning);
+  const session = options.session;
+  // The shell is built only when offered: a disabled shell never starts a process.
+  if (session && !registry.isDisabled("shell")) {
+    registry.register(
+      createShellTool({ command: session.shell.command, initScript: session.shell.init_script ?? null, projectRoot: session.projectRoot, env: session.shellEnv }),
+    );
+  }
   for (const tool of [createReadTool({ hashline: format === "hashline" }), writeTool, editToolFor(format), globTool, grepTool]) {
     registry.register(tool);
+  }
+  if (session) {
+    const http = { web: session.web, trustStore: session.trustStore };
+    registry.register(createWebFetchTool(http));
+    registry.register(createWebSearchTool({ ...http, search: session.search, random: session.random }));
   }
   for (const tool of options.extraTools ?? []) registry.register(tool);
   return registry;

@@ -1,0 +1,55 @@
+// The registry with session-scoped options: shell, web_fetch and web_search offered, disabled ones
+// absent, extra tools kept, and close() ending the session's shell.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Type } from "@sinclair/typebox";
+import { createToolRegistry } from "../../src/tools/registry.ts";
+import { defineTool } from "../../src/tools/tool.ts";
+import { call, makeContext, makeProject } from "./helpers.ts";
+
+const progress = defineTool({ name: "progress_update", description: "d", inputSchema: Type.Object({}), run: async () => ({ output: "ok" }) });
+
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("tool registry with session tools", () => {
+  test("shell, web_fetch and web_search join the file tools; extra tools stay", async () => {
+    const root = makeProject();
+    const r = createToolRegistry({ editFormat: null, extraTools: [progress], session: { projectRoot: root, shell: { command: "bash", init_script: null } } });
+    expect(r.list().map((t) => t.name)).toEqual(["shell", "read", "write", "edit", "glob", "grep", "web_fetch", "web_search", "progress_update"]);
+    expect(r.definitions().find((d) => d.name === "shell")!.inputSchema).toMatchObject({ required: ["command"] });
+    const search = await call(r.get("web_search")!, { query: "x" }, makeContext(root));
+    expect(search.output).toStartWith("web_search has no enabled search provider.");
+    await r.close();
+  });
+
+  test("disabled session tools are never offered", () => {
+    const root = makeProject();
+    const r = createToolRegistry({
+      editFormat: null,
+      disabledTools: ["shell", "web_search", "web_fetch"],
+      session: { projectRoot: root, shell: { command: "bash", init_script: null } },
+    });
+    expect(r.list().map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+    expect(r.get("shell")).toBeUndefined();
+  });
+
+  test("close() ends the session's shell and what it started", async () => {
+    const root = makeProject();
+    const ctx = makeContext(root);
+    const r = createToolRegistry({ editFormat: null, session: { projectRoot: root, shell: { command: "bash", init_script: null } } });
+    await call(r.get("shell")!, { command: "sleep 300 & echo $! > bg.pid" }, ctx);
+    const pid = Number(readFileSync(join(root, "bg.pid"), "utf8"));
+    expect(running(pid)).toBe(true);
+    await r.close();
+    while (running(pid)) await Bun.sleep(20);
+    expect(running(pid)).toBe(false);
+  });
+});

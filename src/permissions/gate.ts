@@ -2,7 +2,9 @@
 // session), then the configured matcher — standard, bypass, bypass_plus or autonomous.
 import { join, relative } from "node:path";
 import { lstatSync } from "node:fs";
+import type { PermissionDecision, PermissionGate as EngineGate, PermissionRequest } from "../agent/permission.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import type { PERMISSION_MATCHERS } from "../config/schema/session.ts";
 import type { ProviderCallDeps } from "../providers/client.ts";
 import type { Clock } from "../providers/clock.ts";
 import { type Classifier, providerClassifier } from "./classifier.ts";
@@ -11,33 +13,20 @@ import { appendAllowRule, PermissionRuleError, readRuleFile, RULE_FILE_NAME, typ
 import { NO_PERMISSION_TOOLS, parseRule, type Rule } from "./rules.ts";
 import { Secrets } from "./secrets.ts";
 
-export interface PermissionRequest {
-  tool: string;
-  input: Record<string, unknown>;
-  cwd: string;
-  projectRoot: string;
-}
+export type { PermissionDecision, PermissionRequest };
 
-export type PermissionDecision =
-  | { kind: "allow"; rule?: string }
-  | { kind: "deny"; reason: string; rule?: string }
-  /** `suggestedRule`: what "allow always" adds (several joined by ", "); "" when no rule can allow it. */
-  | { kind: "ask"; reason: string; suggestedRule: string };
+export type MatcherName = (typeof PERMISSION_MATCHERS)[number];
 
-export type MatcherName = "standard" | "bypass" | "bypass_plus" | "autonomous";
-
-export interface PermissionGate {
+/**
+ * The engine's gate contract (src/agent/permission.ts) plus what the session wires elsewhere. An `ask`'s
+ * `suggestedRule` is what allowAlways adds (several joined by ", "), or "" when no rule can allow the call.
+ */
+export interface PermissionGate extends EngineGate {
   readonly matcher: MatcherName;
   /** secret_words / secret_files of the config, for redaction, child environments and search results. */
   readonly secrets: Secrets;
   /** Things the user should know (a skipped symlinked rule file). */
   readonly warnings: readonly string[];
-  /** Rejects only when `signal` is aborted first. */
-  check(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
-  /** After the user answered allow_always: add the rule for this session or write it to the project rule file. */
-  allowAlways(req: PermissionRequest, scope: "session" | "project"): Promise<string>;
-  /** The user's answer to an ask: resets the autonomous matcher's consecutive-denial counter. */
-  recordAnswer(req: PermissionRequest, allowed: boolean): void;
 }
 
 export interface GateOptions {

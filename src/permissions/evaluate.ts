@@ -61,6 +61,8 @@ export class RuleEvaluator {
     private readonly rules: () => readonly Rule[],
     private readonly base: PatternBase,
     private readonly secrets: Secrets,
+    /** `agent_behavior.shell.command`: PowerShell syntax is not tokenized, so its commands are never split. */
+    private readonly shellDialect: "bash" | "powershell" = "bash",
   ) {}
 
   evaluate(call: ToolCall, mode: EvaluationMode): Evaluation {
@@ -93,6 +95,7 @@ export class RuleEvaluator {
       permissive && restrictive.length === 0
         ? { effect: "allow", reason: "", rule: bareAllow && describeRule(bareAllow), suggestions: [] }
         : { effect: "ask", reason: `the command cannot be checked part by part (${reason})`, suggestions: [] };
+    if (this.shellDialect === "powershell") return unreadable("PowerShell commands are not split into parts");
     const split = splitShellCommand(command);
     if (!split.ok) return unreadable(split.reason);
     const expanded = expandCommands(split.commands);

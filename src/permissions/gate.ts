@@ -70,7 +70,8 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
 
   const sessionRules: Rule[] = [];
   const secrets = Secrets.fromConfig(opts.loaded, base);
-  const evaluator = new RuleEvaluator(() => [...globalRules, ...projectRules, ...sessionRules], base, secrets);
+  const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
+  const evaluator = new RuleEvaluator(() => [...globalRules, ...projectRules, ...sessionRules], base, secrets, shellDialect);
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;

@@ -97,6 +97,14 @@ describe("shell rules, part by part", async () => {
   });
 });
 
+test("with a PowerShell shell, commands are not split: specific rules ask, a bare allow with no shell deny/ask allows", async () => {
+  const ps = "agent_behavior:\n  shell: { command: powershell }\n";
+  const t = await gateFor({ config: ps, projectRules: "allow: [shell(Get-ChildItem)]\n" });
+  expect(await t.check("shell", { command: "Get-ChildItem; Remove-Item x" })).toMatchObject({ kind: "ask", reason: expect.stringContaining("PowerShell") });
+  const open = await gateFor({ config: ps, projectRules: "allow: [shell]\n" });
+  expect((await open.check("shell", { command: "Get-ChildItem" })).kind).toBe("allow");
+});
+
 describe("path rules", async () => {
   const t = await gateFor({ projectRules: RULES });
   const p = (rel: string) => join(t.env.project, rel);

@@ -30,7 +30,8 @@ export interface FollowHandlers {
 }
 
 export interface DaemonClientOptions {
-  url: string;
+  /** The daemon's base URL, or a function read before each request (a restarted daemon may listen elsewhere). */
+  url: string | (() => string);
   token: string;
   /** Waits between reconnect attempts (tests pass a short one). */
   retryDelayMs?: number;
@@ -43,10 +44,11 @@ export class DaemonClient {
   appliedCursor: string | null = null;
   epoch: string | null = null;
   snapshot: SyncSnapshotBody | null = null;
-  private readonly base: string;
+  constructor(private readonly options: DaemonClientOptions) {}
 
-  constructor(private readonly options: DaemonClientOptions) {
-    this.base = options.url.replace(/\/$/, "");
+  private get base(): string {
+    const url = typeof this.options.url === "string" ? this.options.url : this.options.url();
+    return url.replace(/\/$/, "");
   }
 
   async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {

@@ -7,9 +7,9 @@ import { ProtocolError } from "../../protocol/errors.ts";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthGrants, personalAccessTokens, principals, serviceCredentials, sessions, webSessions } from "../db/schema.ts";
-import { constantTimeEqualHex, sha256Hex } from "../../util/ids.ts";
+import { constantTimeEqualHex } from "../../util/ids.ts";
 import type { PatStore } from "./pats.ts";
-import { VerifiedCache, type DbStamp } from "./verified-cache.ts";
+import { tokenHash, VerifiedCache, type DbStamp } from "./verified-cache.ts";
 
 export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';
 
@@ -54,6 +54,7 @@ interface LiveOat {
 export class BearerVerifier {
   private readonly oatByHash;
   private readonly oatCache: VerifiedCache<LiveOat>;
+  private readonly patResults = new WeakMap<object, AuthResult>();
 
   constructor(
     private readonly db: GatewayDb,
@@ -120,11 +121,18 @@ export class BearerVerifier {
 
   private pat(token: string): AuthResult | undefined {
     const info = this.pats.use(token);
-    return info && { family: "pat", principalId: info.principalId, username: info.username, scopes: [...ALL_SCOPES], credentialId: info.id };
+    if (!info) return undefined;
+    // One result per cached token record: no allocation per request on the hot path.
+    let result = this.patResults.get(info);
+    if (!result) {
+      result = { family: "pat", principalId: info.principalId, username: info.username, scopes: [...ALL_SCOPES], credentialId: info.id };
+      this.patResults.set(info, result);
+    }
+    return result;
   }
 
   private oat(token: string): AuthResult | undefined {
-    const hash = sha256Hex(token);
+    const hash = tokenHash(token);
     let hit = this.oatCache.get(hash);
     if (hit === undefined) {
       const row = this.oatByHash.get({ hash });

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { personalAccessTokens, principals } from "../db/schema.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
-import { DbStamp, VerifiedCache } from "./verified-cache.ts";
+import { DbStamp, tokenHash, VerifiedCache } from "./verified-cache.ts";
 
 export interface PatInfo {
   id: string;
@@ -91,7 +91,7 @@ export class PatStore {
 
   /** The live token matching a presented secret; marks it used. */
   use(token: string): LivePat | undefined {
-    const hash = sha256Hex(token);
+    const hash = tokenHash(token);
     let hit = this.cache.get(hash);
     if (hit === undefined) {
       const found = this.byHash.get({ hash });

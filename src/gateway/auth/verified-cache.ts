@@ -6,6 +6,14 @@ import type { Database } from "bun:sqlite";
 
 const CACHE_MAX = 10_000;
 
+/**
+ * SHA-256 hex of a presented token: the lookup key of every bearer family stored by hash (the same value as
+ * util's sha256Hex; the static hasher is about 4x cheaper per call, which matters on the bearer hot path).
+ */
+export function tokenHash(token: string): string {
+  return Bun.CryptoHasher.hash("sha256", token, "hex") as string;
+}
+
 /** The database's change stamp, shared by every cache on one connection. */
 export class DbStamp {
   private readonly dataVersion;

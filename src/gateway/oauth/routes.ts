@@ -72,7 +72,7 @@ export function oauthRoutes(ctx: GatewayContext) {
         needsGrant(client, grantType);
         if (!client.principalId) throw new OAuthError("unauthorized_client", "this client has no machine principal any more; register it again");
         const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);
-        issued = tokens.issueAccess({ clientId: client.id, principalId: client.principalId, grantId: null, scopes });
+        issued = await tokens.issueAccessBatched({ clientId: client.id, principalId: client.principalId, grantId: null, scopes });
         break;
       }
       case GRANT_TYPES.refresh_token: {

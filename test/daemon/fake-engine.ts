@@ -25,6 +25,7 @@ export class FakeEngine implements EngineSession {
   closed = false;
   private listeners = new Set<(e: EngineEvent) => void>();
   private pendingQueue: QueuedInput[] = [];
+  private images = new Map<string, SubmitInput["images"]>();
   private running: Promise<void> | null = null;
   private gates: (() => void)[] = [];
   private asks = new Map<string, (a: InterrogativeAnswer | null) => void>();
@@ -49,6 +50,7 @@ export class FakeEngine implements EngineSession {
 
   submit(input: SubmitInput): { input_id: string; queued: boolean } {
     const input_id = nextId("inp");
+    if (input.images?.length) this.images.set(input_id, input.images);
     if (this.running) {
       this.pendingQueue.push({ id: input_id, text: input.text });
       this.emit({ type: "queue_changed", queue: [...this.pendingQueue] });
@@ -130,7 +132,8 @@ export class FakeEngine implements EngineSession {
     const message_id = nextId("msg");
     const part_id = nextId("prt");
     this.emit({ type: "turn_started", turn_id, model: "test-model", facet: "default" });
-    this.emit({ type: "user_message", turn_id, message: { id: input.id, role: "user", origin: "prompt", content: [{ type: "text", text: input.text }], created_at: Date.now() } });
+    const images = (this.images.get(input.id) ?? []).map((i) => ({ type: "image" as const, ...i }));
+    this.emit({ type: "user_message", turn_id, message: { id: input.id, role: "user", origin: "prompt", content: [{ type: "text", text: input.text }, ...images], created_at: Date.now() } });
     if (input.text.includes("ASK")) {
       const id = nextId("itg");
       const answered = new Promise<InterrogativeAnswer | null>((r) => this.asks.set(id, r));
@@ -149,7 +152,10 @@ export class FakeEngine implements EngineSession {
       this.emit({ type: "assistant_message_completed", message_id, usage, stop_reason: null });
       return this.finish(turn_id, "interrupted");
     }
+    // Streaming arrives over time: each delta is its own commit (a later tick), as from a provider.
+    await new Promise((r) => setTimeout(r, 0));
     this.emit({ type: "part_delta", message_id, part_id, delta: reply.slice(third, 2 * third) });
+    await new Promise((r) => setTimeout(r, 0));
     this.emit({ type: "part_delta", message_id, part_id, delta: reply.slice(2 * third) });
     this.emit({ type: "part_completed", message_id, part: { id: part_id, type: "text", text: reply } });
     this.emit({ type: "assistant_message_completed", message_id, usage, stop_reason: "end_turn" });

@@ -1,4 +1,5 @@
 // `grep`: regular-expression search over the contents of the catalog's files.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { truncationNote } from "./file-catalog.ts";
@@ -12,6 +13,30 @@ export const GREP_MAX_OUTPUT_BYTES = 50 * 1024;
 export const GREP_MAX_LINE_CHARS = 300;
 /** Files larger than this are skipped (generated bundles, data dumps). */
 export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+const YIELD_EVERY_MS = 20;
+
+/** The file's bytes, "too-large" past the cap (checked before reading), or undefined when unreadable. */
+function readSmallFile(path: string): Uint8Array | "too-large" | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    if (size > GREP_MAX_FILE_BYTES) return "too-large";
+    const buffer = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 export const GrepInput = Type.Object(
   {
@@ -47,21 +72,23 @@ export const grepTool = defineTool({
     let matches = 0;
     let capped: string | undefined;
     let skippedLarge = 0;
+    const decoder = new TextDecoder();
+    let lastYield = performance.now();
     search: for (const file of files) {
+      // Synchronous reads are about twice as fast as Bun.file for many small files (bench/grep); yield
+      // to the event loop every few milliseconds so a cancel can still land.
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await Bun.sleep(0);
+        lastYield = performance.now();
+      }
       signal.throwIfAborted();
-      const handle = Bun.file(join(snapshot.root, file.path));
-      if (handle.size > GREP_MAX_FILE_BYTES) {
+      const data = readSmallFile(join(snapshot.root, file.path));
+      if (data === "too-large") {
         skippedLarge++;
         continue;
       }
-      let data: Uint8Array;
-      try {
-        data = await handle.bytes();
-      } catch {
-        continue;
-      }
-      if (isBinary(data)) continue;
-      const text = new TextDecoder().decode(data);
+      if (data === undefined || isBinary(data)) continue;
+      const text = decoder.decode(data);
       if (!regex.test(text) && !(regex.source.includes("$") || regex.source.includes("^"))) continue;
       const lines = text.split(/\r?\n/);
       for (let i = 0; i < lines.length; i++) {

@@ -52,6 +52,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     credential: options.credential === undefined ? TOKEN : options.credential,
     clock: options.clock,
     limits: { heartbeatMs: 0, ...options.limits },
+    reloadCatalog: (daemon) => daemon.catalog.publish(),
     engineFactory: async ({ sessionId, initialEvents }) => {
       engine = new FakeEngine(sessionId, { ...options.engine, initialEvents });
       return { engine, catalog: options.catalog };

@@ -123,7 +123,14 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof We
       const fetched = await follow(start, options, signal);
       if (!("response" in fetched)) return fetched;
       const { response, url, redirects } = fetched;
-      const { bytes, truncated } = await readCapped(response, WEB_FETCH_MAX_BYTES);
+      let download: { bytes: Uint8Array; truncated: boolean };
+      try {
+        download = await readCapped(response, WEB_FETCH_MAX_BYTES);
+      } catch (error) {
+        signal.throwIfAborted();
+        return toolError(`The response from ${url.host} stopped before its end (${(error as Error).message}); try again.`);
+      }
+      const { bytes, truncated } = download;
       const contentType = response.headers.get("content-type");
       const head = [`URL: ${shownUrl(url.href)}${redirects > 0 ? ` (after ${redirects} redirect${redirects === 1 ? "" : "s"} from ${shownUrl(start.href)})` : ""}`];
       head.push(`Status: ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);

@@ -44,6 +44,19 @@ function route(req: Request): Response | Promise<Response> {
       return new Response("y".repeat(6 * 1024 * 1024), { headers: { "content-type": "text/plain" } });
     case "/gone":
       return new Response("<p>No such page here</p>", { status: 404, headers: { "content-type": "text/html" } });
+    case "/cut-off":
+      return new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode("partial ".repeat(10_000)));
+          },
+          async pull(controller) {
+            await Bun.sleep(50);
+            controller.error(new Error("upstream died"));
+          },
+        }),
+        { headers: { "content-type": "text/plain" } },
+      );
     case "/stall":
       return new Promise<Response>(() => {});
     default:
@@ -145,6 +158,12 @@ describe("web_fetch", () => {
     expect(refused.output).toBe("Connection refused by 127.0.0.1:1: nothing is listening there. Check the host and port.");
     expect((await fetchWith("ftp://example.com/file")).output).toContain("fetches only http:// and https:// URLs");
     expect((await fetchWith("not a url")).output).toContain("is not a valid URL");
+  });
+
+  test("a body cut off mid-way is an error that suggests trying again", async () => {
+    const r = await fetchWith(`${base()}/cut-off`);
+    expect(r.isError).toBe(true);
+    expect(r.output).toStartWith(`The response from 127.0.0.1:${site.port} stopped before its end (`);
   });
 
   test("web_fetch_disallow_http blocks plain HTTP except loopback, also on redirects", async () => {

@@ -23,6 +23,8 @@ export interface StartOptions {
   /** Override the PAM backend (tests); null disables PAM. Default: libpam in workers where supported. */
   pam?: PamAuthenticator | null;
   groups?: RouteGroup[];
+  /** Seconds an idle connection is kept (default IDLE_TIMEOUT_SECS; tests shorten it). */
+  idleTimeoutSecs?: number;
 }
 
 export interface RunningGateway {
@@ -54,7 +56,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       fetch,
       error: () => withSecurityHeaders(jsonResponse(500, { error: "internal_error" }), tls !== null),
       tls: tls ? { cert: tls.cert, key: tls.key } : undefined,
-      idleTimeout: IDLE_TIMEOUT_SECS,
+      idleTimeout: options.idleTimeoutSecs ?? IDLE_TIMEOUT_SECS,
       maxRequestBodySize: API_BODY_LIMIT,
       development: false,
     });

@@ -27,7 +27,8 @@ import { loadSkills } from "./context/skills.ts";
 import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
 import { loadVariables } from "./context/variables.ts";
 import type { EngineEvent } from "./events.ts";
-import { allowAllGate, type PermissionGate } from "./permission.ts";
+import type { PermissionGate } from "./permission.ts";
+import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { Reminders } from "./reminders.ts";
 import { AgentSession } from "./session.ts";
 import { join } from "node:path";
@@ -169,6 +170,28 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const variables = loadVariables(project.agentDir, followSymlinks, warnings);
 
   const sessionId = opts.sessionId ?? newId("ses", clock.now());
+  const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null });
+  let gate: PermissionGate;
+  let secrets: Secrets | null = null;
+  if (opts.gate) gate = opts.gate;
+  else {
+    try {
+      const loadedGate = await loadPermissionGate({
+        loaded,
+        projectRoot: project.root,
+        globalConfigDir: globalDir,
+        clock,
+        home: opts.env.HOME,
+        providerDeps: { trustStore: loaded.trustStore ?? null, devices, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
+      });
+      warnings.push(...loadedGate.warnings);
+      secrets = loadedGate.secrets;
+      gate = loadedGate;
+    } catch (error) {
+      if (error instanceof PermissionRuleError) throw new SessionSetupError("config_invalid", error.message);
+      throw error;
+    }
+  }
   const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
   let emitProgress: (text: string) => void = () => {};
   const toolContext = createToolContext({
@@ -178,6 +201,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     supportsVision: model.supports_vision,
     fileCatalog: daemon.file_catalog,
     onFileMutated: (path) => reminders.noteFileSeen(path),
+    ...(secrets?.hasSecretFiles ? { isSecretFile: (path: string) => secrets!.isSecretFile(path) } : {}),
   });
   // Deferred loading: the model starts with the required tools and the ones tool_search found since.
   const offered = new Set<string>(REQUIRED_TOOL_NAMES);
@@ -206,7 +230,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     skills,
     variables,
   });
-  const secrets = [...loaded.secrets, ...(config.permissions?.secret_words ?? [])].filter((s) => s.length > 0);
+  const fallbackSecrets = loaded.secrets.filter((s) => s.length > 0);
   const session = new AgentSession({
     runtime: {
       sessionId,
@@ -219,7 +243,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         clock,
         trustStore: loaded.trustStore ?? null,
         ...(opts.fetch ? { fetch: opts.fetch } : {}),
-        devices: deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }),
+        devices,
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,
         autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,
@@ -232,9 +256,9 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       toolContext,
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
       reminders,
-      scrub: (text) => redactText(text, secrets),
+      scrub: secrets ? (text) => secrets!.redact(text) : (text) => redactText(text, fallbackSecrets),
     },
-    gate: opts.gate ?? allowAllGate,
+    gate,
     interactive: opts.interactive,
     initialEvents: opts.initialEvents,
   });

@@ -44,6 +44,12 @@ export interface GateOptions {
 
 const DEFAULT_MAX_DENIALS = 3;
 
+/**
+ * Allowed unless a rule says otherwise: reading and searching the project's own files (`read` also
+ * covers glob and grep). Deny and ask rules still win, secret files still ask, `.agentblock` still blocks.
+ */
+export const BUILTIN_ALLOW_RULES: readonly string[] = ["read(./**)"];
+
 /** Loads both rule files; every problem of both is reported at once as a PermissionRuleError. */
 export async function loadPermissionGate(opts: GateOptions): Promise<PermissionGate> {
   const home = opts.home ?? process.env.HOME ?? "/";
@@ -69,9 +75,14 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   if (problems.length > 0) throw new PermissionRuleError(problems);
 
   const sessionRules: Rule[] = [];
+  const defaultRules = BUILTIN_ALLOW_RULES.map((text) => {
+    const parsed = parseRule(text);
+    if (!parsed.ok) throw new Error(`built-in rule ${text}: ${parsed.message}`);
+    return { ...parsed.rule, effect: "allow" as const, origin: "built-in" };
+  });
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
-  const evaluator = new RuleEvaluator(() => [...globalRules, ...projectRules, ...sessionRules], base, secrets, shellDialect);
+  const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...sessionRules], base, secrets, shellDialect);
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;

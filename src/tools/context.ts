@@ -13,6 +13,8 @@ export interface ToolContextOptions {
   fileCatalog?: Static<typeof FileCatalogConfig>;
   /** Told about every mutated file after the catalog has been invalidated (e.g. the file_changed reminder). */
   onFileMutated?: (path: string) => void;
+  /** `permissions.secret_files` (glob and grep leave such files out). */
+  isSecretFile?: (absolute: string) => boolean;
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
@@ -24,6 +26,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     clock: options.clock,
     fileCatalog,
     supportsVision: options.supportsVision,
+    ...(options.isSecretFile ? { isSecretFile: options.isSecretFile } : {}),
     onFileMutated(path) {
       fileCatalog.invalidate();
       options.onFileMutated?.(path);

@@ -5,7 +5,9 @@ import { AGENTBLOCK_FILE, createBlockChecker } from "./agentblock.ts";
 import { displayPath, isInside, resolveToolPath } from "./paths.ts";
 import type { ToolContext } from "./tool.ts";
 
-export type Scope = { ok: true; prefix: string; single: boolean; root: string } | { ok: false; message: string };
+export type Scope =
+  | { ok: true; prefix: string; single: boolean; root: string; isSecretFile?: (absolute: string) => boolean }
+  | { ok: false; message: string };
 
 /** Resolves `path` to a project-relative prefix; searching outside the project is not possible. */
 export function searchScope(ctx: ToolContext, path: string | undefined): Scope {
@@ -20,17 +22,25 @@ export function searchScope(ctx: ToolContext, path: string | undefined): Scope {
   } catch {
     return { ok: false, message: `No such directory: \`${shown}\`. Use glob with a broader path to find it.` };
   }
-  return { ok: true, prefix: shown === "." ? "" : shown, single, root: ctx.projectRoot };
+  return { ok: true, prefix: shown === "." ? "" : shown, single, root: ctx.projectRoot, ...(ctx.isSecretFile ? { isSecretFile: ctx.isSecretFile } : {}) };
 }
 
-/** Catalog paths under the scope, each with its path relative to the scope; `.agentblock`ed files are left out. */
-export function inScope(files: readonly string[], scope: { prefix: string; single: boolean; root?: string }): { path: string; local: string }[] {
+/** Catalog paths under the scope, each with its path relative to the scope; secret and `.agentblock`ed files are left out. */
+export function inScope(
+  files: readonly string[],
+  scope: { prefix: string; single: boolean; root?: string; isSecretFile?: (absolute: string) => boolean },
+): { path: string; local: string }[] {
   let found: { path: string; local: string }[];
   if (scope.prefix === "") found = files.map((path) => ({ path, local: path }));
   else if (scope.single) found = files.includes(scope.prefix) ? [{ path: scope.prefix, local: scope.prefix.split("/").pop()! }] : [];
   else {
     const head = `${scope.prefix}/`;
     found = files.filter((f) => f.startsWith(head)).map((path) => ({ path, local: path.slice(head.length) }));
+  }
+  const secret = scope.isSecretFile;
+  if (secret && scope.root) {
+    const root = scope.root;
+    found = found.filter((f) => !secret(join(root, f.path)));
   }
   // Files under an `.agentblock` are listed in the catalog together with it (an ignored directory hides
   // both), so a catalog without one needs no checks.

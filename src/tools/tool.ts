@@ -36,6 +36,8 @@ export interface ToolContext {
   /** Called with the absolute path of every file a tool created, changed or deleted. */
   onFileMutated(path: string): void;
   supportsVision: boolean;
+  /** `permissions.secret_files`: such files are left out of glob and grep results. */
+  isSecretFile?(absolute: string): boolean;
 }
 
 export interface Tool<S extends TSchema = TSchema> {

@@ -24,6 +24,7 @@ function fakeConfig(dialect: Dialect, fake: ProviderFake, extra = ""): string {
 models:
   m: { provider: fake, class: full, context_window: 100000 }
 defaults: { full: m }
+default_permission_matcher: bypass
 ${extra}`;
 }
 

@@ -29,9 +29,14 @@ export function makeProject(config: string, files: Record<string, string> = {}):
   return { root, env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" } };
 }
 
-/** A config using the scripted `test` provider with the script at `script.yaml` in the project. */
+/**
+ * A config using the scripted `test` provider with the script at `script.yaml` in the project. Tool calls
+ * are allowed (`bypass`) unless `extra` sets another matcher: these tests are about the loop, and
+ * permissions.test.ts covers the gate.
+ */
 export function scriptedConfig(extra = ""): string {
-  return `providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\n${extra}`;
+  const matcher = extra.includes("default_permission_matcher") ? "" : "default_permission_matcher: bypass\n";
+  return `providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\n${matcher}${extra}`;
 }
 
 export interface Recorded {

@@ -84,7 +84,7 @@ export class OAuthTokens {
     const now = this.clock.now();
     const token = newSecret("oat");
     const row = {
-      id: newId("oat", now),
+      id: newId("atk", now),
       tokenHash: sha256Hex(token),
       grantId: subject.grantId,
       clientId: subject.clientId,

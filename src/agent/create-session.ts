@@ -18,6 +18,7 @@ import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { defaultShellEnv } from "../tools/shell-env.ts";
 import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
@@ -213,7 +214,21 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   ];
   // A read-only facet (plan) never gets the tools that change things.
   const facetBlocked = facet.readOnly ? BUILTIN_TOOL_NAMES.filter((n) => !READ_ONLY_TOOLS.has(n)) : [];
-  const registry = createToolRegistry({ editFormat: model.edit_format, disabledTools: [...(daemon.disabled_tools ?? []), ...facetBlocked], extraTools: engineTools });
+  const baseEnv = () => defaultShellEnv(opts.env);
+  const registry = createToolRegistry({
+    editFormat: model.edit_format,
+    disabledTools: [...(daemon.disabled_tools ?? []), ...facetBlocked],
+    extraTools: engineTools,
+    session: {
+      projectRoot: project.root,
+      shell: config.agent_behavior?.shell ?? { command: "bash" },
+      // secret_words never reach the shell's environment.
+      shellEnv: () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv()),
+      web: daemon.web ?? null,
+      trustStore: loaded.trustStore ?? null,
+      search: config.integrations?.search ?? null,
+    },
+  });
   warnings.push(...registry.warnings);
   const toolSpecs = (): ToolSpec[] => {
     if (model.tool_loading === "no_tools") return [];
@@ -261,6 +276,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     gate,
     interactive: opts.interactive,
     initialEvents: opts.initialEvents,
+    onClose: () => registry.close(),
   });
   emitProgress = (text) => session.progress(text);
   session.subscribe((e) => {

@@ -162,3 +162,25 @@ describe("turn loop", () => {
     expect(unansweredCalls(r.session.conversation)).toEqual([]);
   });
 });
+
+describe("shell in a session", () => {
+  test("cd and exports carry over between calls; secret words never reach the environment; close ends the shell", async () => {
+    const script = `responses:
+  - tool_calls:
+      - { name: shell, arguments: { command: "mkdir -p sub && cd sub && export GREETING=hi" } }
+  - tool_calls:
+      - { name: shell, arguments: { command: "pwd; echo \\"$GREETING\\"; env | grep -c tok-secret-123 || true" } }
+  - text: done
+`;
+    const p = makeProject(scriptedConfig("permissions: { secret_words: [tok-secret-123] }\n"), { "script.yaml": script });
+    p.env.LEAKY = "value-with-tok-secret-123-inside";
+    const r = await startSession(p);
+    r.session.submit({ text: "go" });
+    await r.session.idle();
+    const out = r.of("tool_call_completed")[1]!.result.output;
+    expect(out).toContain(join(p.root, "sub"));
+    expect(out).toContain("hi");
+    expect(out).toMatch(/^0$/m);
+    await r.session.close();
+  });
+});

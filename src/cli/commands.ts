@@ -3,6 +3,7 @@ import type { CommandSpec } from "./command.ts";
 import { authCommand } from "./auth-commands.ts";
 import { configCommand } from "./config-commands.ts";
 import { daemonCommand } from "./daemon-commands.ts";
+import { continueCommand, newCommand, sessionsCommand } from "./session-commands.ts";
 import { execCommand } from "./exec-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { printCommand } from "./print-commands.ts";
@@ -14,6 +15,6 @@ export const rootCommand: CommandSpec = {
 Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
 'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
 example. Secrets belong in environment variables, referenced as \${VAR}.`,
-  subcommands: [execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand],
   examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
 };

@@ -104,7 +104,8 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       "/session/stop",
       async ({ body }) => {
         await daemon.stop();
-        if (body?.exit) queueMicrotask(() => hooks.onExitRequested?.());
+        // Exit once this response has left (the session is already stopped and finalized).
+        if (body?.exit) setTimeout(() => hooks.onExitRequested?.(), 200);
         return { status: "stopped" };
       },
       { body: t.Optional(t.Object({ exit: t.Optional(t.Boolean()) }, { additionalProperties: false })) },

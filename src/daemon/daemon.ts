@@ -136,6 +136,7 @@ export class Daemon {
       daemon_epoch: this.epoch,
       cursor: this.cursors.encode(this.hub.lastSeq),
       origin_cursor: this.cursors.origin(),
+      seq: String(this.hub.lastSeq),
       catalog_revision: this.catalog.revision,
       features: [...DAEMON_FEATURES],
       session_state: meta.state,

@@ -17,6 +17,8 @@ export interface WireRecord {
 export interface LiveSubscriber {
   deliver(records: readonly WireRecord[]): void;
   heartbeat(): void;
+  /** The daemon is shutting down: end the stream. */
+  close(): void;
 }
 
 export function toWire(r: StoredRecord): WireRecord {
@@ -94,8 +96,15 @@ export class RecordHub {
     this.subscribers.delete(s);
   }
 
+  /** Ends every live stream (shutdown); records committed so far have been delivered. */
+  endStreams(): void {
+    for (const s of [...this.subscribers]) s.close();
+    this.subscribers.clear();
+  }
+
   close(): void {
     this.flush();
+    this.endStreams();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
   }

@@ -68,6 +68,10 @@ export class RecordStream implements LiveSubscriber {
     this.wakeUp();
   }
 
+  close(): void {
+    this.end();
+  }
+
   private wakeUp(): void {
     const w = this.wake;
     this.wake = null;
@@ -76,7 +80,14 @@ export class RecordStream implements LiveSubscriber {
 
   private async pull(controller: ReadableStreamDefaultController<string>): Promise<void> {
     for (;;) {
-      if (this.done) return;
+      if (this.done) {
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the client.
+        }
+        return;
+      }
       if (this.resetReason) {
         controller.enqueue(`event: reset\ndata: ${JSON.stringify({ code: "reset_required", message: `${this.resetReason}; fetch GET /sync and replay from its cursor` })}\n\n`);
         this.end();

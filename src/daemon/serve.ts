@@ -71,6 +71,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Streams end first, so that a graceful stop only waits for short requests (such as the stop request itself).
+      daemon.hub.endStreams();
+      await Promise.race([server.stop(false), Bun.sleep(2000)]);
       server.stop(true);
       await daemon.close();
     },

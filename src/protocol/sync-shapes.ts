@@ -40,6 +40,7 @@ export const SyncSnapshot = Type.Object({
   daemon_epoch: Type.String(),
   cursor: Type.String({ description: "Replay GET /events?after=<cursor> from here." }),
   origin_cursor: Type.String({ description: "The cursor before the oldest retained record: replay from it to rebuild everything." }),
+  seq: Counter("Position of the newest committed record (the seq of its SyncRecordV1): a follower has caught up once it applied it."),
   catalog_revision: Counter("opaque counter"),
   features: Type.Array(Type.String()),
   session_state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),

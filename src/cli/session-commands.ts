@@ -1,0 +1,57 @@
+// `agent new`, `agent continue`, `agent sessions list|stop|rm`: sessions of the current project, each
+// served by its own daemon process.
+import type { CommandSpec } from "./command.ts";
+
+const DEMO = { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" } as const;
+const DETACH = { name: "detach", type: "boolean", summary: "Print the session id and leave the daemon running" } as const;
+
+export const newCommand: CommandSpec = {
+  name: "new",
+  summary: "Start a new session in this project (its daemon keeps running until stopped)",
+  description: `
+Creates a session for the current project, starts its daemon and, with PROMPT, sends it. Without
+--detach the answer streams here; on a terminal you can keep typing prompts (Ctrl-D leaves the session
+running). With --detach the session id is printed and the command returns at once.`,
+  flags: [DETACH, DEMO],
+  positionals: [{ name: "PROMPT", summary: "The first prompt" }],
+  examples: ['agent new "explain the build"', 'agent new --detach "run the tests and fix failures"'],
+  run: async (args, io) => (await import("./session-run.ts")).newRun(args, io),
+};
+
+export const continueCommand: CommandSpec = {
+  name: "continue",
+  summary: "Resume a session (default: the newest of this project) and show it",
+  flags: [DETACH, DEMO],
+  positionals: [{ name: "SESSION", summary: "Session id (ses_...)" }],
+  examples: ["agent continue", "agent continue ses_06gz..."],
+  run: async (args, io) => (await import("./session-run.ts")).continueRun(args, io),
+};
+
+export const sessionsCommand: CommandSpec = {
+  name: "sessions",
+  summary: "List, stop and remove sessions",
+  subcommands: [
+    {
+      name: "list",
+      summary: "List sessions (newest first) with their state",
+      flags: [
+        { name: "json", type: "boolean", summary: "One JSON object per line" },
+        { name: "all", type: "boolean", summary: "Sessions of every project, not just this one" },
+      ],
+      run: async (args, io) => (await import("./session-admin-run.ts")).listRun(args, io),
+    },
+    {
+      name: "stop",
+      summary: "Stop a session: its turn is interrupted, history is finalized, the daemon exits",
+      positionals: [{ name: "SESSION", summary: "Session id", required: true }],
+      run: async (args, io) => (await import("./session-admin-run.ts")).stopRun(args, io),
+    },
+    {
+      name: "rm",
+      summary: "Remove a stopped session and its data",
+      flags: [{ name: "force", type: "boolean", summary: "Stop it first when it is running" }],
+      positionals: [{ name: "SESSION", summary: "Session id", required: true }],
+      run: async (args, io) => (await import("./session-admin-run.ts")).rmRun(args, io),
+    },
+  ],
+};

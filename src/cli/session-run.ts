@@ -1,0 +1,120 @@
+// `agent new` and `agent continue`: create or pick the session, make sure its daemon runs, then either
+// print the session id (--detach) or attach a streaming printer through the daemon protocol.
+import { createInterface } from "node:readline";
+import { dataRoot, findProject } from "../config/files.ts";
+import { DaemonClient } from "../client/daemon-client.ts";
+import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
+import { createSession, listSessions, openSession, sessionDirOf } from "../daemon/store/index.ts";
+import type { SyncRecord } from "../protocol/sync-record.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "./command.ts";
+import { SessionPrinter } from "./session-printer.ts";
+
+export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
+  const prompt = args.positionals[0];
+  const project = findProject(io.cwd, io.env).root;
+  const store = createSession({ dataRoot: dataRoot(io.env), project, title: prompt?.slice(0, 80) });
+  const dir = store.dir;
+  store.close();
+  const handle = await launch(dir, io, args.flags.demo === true);
+  return follow(handle, store.id, io, { prompt, detach: args.flags.detach === true });
+}
+
+export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
+  const root = dataRoot(io.env);
+  let id = args.positionals[0];
+  if (!id) {
+    const project = findProject(io.cwd, io.env).root;
+    id = listSessions(root).find((s) => s.meta.project === project)?.meta.id;
+    if (!id) throw new CliError(`no session for ${project} yet; start one with 'agent new'`);
+  }
+  let dir: string;
+  try {
+    dir = sessionDirOf(root, id);
+    const store = openSession(dir);
+    // Continuing a stopped session makes it running again (its stopped-history checkpoints become invalid).
+    if (store.meta().state !== "running") store.setState("running");
+    store.close();
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  const handle = await launch(dir, io, args.flags.demo === true);
+  return follow(handle, id, io, { detach: args.flags.detach === true });
+}
+
+async function launch(dir: string, io: Io, demo: boolean): Promise<DaemonHandle> {
+  try {
+    return await ensureDaemon({ sessionDir: dir, env: io.env, demo });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function follow(handle: DaemonHandle, id: string, io: Io, options: { prompt?: string; detach: boolean }): Promise<number> {
+  const client = new DaemonClient({ url: handle.url, token: handle.token });
+  if (options.detach) {
+    if (options.prompt) await client.prompt(options.prompt);
+    io.out(`${id}\n`);
+    return EXIT.ok;
+  }
+  io.err(`session ${id} (daemon pid ${handle.pid}${handle.started ? "" : ", already running"})\n`);
+  const printer = new SessionPrinter(io);
+  const stop = new AbortController();
+  let lastSeq = 0;
+  let caughtUp!: () => void;
+  const caughtUpP = new Promise<void>((r) => (caughtUp = r));
+  let target = Infinity;
+  const settled = new Map<string, { status: string; error?: { code: string; message?: string } }>();
+  let wake: () => void = () => {};
+  const following = client.follow(
+    {
+      onSnapshot: (snap, rebuild) => {
+        if (rebuild) printer.reset();
+        target = Number(snap.seq);
+        if (lastSeq >= target) caughtUp();
+      },
+      onRecords: (records: SyncRecord[]) => {
+        printer.print(records);
+        for (const r of records as unknown as Record<string, any>[]) {
+          lastSeq = Number(r.seq);
+          if (r.type === "operation_result" && (r.result.status === "completed" || r.result.status === "failed")) settled.set(r.result.operation, r.result);
+        }
+        if (lastSeq >= target) caughtUp();
+        wake();
+      },
+    },
+    stop.signal,
+  );
+  await caughtUpP;
+  let code: number = EXIT.ok;
+  const run = async (text: string) => {
+    const accepted = await client.prompt(text);
+    const op = accepted.operation?.operation;
+    while (op && !settled.has(op)) await new Promise<void>((r) => (wake = r));
+    const result = op ? settled.get(op) : undefined;
+    return result?.status === "failed" ? EXIT.failure : EXIT.ok;
+  };
+  if (options.prompt) code = await run(options.prompt);
+  if (process.stdin.isTTY) code = await interactive(client, printer, run);
+  stop.abort();
+  await following;
+  return code;
+}
+
+/** Reads prompts (and answers to open questions) line by line until end of input; the session keeps running. */
+async function interactive(client: DaemonClient, printer: SessionPrinter, run: (text: string) => Promise<number>): Promise<number> {
+  const lines = createInterface({ input: process.stdin });
+  let code: number = EXIT.ok;
+  for await (const line of lines) {
+    const text = line.trim();
+    if (!text) continue;
+    const question = printer.questions[0];
+    if (question) {
+      const yes = /^y(es)?$/i.test(text);
+      const decision = question.text.startsWith("approve") ? (yes ? "approve" : "reject") : yes ? "allow_once" : "deny";
+      await client.answer(question.id, { decision });
+      continue;
+    }
+    code = await run(text);
+  }
+  return code;
+}

@@ -34,6 +34,8 @@ export class RecordHub {
   private readonly observers: ((records: readonly StoredRecord[]) => void)[] = [];
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private committed: number;
+  /** Frames already encoded for the newest batches: live subscribers at the same position share them. */
+  private frames = new Map<string, string>();
 
   constructor(
     readonly journal: Journal,
@@ -75,12 +77,24 @@ export class RecordHub {
     this.pending = [];
     const stored = this.journal.append(batch, this.now());
     this.committed = stored[stored.length - 1]!.seq;
+    if (this.frames.size > 64) this.frames.clear();
     for (const observe of this.observers) observe(stored);
     if (this.subscribers.size > 0) {
       const wire = stored.map(toWire);
       for (const s of [...this.subscribers]) s.deliver(wire);
     }
     return stored;
+  }
+
+  /** The encoded SSE frame for records first..last, built once however many subscribers send it. */
+  frame(first: number, last: number, build: () => string): string {
+    const key = `${first}:${last}`;
+    let text = this.frames.get(key);
+    if (text === undefined) {
+      text = build();
+      this.frames.set(key, text);
+    }
+    return text;
   }
 
   /** Called with every committed batch, before subscribers see it. */

@@ -149,10 +149,14 @@ export class RecordStream implements LiveSubscriber {
   }
 
   private send(controller: ReadableStreamDefaultController<string>, frame: WireRecord[]): void {
-    this.position = frame[frame.length - 1]!.seq;
-    let data = '{"records":[';
-    for (let i = 0; i < frame.length; i++) data += (i ? "," : "") + frame[i]!.json;
-    controller.enqueue(`id: ${this.cursors.encode(this.position)}\nevent: records\ndata: ${data}]}\n\n`);
+    const last = frame[frame.length - 1]!.seq;
+    this.position = last;
+    const text = this.hub.frame(frame[0]!.seq, last, () => {
+      let data = '{"records":[';
+      for (let i = 0; i < frame.length; i++) data += (i ? "," : "") + frame[i]!.json;
+      return `id: ${this.cursors.encode(last)}\nevent: records\ndata: ${data}]}\n\n`;
+    });
+    controller.enqueue(text);
   }
 
   private goLive(): void {

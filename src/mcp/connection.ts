@@ -15,6 +15,8 @@ import type { McpClock, McpLogSink, McpServerConfig, McpServerState, McpServerSt
 
 /** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+/** Authorizations in a row without one successful request before the server counts as refusing us. */
+const MAX_AUTHORIZATIONS_WITHOUT_SUCCESS = 2;
 const EXPIRED_REASON = "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session";
 
 export interface ConnectionDeps {
@@ -36,6 +38,7 @@ export class ServerConnection {
   /** Bumped on every connect/disconnect: callbacks of an older client are ignored. */
   private generation = 0;
   private reinit?: Promise<void>;
+  private authorizationsWithoutSuccess = 0;
   private readonly http?: HttpAuth;
   private readonly blocked: Set<string>;
 
@@ -57,8 +60,9 @@ export class ServerConnection {
     return status;
   }
 
+  /** While an expired session is re-initialized the tools stay: their calls wait for the new session. */
   tools(): Tool[] {
-    return this.state === "connected" ? this.engineTools : [];
+    return this.state === "connected" || this.reinit ? this.engineTools : [];
   }
 
   /** Connects; resolves once connected, failed, or waiting for the user to authorize. */
@@ -67,8 +71,8 @@ export class ServerConnection {
     this.setState("connecting");
     const problem = this.config.transport === "http" ? urlProblem(this.name, this.config.url) : undefined;
     if (problem) return this.fail(generation, problem);
+    await this.closeClient();
     try {
-      this.http?.prepare();
       await this.refreshIfExpired();
       await this.open(generation);
     } catch (error) {
@@ -80,6 +84,7 @@ export class ServerConnection {
     }
     if (generation !== this.generation) return;
     this.http?.release();
+    this.authorizationsWithoutSuccess = 0;
     this.setState("connected", true);
   }
 
@@ -113,12 +118,19 @@ export class ServerConnection {
     const timeout = seconds ? AbortSignal.timeout(seconds * 1000) : undefined;
     const hadSession = this.transport?.sessionId !== undefined;
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
         timeout: NO_SDK_TIMEOUT,
         onprogress: (p) => this.deps.onProgress({ server: this.name, tool, progress: p.progress, total: p.total, message: p.message }),
       })) as CallToolResult;
+      this.authorizationsWithoutSuccess = 0;
+      return result;
     } catch (error) {
+      if (error instanceof UnauthorizedError && this.http?.provider?.pendingAuthorizationUrl && generation === this.generation) {
+        // Step-up: the call needs more scope (or the token was revoked); the user has to authorize again.
+        this.awaitAuthorization(generation);
+        throw new Error(`the \`${this.name}\` tool server needs the user to authorize again (shown by /mcp); try the call after that`);
+      }
       if (timeout?.aborted && !signal.aborted) {
         throw new Error(`no answer within ${seconds} s (default_timeout_seconds of "${this.name}"); the call was cancelled`);
       }
@@ -235,7 +247,12 @@ export class ServerConnection {
   }
 
   private awaitAuthorization(generation: number): void {
-    this.setState("needs_auth");
+    if (++this.authorizationsWithoutSuccess > MAX_AUTHORIZATIONS_WITHOUT_SUCCESS) {
+      return this.fail(generation, `the server still refuses access after ${MAX_AUTHORIZATIONS_WITHOUT_SUCCESS} authorizations in a row`);
+    }
+    const hadTools = this.engineTools.length > 0;
+    if (hadTools) this.clearTools();
+    this.setState("needs_auth", hadTools);
     const listener = this.http?.callbackListener();
     if (!listener) return; // A fixed HTTPS redirect: completeAuthorization() finishes it.
     const provider = this.http!.provider!;

@@ -22,7 +22,7 @@ export class HttpAuth {
   ) {
     if (config.auth?.type === "oauth") {
       const store = new OAuthCredentialStore(dataRoot, config.auth_key_name ?? name, config.url);
-      this.provider = new McpOAuthProvider(config.auth, store, clock);
+      this.provider = new McpOAuthProvider(config.auth, store, clock, () => this.redirectUri());
     }
   }
 
@@ -38,21 +38,18 @@ export class HttpAuth {
   }
 
   /**
-   * Prepares the redirect before a connection attempt: the SDK reads the redirect URI while it registers
-   * and builds the authorization URL, before we know whether the user will be sent to a browser.
+   * The redirect URI, read by the SDK whenever it registers or builds an authorization URL (at connect, or
+   * when a call needs more scope): a listener is started on first use and stopped by release().
    */
-  prepare(): void {
-    const provider = this.provider;
-    if (!provider || this.config.auth?.type !== "oauth") return;
-    const redirect = this.config.auth.redirect;
+  private redirectUri(): string {
+    const redirect = this.config.auth?.type === "oauth" ? this.config.auth.redirect : undefined;
     if (redirect?.type === "fixed") {
       const uri = new URL(redirect.uri);
-      if (isLoopbackHttp(uri) && !this.listener) this.listener = startCallbackListener(uri);
-      provider.redirectUri = uri.href;
-      return;
+      if (isLoopbackHttp(uri)) this.listener ??= startCallbackListener(uri);
+      return uri.href;
     }
     this.listener ??= startCallbackListener();
-    provider.redirectUri = this.listener.redirectUri;
+    return this.listener.redirectUri;
   }
 
   /** The callback listener of the authorization in progress, if we can capture the redirect ourselves. */

@@ -12,8 +12,6 @@ import type { McpClock } from "./types.ts";
 export type OAuthConfig = Extract<Static<typeof McpRemoteAuth>, { type: "oauth" }>;
 
 export class McpOAuthProvider implements OAuthClientProvider {
-  /** Set before each connection attempt: the listener's URI, or the configured fixed URI. */
-  redirectUri = "";
   /** The URL the user must open, set when the SDK decides an interactive authorization is needed. */
   pendingAuthorizationUrl?: URL;
   private verifier?: string;
@@ -23,10 +21,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly config: OAuthConfig,
     private readonly store: OAuthCredentialStore,
     private readonly clock: McpClock,
+    /** The listener's URI (starting one when needed), or the configured fixed URI. */
+    private readonly redirectUriSource: () => string,
   ) {}
 
   get redirectUrl(): string {
-    return this.redirectUri;
+    return this.redirectUriSource();
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -38,7 +38,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const confidential = registration?.type === "pre-registered" && !!registration.client_secret;
     return {
       client_name: "agent",
-      redirect_uris: [this.redirectUri],
+      redirect_uris: [this.redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: confidential ? "client_secret_basic" : "none",
@@ -67,7 +67,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // time: a new interactive authorization registers again rather than being refused for an unknown
     // redirect_uri. While a refresh token exists the registration it belongs to is kept.
     const uris = (stored as { redirect_uris?: string[] }).redirect_uris ?? [];
-    if (uris.length > 0 && !uris.includes(this.redirectUri) && !tokens?.refresh_token) return undefined;
+    if (uris.length > 0 && !uris.includes(this.redirectUrl) && !tokens?.refresh_token) return undefined;
     return stored;
   }
 

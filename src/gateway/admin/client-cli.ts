@@ -4,7 +4,7 @@ import { OAuthClientError, OAuthClientStore, type ClientType, type OAuthClientIn
 import { cliActor, withAdmin } from "./admin-context.ts";
 import { iso, printJson, printTable, wantsJson } from "./format.ts";
 
-const toJson = (c: OAuthClientInfo) => ({ client_id: c.id, name: c.name, client_type: c.clientType, grant_types: c.grantTypes, scopes: c.scopes, created_at: iso(c.createdAt) });
+const toJson = (c: OAuthClientInfo) => ({ client_id: c.id, name: c.name, client_type: c.clientType, grant_types: c.grantTypes, scopes: c.scopes, token_endpoint_auth_method: c.tokenEndpointAuthMethod, created_at: iso(c.createdAt) });
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(/[\s,]+/).filter(Boolean));
 
 async function admin<T>(args: ParsedArgs, io: Io, work: (store: OAuthClientStore, audit: (a: string, t: string) => void) => T): Promise<T> {

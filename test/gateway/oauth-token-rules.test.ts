@@ -124,6 +124,30 @@ describe("token endpoint", () => {
   });
 });
 
+describe("internal errors", () => {
+  test("a database failure is server_error with a request id and no internals; the log line has no secret", async () => {
+    const logged: string[] = [];
+    const broken = await startTestGateway("", { logger: { info() {}, warn() {}, error: (m) => logged.push(m) } });
+    try {
+      const [id, secret] = confidentialClient(broken, ["machine"]);
+      broken.ctx.sqlite.run("DROP TABLE oauth_access_tokens");
+      const res = await call(broken, "token", cc(), { Authorization: basic(id, secret) });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: "server_error", error_description: expect.stringMatching(/^internal error \(request req_\w+\)$/) });
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(logged.join("\n")).not.toContain(secret);
+    } finally {
+      await broken.stop();
+    }
+  });
+
+  test("a bearer token in the query string is never accepted", async () => {
+    const token = (await call(gw, "token", cc(), { Authorization: basic(...conf) })).body.access_token;
+    const res = await fetch(`${gw.url}/api/v1/configurations?access_token=${token}`);
+    expect(res.status).toBe(401);
+  });
+});
+
 describe("token endpoint limiter", () => {
   test("the token endpoint is rate-limited per source (client secrets are passwords: brute force is bounded)", async () => {
     const limited = await startTestGateway("", { auth: "  oauth_token_rate_limit: {max_attempts: 3, window_secs: 60, lockout_secs: 60}\n" });

@@ -16,6 +16,7 @@ import type { RateLimiter } from "../net/rate-limit.ts";
 import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
 import { insufficientScope } from "../server/auth-guard.ts";
 import { jsonResponse } from "../server/errors.ts";
+import { redactText } from "../../util/redact.ts";
 
 const body = (type: string) => ({ content: { [type]: { schema: { type: "object" as const } } } });
 const FORM_BODY = body("application/x-www-form-urlencoded");
@@ -40,7 +41,7 @@ export function oauthRoutes(ctx: GatewayContext) {
         return await work(request, ip);
       } catch (error) {
         if (error instanceof OAuthError) return error.response();
-        ctx.logger.error(`request ${requestId} failed in the OAuth server: ${(error as Error).message}`);
+        ctx.logger.error(`request ${requestId} failed in the OAuth server: ${redactText((error as Error).message)}`);
         return oauthJson(500, { error: "server_error", error_description: `internal error (request ${requestId})` });
       }
     };

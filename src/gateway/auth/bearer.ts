@@ -161,11 +161,14 @@ export class BearerVerifier {
     const ok = constantTimeEqualHex(row?.c.verifier ?? "00".repeat(32), expected);
     if (!row || !ok || row.c.state === "invalidated" || row.current !== generationId) return undefined;
     const now = this.clock.now();
-    this.db
-      .update(serviceCredentials)
-      .set(row.c.state === "pending" ? { state: "active", activatedAt: now, lastUsedAt: now } : { lastUsedAt: now })
-      .where(eq(serviceCredentials.generationId, generationId))
-      .run();
+    // Coarse last-used updates, as for PATs: a write on every daemon request would also empty the token caches.
+    if (row.c.state === "pending" || row.c.lastUsedAt === null || now - row.c.lastUsedAt > 60_000) {
+      this.db
+        .update(serviceCredentials)
+        .set(row.c.state === "pending" ? { state: "active", activatedAt: now, lastUsedAt: now } : { lastUsedAt: now })
+        .where(eq(serviceCredentials.generationId, generationId))
+        .run();
+    }
     return { family: "dsc", principalId: null, username: null, scopes: ["current_session"], credentialId: generationId, sessionId: row.c.sessionId };
   }
 }

@@ -2,21 +2,20 @@
 // registration) and the RFC 8414 metadata at the root. Every response is JSON with no-store (the edge adds
 // Pragma too); nothing ever redirects; errors are `{error, error_description}` and hide internals.
 import { Elysia } from "elysia";
-import { OAuthClientStore } from "../auth/oauth-clients.ts";
+import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
+import { GRANT_TYPES, OAuthClientStore } from "../auth/oauth-clients.ts";
 import type { GatewayContext } from "../context.ts";
+import type { RateLimiter } from "../net/rate-limit.ts";
+import { insufficientScope } from "../server/auth-guard.ts";
+import { jsonResponse } from "../server/errors.ts";
 import { requestMeta } from "../server/request-meta.ts";
+import { redactText } from "../../util/redact.ts";
 import { ClientAuthenticator, type AuthenticatedClient } from "./client-auth.ts";
 import { DeviceFlow } from "./device-flow.ts";
 import { narrowScopes, NO_STORE, OAuthError, oauthJson, parseScope, readOAuthForm } from "./http.ts";
 import { authorizationServerMetadata, metadataPaths, OAUTH_PREFIX } from "./metadata.ts";
 import { parseRegistration, registerClient } from "./register.ts";
 import { OAuthTokens, type TokenResponse } from "./tokens.ts";
-import { GRANT_TYPES } from "../auth/oauth-clients.ts";
-import type { RateLimiter } from "../net/rate-limit.ts";
-import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
-import { insufficientScope } from "../server/auth-guard.ts";
-import { jsonResponse } from "../server/errors.ts";
-import { redactText } from "../../util/redact.ts";
 
 const body = (type: string) => ({ content: { [type]: { schema: { type: "object" as const } } } });
 const FORM_BODY = body("application/x-www-form-urlencoded");

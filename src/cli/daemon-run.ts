@@ -32,7 +32,8 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
       const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo });
-      return { engine: created.session, catalog: () => catalogFromConfig(created.loaded, created.model), notices: created.notices };
+      const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
+      return { engine: created.session, catalog: () => catalogFromConfig(created.loaded, created.model), notices: created.notices, secrets };
     } catch (error) {
       if (error instanceof SessionSetupError) throw new CliError(`cannot start the session: ${error.message}`);
       throw error;

@@ -31,6 +31,8 @@ export interface HostedEngine {
   engine: EngineSession;
   catalog?: CatalogSource;
   notices?: string[];
+  /** Secret values (config substitutions, secret words) scrubbed from history and feedback at capture. */
+  secrets?: string[];
 }
 
 export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
@@ -63,6 +65,7 @@ export class Daemon {
   readonly feedback: FeedbackArtifacts;
   readonly now: () => number;
   private stopping: Promise<void> | null = null;
+  private secrets: string[] = [];
 
   private constructor(
     readonly store: SessionStore,
@@ -78,8 +81,8 @@ export class Daemon {
     this.ops = new Operations(store, this.signer, this.now, this.limits.operationWindowMs, (result) => this.hub.publish({ type: "operation_result", result }));
     this.host = new EngineHost(this.hub, this.ops, this.cursors);
     this.catalog = new CatalogPublisher((revision) => this.hub.publish({ type: "daemon_catalog_changed", catalog_revision: revision }));
-    this.history = new HistoryService(store, this.signer, this.now, this.limits);
-    this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile);
+    this.history = new HistoryService(store, this.signer, this.now, this.limits, () => this.secrets);
+    this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile, () => this.secrets);
   }
 
   /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */
@@ -115,6 +118,7 @@ export class Daemon {
       projectRoot: this.store.meta().project,
       initialEvents: closing.length > 0 ? this.store.events() : events,
     });
+    this.secrets = (hosted.secrets ?? []).filter((v) => v.length >= 4);
     this.host.attach(hosted.engine);
     if (hosted.catalog) this.catalog.publish(hosted.catalog);
     for (const message of hosted.notices ?? []) this.hub.publish({ type: "notice", level: "warning", message });

@@ -37,6 +37,7 @@ export interface HarnessOptions {
   clock?: TestClock;
   catalog?: CatalogSource;
   credential?: string | null;
+  secrets?: string[];
 }
 
 export function tempSessionDir(): string {
@@ -55,7 +56,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     reloadCatalog: (daemon) => daemon.catalog.publish(),
     engineFactory: async ({ sessionId, initialEvents }) => {
       engine = new FakeEngine(sessionId, { ...options.engine, initialEvents });
-      return { engine, catalog: options.catalog };
+      return { engine, catalog: options.catalog, secrets: options.secrets };
     },
   });
   const auth = { Authorization: `Bearer ${TOKEN}` };

@@ -105,6 +105,16 @@ describe("stopped-session history", () => {
     expect((await history(`?checkpoint=${encodeURIComponent(tokens[8]!)}`)).status).toBe(200);
   });
 
+  test("configured secret values (substitutions, secret words) are scrubbed from history too", async () => {
+    h = await startHarness({ engine: { reply: () => "the password is hunter2-correct-horse" }, secrets: ["hunter2-correct-horse"] });
+    await h.post("/prompt", { text: "what is it" });
+    await h.engine().idle();
+    await h.post("/session/stop", {});
+    const text = JSON.stringify((await history()).body);
+    expect(text).not.toContain("hunter2-correct-horse");
+    expect(text).toContain("the password is [redacted]");
+  });
+
   test("a change of the source after capture is 409 history_source_changed", async () => {
     await stoppedSession();
     const cp = (await history()).body.checkpoint;

@@ -23,7 +23,7 @@ export interface EngineSession {
   readonly id: string;
   /** Events are delivered synchronously, in order, to every listener. Returns the unsubscribe function. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
-  /** Starts a turn, or queues the input when a turn is running (`queued: true`). */
+  /** Starts a turn, or queues the input when a turn is running (`queued: true`). `input_id` becomes the id of its user message. */
   submit(input: SubmitInput): { input_id: string; queued: boolean };
   /** Removes and returns the newest queued input, or null when the queue is empty. */
   dequeueNewest(): QueuedInput | null;

@@ -65,7 +65,8 @@ export class AgentSession implements EngineSession {
 
   submit(input: SubmitInput): { input_id: string; queued: boolean } {
     if (this.closed) throw new Error("the session is closed");
-    const id = this.runtime.newId("inp");
+    // The input's id is the id of the user message it becomes, so a host can match a prompt to its turn.
+    const id = this.runtime.newId("msg");
     const content: UserContentPart[] = [{ type: "text", text: input.text }, ...(input.images ?? []).map((i) => ({ type: "image" as const, ...i }))];
     const queued = this.busy;
     this.inputs.push({ id, text: input.text, content });
@@ -143,7 +144,7 @@ export class AgentSession implements EngineSession {
         this.controller = new AbortController();
         this.turnId = this.runtime.newId("turn");
         try {
-          await runTurn(this.runtime, this.conversation, { turnId: this.turnId, content: next.content, signal: this.controller.signal });
+          await runTurn(this.runtime, this.conversation, { turnId: this.turnId, content: next.content, messageId: next.id, signal: this.controller.signal });
         } catch (error) {
           this.emit({ type: "notice", level: "warning", message: `the turn failed unexpectedly: ${(error as Error)?.message ?? String(error)}` });
         }

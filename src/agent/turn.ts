@@ -19,6 +19,8 @@ export const MAX_CONTINUATIONS = 5;
 export interface TurnInput {
   turnId: string;
   content: UserContentPart[];
+  /** The id the submitted input got; the user message keeps it. */
+  messageId: string;
   signal: AbortSignal;
 }
 
@@ -32,7 +34,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   const emit = (e: EngineEvent) => rt.emit(e);
   let usage: Usage = emptyUsage();
   emit({ type: "turn_started", turn_id: turnId, model: rt.model.key, facet: rt.facet });
-  emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "prompt", content: input.content, created_at: rt.clock.now() } });
+  emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: "prompt", content: input.content, created_at: rt.clock.now() } });
   const outcome = await (async (): Promise<TurnOutcome> => {
     let toolTurns = 0;
     let continuations = 0;

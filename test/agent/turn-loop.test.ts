@@ -184,3 +184,11 @@ describe("shell in a session", () => {
     await r.session.close();
   });
 });
+
+test("a submitted input's id is the id of the user message it becomes", async () => {
+  const p = makeProject(scriptedConfig(), { "script.yaml": "responses:\n  - text: hi\n" });
+  const r = await startSession(p);
+  const { input_id } = r.session.submit({ text: "hello" });
+  await r.session.idle();
+  expect(r.of("user_message")[0]!.message.id).toBe(input_id);
+});

@@ -1,7 +1,7 @@
 // One tool server's connection: its state, its SDK client and transport, its tools, OAuth authorization
 // when the server asks for it, and re-initialization of an expired HTTP session.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
@@ -72,6 +72,7 @@ export class ServerConnection {
     const problem = this.config.transport === "http" ? urlProblem(this.name, this.config.url) : undefined;
     if (problem) return this.fail(generation, problem);
     await this.closeClient();
+    if (this.http?.provider) this.http.provider.pendingAuthorizationUrl = undefined;
     try {
       await this.refreshIfExpired();
       await this.open(generation);
@@ -104,8 +105,14 @@ export class ServerConnection {
    */
   async completeAuthorization(callback: string): Promise<void> {
     if (this.state !== "needs_auth") throw new Error(`tool server "${this.name}" is not waiting for an authorization`);
-    const code = callback.includes("code=") ? new URL(callback).searchParams.get("code") : callback.trim();
-    if (!code) throw new Error("the pasted URL carries no authorization code");
+    const text = callback.trim();
+    const query = text.includes("?") ? new URLSearchParams(text.slice(text.indexOf("?") + 1)) : new URLSearchParams(text.includes("=") ? text : `code=${text}`);
+    const code = query.get("code");
+    if (!code) throw new Error("the pasted address carries no authorization code (expected ...?code=...&state=...)");
+    const state = query.get("state");
+    if (state !== null && state !== this.http?.provider?.expectedState()) {
+      throw new Error("the pasted address belongs to another authorization (its state does not match); open the current link from /mcp");
+    }
     await this.finishAuthorization(this.generation, code);
   }
 
@@ -237,7 +244,6 @@ export class ServerConnection {
   private async refreshIfExpired(): Promise<void> {
     const provider = this.http?.provider;
     if (!provider?.tokensExpired() || !provider.tokens()?.refresh_token) return;
-    const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     try {
       await auth(provider, { serverUrl: (this.config as { url: string }).url });
     } catch (error) {

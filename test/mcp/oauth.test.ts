@@ -101,4 +101,22 @@ describe("OAuth against the SDK example server", () => {
     expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
     expect(after.tokens.expires_at).toBe(later + 3600_000);
   });
+
+  test("a fixed HTTPS redirect: the user pastes the address the browser landed on", async () => {
+    const servers: Record<string, McpServerConfig> = {
+      demo: { transport: "http", url: `http://localhost:${mcpPort}/mcp`, auth: { type: "oauth", redirect: { type: "fixed", uri: "https://app.example/oauth/callback" } } },
+    };
+    const { manager } = testManager(servers, { dataRoot: mkdtempSync(join(tmpdir(), "mcp-oauth-fixed-")) });
+    open.push(manager);
+    await manager.start();
+    const status = manager.servers()[0]!;
+    expect(status.state).toBe("needs_auth");
+    expect(new URL(status.authorizationUrl!).searchParams.get("redirect_uri")).toBe("https://app.example/oauth/callback");
+    const landed = (await fetch(status.authorizationUrl!, { redirect: "manual" })).headers.get("location")!;
+    expect(landed).toStartWith("https://app.example/oauth/callback?code=");
+    const forged = landed.replace(/state=[^&]+/, "state=other");
+    await expect(manager.completeAuthorization("demo", forged)).rejects.toThrow("the pasted address belongs to another authorization");
+    expect((await manager.completeAuthorization("demo", landed)).state).toBe("connected");
+    expect((await runNamed(manager, "mcp__demo__greet", { name: "Di" })).output).toBe("Hello, Di!");
+  });
 });

@@ -44,7 +44,9 @@ export function toEngineTool(server: string, tool: McpTool, call: McpCall): Tool
       if (validate === undefined) validate = compile(tool.inputSchema);
       const checked = validate?.(input);
       if (checked && !checked.valid) {
-        return toolError(`Invalid arguments for \`${name}\`: ${checked.errorMessage}. Fix the arguments and call \`${name}\` again.`);
+        // ajv names the input "data" ("data/b must be number"): say it in the model's terms.
+        const problems = checked.errorMessage.replace(/(^|, )data\//g, "$1").replace(/(^|, )data /g, "$1the input ");
+        return toolError(`Invalid arguments for \`${name}\`: ${problems}. Fix the arguments and call \`${name}\` again.`);
       }
       const result = await call(tool.name, (input ?? {}) as Record<string, unknown>, signal);
       return toToolResult(result, ctx, { server, tool: tool.name });

@@ -50,7 +50,7 @@ describe("everything server over stdio", () => {
     await manager.start();
     const result = await runNamed(manager, "mcp__ev__get-sum", { a: "two" });
     expect(result.isError).toBe(true);
-    expect(result.output).toContain("Invalid arguments for `mcp__ev__get-sum`");
+    expect(result.output).toBe("Invalid arguments for `mcp__ev__get-sum`: the input must have required property 'b', a must be number. Fix the arguments and call `mcp__ev__get-sum` again.");
   });
 
   test("an image reaches a vision model as an image and any other model as a note", async () => {

@@ -31,6 +31,9 @@ import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { Reminders } from "./reminders.ts";
+import { sessionLogSink } from "./session-log.ts";
+import { combinedTools } from "./tool-set.ts";
+import { createMcpManager } from "../mcp/index.ts";
 import { AgentSession } from "./session.ts";
 import { join } from "node:path";
 import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
@@ -209,7 +212,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const engineTools: Tool[] = [
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
-    createToolSearchTool({ tools: () => registry.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
+    createToolSearchTool({ tools: () => tools.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
     ...(opts.extraTools ?? []),
   ];
   // A read-only facet (plan) never gets the tools that change things.
@@ -230,9 +233,22 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
   });
   warnings.push(...registry.warnings);
+  const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
+  const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0 && !facet.readOnly;
+  const mcp = hasServers
+    ? createMcpManager({
+        servers: config.mcp_servers as never,
+        dataRoot: dataRoot(opts.env),
+        clock,
+        log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),
+        cwd: project.root,
+        env: opts.env,
+      })
+    : null;
+  const tools = combinedTools(registry, () => mcp?.tools() ?? [], daemon.disabled_tools ?? []);
   const toolSpecs = (): ToolSpec[] => {
     if (model.tool_loading === "no_tools") return [];
-    const list = model.tool_loading === "native_deferred" ? registry.list().filter((t) => offered.has(t.name)) : registry.list();
+    const list = model.tool_loading === "native_deferred" ? tools.list().filter((t) => offered.has(t.name)) : tools.list();
     return list.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
   };
   const systemPrompt = buildSystemPrompt({
@@ -245,7 +261,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     skills,
     variables,
   });
-  const fallbackSecrets = loaded.secrets.filter((s) => s.length > 0);
   const session = new AgentSession({
     runtime: {
       sessionId,
@@ -266,19 +281,31 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       clock,
       newId: (prefix) => newId(prefix, clock.now()),
       systemPrompt: () => systemPrompt,
-      tools: registry,
+      tools,
       toolSpecs,
       toolContext,
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
       reminders,
-      scrub: secrets ? (text) => secrets!.redact(text) : (text) => redactText(text, fallbackSecrets),
+      scrub,
     },
     gate,
     interactive: opts.interactive,
     initialEvents: opts.initialEvents,
-    onClose: () => registry.close(),
+    onClose: async () => {
+      await Promise.all([registry.close(), mcp?.close()]);
+    },
   });
   emitProgress = (text) => session.progress(text);
+  if (mcp) {
+    mcp.onChange((e) => {
+      const s = e.server;
+      const detail = s.state === "connected" ? ` (${s.toolCount} tools)` : s.reason ? `: ${s.reason}` : "";
+      session.notice(s.state === "failed" ? "warning" : "info", `tool server ${s.name}: ${s.state}${detail}`);
+    });
+    // Servers connect before the first turn, so their tools are there when the model first looks.
+    await mcp.start();
+    for (const s of mcp.servers()) if (s.state === "failed" || s.state === "needs_auth") warnings.push(`tool server ${s.name}: ${s.state}${s.reason ? `: ${s.reason}` : ""}`);
+  }
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);

@@ -6,11 +6,11 @@ import type { Clock } from "../providers/clock.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import type { RetrySettings } from "../providers/settings.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
 import type { Reminders } from "./reminders.ts";
+import type { ToolSet } from "./tool-set.ts";
 
 export interface AgentRuntime {
   sessionId: string;
@@ -24,7 +24,7 @@ export interface AgentRuntime {
   newId(prefix: string): string;
   emit(event: EngineEvent): void;
   systemPrompt(): string;
-  tools: ToolRegistry;
+  tools: ToolSet;
   /** What the model is told about the tools this turn (empty for `no_tools`). */
   toolSpecs(): ToolSpec[];
   toolContext: ToolContext;

@@ -110,6 +110,11 @@ export class AgentSession implements EngineSession {
     this.emit({ type: "progress", turn_id: this.turnId, text });
   }
 
+  /** Something the user should know that is not part of a turn (a tool server connected or failed). */
+  notice(level: "info" | "warning", message: string): void {
+    this.emit({ type: "notice", level, message });
+  }
+
   interrupt(): void {
     this.controller?.abort(new Error("interrupted by the user"));
   }

@@ -1,8 +1,8 @@
 // Path patterns of rules and `secret_files`: globs resolved to absolute patterns. `~` is the home
 // directory, a relative pattern is anchored at the project root, and a pattern without a slash (`.env`,
 // `*.pem`) matches that name in any directory. A pattern ending in `/**` also matches the directory.
-import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { realish } from "../tools/paths.ts";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 /** Escapes glob metacharacters so a literal path can be embedded in a pattern. */
 export function escapeGlob(path: string): string {
@@ -43,20 +43,7 @@ export class PathPattern {
 }
 
 /** The real path of `absolute`, or of its nearest existing ancestor joined with the rest. */
-export function realPath(absolute: string): string {
-  let current = absolute;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return resolve(realpathSync(current), ...rest.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      rest.push(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      current = parent;
-    }
-  }
-}
+export const realPath = realish;
 
 /** The path as written (resolved against cwd, `~` expanded) and its real path: what rules are checked against. */
 export function pathForms(path: string, cwd: string, home: string): { lexical: string; real: string } {

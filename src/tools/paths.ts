@@ -21,7 +21,7 @@ export function displayPath(ctx: Pick<ToolContext, "projectRoot">, absolute: str
 }
 
 /** The real path of `absolute`, or of its nearest existing ancestor joined with the rest. */
-function realish(absolute: string): string {
+export function realish(absolute: string): string {
   let current = absolute;
   const rest: string[] = [];
   for (;;) {

@@ -1,8 +1,9 @@
 // A cache of bearer lookups (hits and misses) keyed by token hash, valid only while the database is
-// unchanged: a commit by another process moves `PRAGMA data_version`, a write on this connection moves
-// `total_changes()`, and either clears it, so a revocation takes effect on the next request (from another
-// process: within a millisecond). Without it a token lookup costs ~18 µs of SQLite file locking.
-import type { Database } from "bun:sqlite";
+// unchanged: a commit on this connection moves the pager's data version (SQLITE_FCNTL_DATA_VERSION, read
+// without a query), a commit by another process moves `PRAGMA data_version`; either clears it, so a
+// revocation takes effect on the next request (from another process: within a millisecond). Without the
+// cache a token lookup costs ~18 µs of SQLite file locking.
+import { constants, type Database } from "bun:sqlite";
 
 const CACHE_MAX = 10_000;
 
@@ -17,20 +18,20 @@ export function tokenHash(token: string): string {
 /** The database's change stamp, shared by every cache on one connection. */
 export class DbStamp {
   private readonly dataVersion;
-  private readonly totalChanges;
+  private readonly pagerVersion = new Uint32Array(2);
   private version = -1;
   private versionCheckedAt = -Infinity;
-  private changes = -1;
+  private pager = -1;
   private generation = 0;
 
-  constructor(sqlite: Database) {
+  constructor(private readonly sqlite: Database) {
     this.dataVersion = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
-    this.totalChanges = sqlite.query<{ c: number }, []>("SELECT total_changes() AS c");
   }
 
   /**
    * A number that moves whenever anything was written. Other processes' commits are rechecked at most once
-   * per ms (PRAGMA data_version takes a file lock, about 2.5 µs); this connection's writes are seen at once.
+   * per ms (PRAGMA data_version takes a file lock, about 2.5 µs); this connection's commits are seen at once
+   * through the pager's counter (about 0.05 µs; a `SELECT total_changes()` per request cost ten times that).
    */
   current(): number {
     const now = performance.now();
@@ -42,9 +43,10 @@ export class DbStamp {
         this.generation++;
       }
     }
-    const changes = this.totalChanges.get()!.c;
-    if (changes !== this.changes) {
-      this.changes = changes;
+    this.sqlite.fileControl(constants.SQLITE_FCNTL_DATA_VERSION, this.pagerVersion);
+    const pager = this.pagerVersion[0]!;
+    if (pager !== this.pager) {
+      this.pager = pager;
       this.generation++;
     }
     return this.generation;

@@ -13,6 +13,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startGateway } from "./lib/gateway-process.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,15 +43,7 @@ cli(["principal", "create", "bench"]);
 cli(["principal", "set-password", "bench", "--password-stdin"], "bench password 123\n");
 const pat = cli(["token", "create", "bench", "--label", "bench"]).trim();
 
-const server = Bun.spawn(["bun", main, "gateway", "serve", "--config", config], { env, stdout: "pipe", stderr: "inherit" });
-const reader = server.stdout.getReader();
-let banner = "";
-while (!/listening on (\S+)/.test(banner)) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error(`gateway exited: ${banner}`);
-  banner += new TextDecoder().decode(value);
-}
-const base = /listening on (\S+)/.exec(banner)![1]!;
+const { server, base } = await startGateway(main, config, env);
 
 async function throughput(headers: Record<string, string>, expected = 200): Promise<number> {
   let count = 0;

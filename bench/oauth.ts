@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseGatewayConfig } from "../src/gateway/config/load.ts";
 import { createGatewayContext } from "../src/gateway/context.ts";
+import { startGateway } from "./lib/gateway-process.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,15 +44,7 @@ const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`
 cli(["principal", "create", "bench"]);
 const pat = cli(["token", "create", "bench", "--label", "bench"]).out.trim();
 
-const server = Bun.spawn(["bun", main, "gateway", "serve", "--config", config], { env, stdout: "pipe", stderr: "inherit" });
-const reader = server.stdout.getReader();
-let banner = "";
-while (!/listening on (\S+)/.test(banner)) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error(`gateway exited: ${banner}`);
-  banner += new TextDecoder().decode(value);
-}
-const base = /listening on (\S+)/.exec(banner)![1]!;
+const { server, base } = await startGateway(main, config, env);
 
 const issued: string[] = [];
 async function rate(request: () => Promise<Response>, keep?: (body: string) => void): Promise<number> {

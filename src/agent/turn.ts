@@ -5,13 +5,14 @@ import { CONTINUATION_PROMPT, callProvider } from "../providers/call.ts";
 import { ProviderError } from "../providers/errors.ts";
 import type { StopReason, Usage } from "../providers/events.ts";
 import { emptyUsage } from "../providers/events.ts";
-import type { ProviderRequest } from "../providers/request.ts";
+import type { ProviderRequest, ToolChoice } from "../providers/request.ts";
 import type { AgentRuntime } from "./runtime.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import type { EngineErrorInfo, EngineEvent, TurnStopReason } from "./events.ts";
 import { MessageStream, addUsage } from "./message-stream.ts";
 import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
-import { runToolCalls } from "./tool-calls.ts";
+import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
+import { wrapReminder } from "./reminders.ts";
 
 /** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
 export const MAX_CONTINUATIONS = 5;
@@ -77,10 +78,14 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
       if (signal.aborted) return { stop: "interrupted" };
       if (results.some((r) => r.name === "exit_tool" && r.status === "completed")) return { stop: "exit_tool" };
       if (rt.maxToolTurns > 0 && toolTurns >= rt.maxToolTurns) {
-        return {
+        const limit: TurnOutcome = {
           stop: "max_tool_turns",
           error: { code: "max_tool_turns", message: `stopped after ${toolTurns} tool round-trips (daemon.max_tool_turns); send a message to let the agent go on` },
         };
+        const wrapUp = await finalAnswer(rt, conversation, turnId, signal);
+        usage = addUsage(usage, wrapUp.usage);
+        if (wrapUp.error) return wrapUp.error.code === "cancelled" ? { stop: "interrupted" } : { stop: "error", error: wrapUp.error };
+        return limit;
       }
     }
   })();
@@ -93,13 +98,35 @@ function stopFromModel(reason: StopReason | null): TurnStopReason {
   return "end_turn";
 }
 
+export const BUDGET_SPENT =
+  "This turn's tool budget (daemon.max_tool_turns) is used up. Answer the user now in text, without calling tools: say what you did, what is left, and how to go on.";
+
+/**
+ * After the last allowed tool round, one more model call for a text answer: forced with tool_choice
+ * `none` where the model supports forcing, else asked for by the `tool_choice` reminder. Tool calls it
+ * still makes are answered as not run.
+ */
+async function finalAnswer(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<ModelCall> {
+  const forced = rt.model.forced_tool_choice_supported;
+  if (!forced && rt.reminders.enabled("tool_choice")) {
+    const text = wrapReminder("tool_choice", BUDGET_SPENT);
+    rt.emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "reminder", content: [{ type: "text", text }], created_at: rt.clock.now() } });
+  }
+  const call = await callModel(rt, conversation, turnId, signal, forced ? { type: "none" } : null);
+  const calls = call.stream.toolCalls();
+  if (!call.error && calls.length > 0) {
+    await runToolCalls(calls, unrunDeps(rt, turnId, async () => ({ allowed: false, message: `Not run: ${BUDGET_SPENT}` })), signal);
+  }
+  return call;
+}
+
 interface ModelCall {
   stream: MessageStream;
   usage: Usage;
   error?: EngineErrorInfo;
 }
 
-async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<ModelCall> {
+async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal, toolChoice: ToolChoice | null = null): Promise<ModelCall> {
   const messageId = rt.newId("msg");
   rt.emit({ type: "assistant_message_started", turn_id: turnId, message_id: messageId, model: rt.model.key, created_at: rt.clock.now() });
   const stream = new MessageStream(messageId, () => rt.newId("prt"), (e) => rt.emit(e));
@@ -117,6 +144,7 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
       reasoning: rt.reasoning,
       request_options: { ...rt.model.request_option_defaults },
       prompt_cache_key: rt.sessionId,
+      ...(toolChoice && tools.length > 0 ? { tool_choice: toolChoice } : {}),
     };
   };
   let error: EngineErrorInfo | undefined;
@@ -137,22 +165,23 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
   if (error) {
     // Completed tool calls of an interrupted or failed message still need results for a consistent history.
     const calls = stream.toolCalls();
-    if (calls.length > 0) await runToolCalls(calls, cancelledDeps(rt, turnId), AbortSignal.abort());
+    if (calls.length > 0) await runToolCalls(calls, unrunDeps(rt, turnId, async () => ({ allowed: false, message: "not run" })), AbortSignal.abort());
   }
   return { stream, usage: stream.usage, ...(error ? { error } : {}) };
 }
 
-function cancelledDeps(rt: AgentRuntime, turnId: string): Parameters<typeof runToolCalls>[1] {
+/** Answers calls without running them: cancelled (aborted signal) or refused by `authorize`. */
+function unrunDeps(rt: AgentRuntime, turnId: string, authorize: ToolCallsDeps["authorize"]): ToolCallsDeps {
   return {
     turnId,
     resultsMessageId: rt.newId("msg"),
-    tools: () => undefined,
-    toolNames: () => [],
+    tools: (name) => rt.tools.get(name),
+    toolNames: () => rt.tools.list().map((t) => t.name),
     ctx: rt.toolContext,
     clock: rt.clock,
     maxConcurrent: 1,
     emit: (e) => rt.emit(e),
-    authorize: async () => ({ allowed: false, message: "not run" }),
+    authorize,
     scrub: (t) => t,
   };
 }

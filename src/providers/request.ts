@@ -29,6 +29,9 @@ export interface ReasoningRequest {
   budget_tokens?: number | null;
 }
 
+/** Forcing the model's use of tools (sent only when the model's `forced_tool_choice_supported` allows). */
+export type ToolChoice = { type: "auto" } | { type: "none" } | { type: "required" } | { type: "tool"; name: string };
+
 export interface ProviderRequest {
   /** Model identifier sent to the provider (`provider_name` of the model, or the deployment name). */
   model: string;
@@ -40,6 +43,8 @@ export interface ProviderRequest {
   reasoning: ReasoningRequest | null;
   /** `request_option_defaults` merged with per-turn options; top-level body keys, applied last. */
   request_options: Record<string, boolean | string>;
+  /** Absent: the provider's default (auto). */
+  tool_choice?: ToolChoice | null;
   /** Responses dialect: cache routing key (the conversation id). */
   prompt_cache_key?: string | null;
 }

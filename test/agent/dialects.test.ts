@@ -143,3 +143,38 @@ test("the plan facet offers only read-only tools", async () => {
   expect(names).not.toContain("write");
   expect(systemText("b_chat_completions", fake.requests[0]!.body)).toContain("plan mode");
 });
+
+describe("the wrap-up answer after max_tool_turns", () => {
+  const script = (): FakeStep[] => [
+    { kind: "turn", turn: { tool_calls: [{ id: "call_1", name: "glob", arguments: '{"pattern":"*"}' }] } },
+    { kind: "turn", turn: { text: "I listed the files; ask me to go on." } },
+  ];
+
+  test("is forced with tool_choice none when the model supports forcing", async () => {
+    const fake = startProviderFake("b_chat_completions", script());
+    fakes.push(fake);
+    const p = makeProject(fakeConfig("b_chat_completions", fake, "daemon: { max_tool_turns: 1 }\n"));
+    const r = await startSession(p);
+    r.session.submit({ text: "look around" });
+    await r.session.idle();
+    expect(fake.violations).toEqual([]);
+    expect(fake.requests[0]!.body.tool_choice).toBeUndefined();
+    expect(fake.requests[1]!.body.tool_choice).toBe("none");
+    const done = r.of("turn_completed")[0]!;
+    expect(done.stop_reason).toBe("max_tool_turns");
+    const last = r.session.conversation.entries.at(-1)!;
+    expect(last.role === "assistant" && last.content[0]?.type === "text" && last.content[0].text).toBe("I listed the files; ask me to go on.");
+  });
+
+  test("is asked for by the tool_choice reminder when forcing is not supported", async () => {
+    const fake = startProviderFake("a_messages", script());
+    fakes.push(fake);
+    const p = makeProject(fakeConfig("a_messages", fake, "daemon: { max_tool_turns: 1 }\n").replace("context_window: 100000", "context_window: 100000, forced_tool_choice_supported: false"));
+    const r = await startSession(p);
+    r.session.submit({ text: "look around" });
+    await r.session.idle();
+    expect(fake.requests[1]!.body.tool_choice).toBeUndefined();
+    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain('system-reminder name=\\"tool_choice\\"');
+    expect(r.of("turn_completed")[0]!.stop_reason).toBe("max_tool_turns");
+  });
+});

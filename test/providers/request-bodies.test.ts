@@ -145,3 +145,22 @@ test("on the wire: configured headers sent, but the agent's per-request headers 
   expect(fake.requests[0]!.body.temperature).toBe(0.2); // the JSON on the wire holds a number
   expect(fake.violations).toEqual([]);
 });
+
+describe("tool_choice", () => {
+  const info = PROTOCOL_INFO.b_chat_completions;
+  test("maps to each dialect's wire form, and is left out without tools or when absent", () => {
+    const none = { ...req, tool_choice: { type: "none" as const } };
+    const named = { ...req, tool_choice: { type: "tool" as const, name: "t" } };
+    const required = { ...req, tool_choice: { type: "required" as const } };
+    expect(buildMessagesBody(none, "provider_managed").tool_choice).toEqual({ type: "none" });
+    expect(buildMessagesBody(named, "provider_managed").tool_choice).toEqual({ type: "tool", name: "t" });
+    expect(buildMessagesBody(required, "provider_managed").tool_choice).toEqual({ type: "any" });
+    expect(buildChatBody(none, info).tool_choice).toBe("none");
+    expect(buildChatBody(named, info).tool_choice).toEqual({ type: "function", function: { name: "t" } });
+    expect(buildResponsesBody(none).tool_choice).toBe("none");
+    expect(buildResponsesBody(named).tool_choice).toEqual({ type: "function", name: "t" });
+    expect(buildChatBody(req, info).tool_choice).toBeUndefined();
+    expect(buildMessagesBody({ ...none, tools: [] }, "provider_managed").tool_choice).toBeUndefined();
+    expect(buildResponsesBody({ ...none, tools: [] }).tool_choice).toBeUndefined();
+  });
+});

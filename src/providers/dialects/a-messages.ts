@@ -81,6 +81,10 @@ export function buildMessagesBody(req: ProviderRequest, strategy: CacheControlSt
   };
   if (system) body.system = system;
   if (tools.length > 0) body.tools = tools;
+  if (req.tool_choice && tools.length > 0) {
+    const c = req.tool_choice;
+    body.tool_choice = c.type === "tool" ? { type: "tool", name: c.name } : { type: c.type === "required" ? "any" : c.type };
+  }
   if (req.stop_sequences.length > 0) body.stop_sequences = req.stop_sequences;
   if (req.reasoning?.enabled) {
     const max = body.max_tokens as number;

@@ -41,6 +41,10 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
   if (info.streamUsage) body.stream_options = { include_usage: true };
   if (req.tools.length > 0)
     body.tools = req.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+  if (req.tool_choice && req.tools.length > 0) {
+    const c = req.tool_choice;
+    body.tool_choice = c.type === "tool" ? { type: "function", function: { name: c.name } } : c.type;
+  }
   if (req.max_output_tokens != null) body[info.maxTokensField] = req.max_output_tokens;
   if (req.stop_sequences.length > 0) body.stop = req.stop_sequences;
   if (req.reasoning?.effort) body.reasoning_effort = req.reasoning.effort;

@@ -39,6 +39,10 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
   if (req.tools.length > 0) {
     body.tools = req.tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.input_schema, strict: false }));
     body.parallel_tool_calls = true;
+    if (req.tool_choice) {
+      const c = req.tool_choice;
+      body.tool_choice = c.type === "tool" ? { type: "function", name: c.name } : c.type;
+    }
   }
   if (req.max_output_tokens != null) body.max_output_tokens = req.max_output_tokens;
   if (req.reasoning) {

@@ -28,7 +28,6 @@ export class Reminders {
   private readonly seen = new Map<string, number>();
   private contextLevel = 0;
   private imageNoticeFor = "";
-  private pending: string[] = [];
 
   constructor(disabled: readonly string[] = []) {
     this.disabled = new Set(disabled);
@@ -38,11 +37,6 @@ export class Reminders {
     return !this.disabled.has(name);
   }
 
-  /** A reminder another part of the engine raises (facet switch, goal status ...), sent with the next call. */
-  raise(name: SystemReminderName, text: string): void {
-    if (this.enabled(name)) this.pending.push(wrapReminder(name, text));
-  }
-
   /** The read tool showed the model this file (or a tool of the agent changed it): remember its mtime. */
   noteFileSeen(path: string): void {
     const mtime = mtimeOf(path);
@@ -50,8 +44,7 @@ export class Reminders {
   }
 
   collect(state: ReminderState): string[] {
-    const out = this.pending;
-    this.pending = [];
+    const out: string[] = [];
     if (this.enabled("file_changed")) {
       const changed: string[] = [];
       for (const [path, mtime] of this.seen) {

@@ -76,7 +76,7 @@ export class AgentSession implements EngineSession {
   }
 
   dequeueNewest(): QueuedInput | null {
-    // While a turn runs, inputs[0] is already taken by it only after drain() shifted it, so all are queued.
+    // The running turn's input left `inputs` when the turn started, so everything here is still queued.
     const last = this.inputs.pop();
     if (!last) return null;
     this.emitQueue();

@@ -1,5 +1,6 @@
 // Runs the tool calls of one assistant message: permission first, then the tool, with lock keys and the
 // batch limit from tool-batch.ts. Every call gets exactly one result event, even when denied or cancelled.
+import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 import type { Clock } from "../providers/clock.ts";
 import { runTool, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { AssistantContentPart, ToolCallStatus, ToolResultEntry } from "./conversation.ts";
@@ -9,8 +10,8 @@ import { runBatch, type BatchCall } from "./tool-batch.ts";
 
 export type ToolCallPart = Extract<AssistantContentPart, { type: "tool_call" }>;
 
-/** Engine tools that are bookkeeping, not work: they take no batch slot. */
-export const UNCOUNTED_TOOLS = new Set(["progress_update", "exit_tool", "tool_search"]);
+/** The engine's own tools are bookkeeping, not work: they take no batch slot. */
+const UNCOUNTED_TOOLS = new Set<string>(REQUIRED_TOOL_NAMES);
 
 export interface ToolCallsDeps {
   turnId: string;

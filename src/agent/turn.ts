@@ -43,7 +43,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
       if (signal.aborted) return { stop: "interrupted" };
       const lastRound = rt.maxToolTurns > 0 && toolTurns === rt.maxToolTurns - 1;
       for (const text of rt.reminders.collect({ conversation, lastToolRound: lastRound, model: rt.model })) {
-        emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "reminder", content: [{ type: "text", text }], created_at: rt.clock.now() } });
+        addUserText(rt, turnId, "reminder", text);
       }
       const call = await callModel(rt, conversation, turnId, signal);
       usage = addUsage(usage, call.usage);
@@ -53,7 +53,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
         if (signal.aborted) return { stop: "interrupted" };
         if (call.stream.stopReason === "max_lifetime" && continuations < MAX_CONTINUATIONS) {
           continuations++;
-          emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "continuation", content: [{ type: "text", text: CONTINUATION_PROMPT }], created_at: rt.clock.now() } });
+          addUserText(rt, turnId, "continuation", CONTINUATION_PROMPT);
           continue;
         }
         return { stop: stopFromModel(call.stream.stopReason) };
@@ -92,6 +92,11 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   emit({ type: "turn_completed", turn_id: turnId, stop_reason: outcome.stop, usage, ...(outcome.error ? { error: outcome.error } : {}) });
 }
 
+/** A reminder or continuation prompt the engine adds to the conversation. */
+function addUserText(rt: AgentRuntime, turnId: string, origin: "reminder" | "continuation", text: string): void {
+  rt.emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin, content: [{ type: "text", text }], created_at: rt.clock.now() } });
+}
+
 function stopFromModel(reason: StopReason | null): TurnStopReason {
   if (reason === "refusal" || reason === "content_filter") return "refusal";
   if (reason === "max_tokens") return "max_tokens";
@@ -110,7 +115,7 @@ async function finalAnswer(rt: AgentRuntime, conversation: Conversation, turnId:
   const forced = rt.model.forced_tool_choice_supported;
   if (!forced && rt.reminders.enabled("tool_choice")) {
     const text = wrapReminder("tool_choice", BUDGET_SPENT);
-    rt.emit({ type: "user_message", turn_id: turnId, message: { id: rt.newId("msg"), role: "user", origin: "reminder", content: [{ type: "text", text }], created_at: rt.clock.now() } });
+    addUserText(rt, turnId, "reminder", text);
   }
   const call = await callModel(rt, conversation, turnId, signal, forced ? { type: "none" } : null);
   const calls = call.stream.toolCalls();

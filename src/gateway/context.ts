@@ -17,6 +17,7 @@ import type { PamAuthenticator } from "./auth/pam.ts";
 import { DbStamp } from "./auth/verified-cache.ts";
 import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
+import { FleetChanges } from "./fleet/changes.ts";
 
 export interface Logger {
   info(message: string): void;
@@ -48,6 +49,8 @@ export interface GatewayContext {
   issuer: string;
   /** Long-lived responses, closed when the credential that opened them is revoked. */
   streams: OpenStreams;
+  /** Project/session change signals for fleet observation (issue 10). */
+  fleetChanges: FleetChanges;
 }
 
 export interface ContextOptions {
@@ -93,5 +96,6 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     tls,
     issuer: issuerUrl(config, config.listen.port, tls),
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp),
+    fleetChanges: new FleetChanges(),
   };
 }

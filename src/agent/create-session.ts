@@ -291,6 +291,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     gate,
     interactive: opts.interactive,
     initialEvents: opts.initialEvents,
+    services: { mcp },
     onClose: async () => {
       await Promise.all([registry.close(), mcp?.close()]);
     },

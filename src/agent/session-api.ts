@@ -1,6 +1,7 @@
 // What a host (the daemon, `agent exec`, tests) sees of a running session. The engine's AgentSession
 // implements it; hosts depend on this interface only.
 import type { Conversation } from "./conversation.ts";
+import type { SessionCommandInfo, SessionCommandResult } from "./commands/types.ts";
 import type { EngineEvent, InterrogativeAnswer, QueuedInput } from "./events.ts";
 
 export interface SubmitInput {
@@ -29,6 +30,10 @@ export interface EngineSession {
   dequeueNewest(): QueuedInput | null;
   /** Answers a pending interrogative; throws InterrogativeError when it is not pending. */
   answer(interrogativeId: string, answer: InterrogativeAnswer): void;
+  /** The session commands a client can offer (`/help`). */
+  commands(): SessionCommandInfo[];
+  /** Runs a session command (`/name args...`); throws SessionCommandError for unknown, invalid or unavailable. */
+  command(name: string, args: readonly string[]): Promise<SessionCommandResult>;
   /** Cancels the running turn (provider stream and tools); the queue is kept. */
   interrupt(): void;
   readonly busy: boolean;

@@ -1,5 +1,7 @@
 // A running session: the conversation (a fold of its events), the input queue, the running turn and its
 // cancellation, and the interrogatives (permission asks) waiting for a person.
+import { SESSION_COMMANDS } from "./commands/index.ts";
+import { SessionCommandError, type CommandServices, type SessionCommand, type SessionCommandInfo, type SessionCommandResult } from "./commands/types.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import { applyEvent, foldEvents, type EngineEvent, type Interrogative, type InterrogativeAnswer, type QueuedInput } from "./events.ts";
 import type { Authorization, PermissionGate, PermissionRequest } from "./permission.ts";
@@ -17,6 +19,10 @@ export interface AgentSessionOptions {
   interactive: boolean;
   /** Events of an earlier run of this session (resume): the conversation is rebuilt from them. */
   initialEvents?: Iterable<EngineEvent>;
+  /** What session commands may reach (tool servers...). */
+  services?: Partial<CommandServices>;
+  /** The commands offered; default: every built-in session command. */
+  commands?: readonly SessionCommand[];
   /** Releases what the session holds (shell, tool servers); called once by close(). */
   onClose?: () => Promise<void>;
 }
@@ -113,6 +119,20 @@ export class AgentSession implements EngineSession {
   /** Something the user should know that is not part of a turn (a tool server connected or failed). */
   notice(level: "info" | "warning", message: string): void {
     this.emit({ type: "notice", level, message });
+  }
+
+  commands(): SessionCommandInfo[] {
+    return (this.options.commands ?? SESSION_COMMANDS).map(({ name, usage, summary }) => ({ name, usage, summary }));
+  }
+
+  async command(name: string, args: readonly string[]): Promise<SessionCommandResult> {
+    const commands = this.options.commands ?? SESSION_COMMANDS;
+    const command = commands.find((c) => c.name === name);
+    if (!command) throw new SessionCommandError("unknown_command", `there is no command /${name}; available: ${commands.map((c) => `/${c.name}`).join(", ")}`);
+    if (this.closed) throw new SessionCommandError("command_unavailable", "the session is closed");
+    if (this.busy && !command.whileBusy) throw new SessionCommandError("command_unavailable", `/${name} cannot run while a turn is running; interrupt it (Esc) or wait for it to end`);
+    const services: CommandServices = { mcp: null, ...this.options.services };
+    return command.run({ session: this, runtime: this.runtime, services }, args);
   }
 
   interrupt(): void {

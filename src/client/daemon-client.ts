@@ -165,6 +165,16 @@ export class DaemonClient {
     return this.command<{ status: string; operation: ClientOperationResult | null }>(`/interrogatives/${encodeURIComponent(interrogativeId)}/response`, { answer });
   }
 
+  /** The session commands the daemon offers (`/help`). */
+  commands() {
+    return this.json<{ commands: { name: string; usage: string; summary: string }[] }>("GET", "/commands");
+  }
+
+  /** Runs a session command (`/name args...`) as a correlated operation. */
+  sessionCommand(name: string, args: string[] = []) {
+    return this.command<{ name: string; message: string; data?: Record<string, unknown>; operation: ClientOperationResult | null }>(`/commands/${encodeURIComponent(name)}`, { args });
+  }
+
   interrupt() {
     return this.json<{ status: string }>("POST", "/interrupt");
   }

@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import { InterrogativeAnswerSchema } from "../protocol/conversation-schema.ts";
 import { ProtocolError } from "../protocol/errors.ts";
-import { CommandBody, PromptBody } from "../protocol/sync-shapes.ts";
+import { CommandBody, PromptBody, SessionCommandBody } from "../protocol/sync-shapes.ts";
 import { VERSION } from "../version.ts";
 import type { Daemon } from "./daemon.ts";
 import { errorResponse, json, type DaemonLogger } from "./edge.ts";
@@ -95,6 +95,21 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
         return respond(result);
       },
       { body: t.Object({ answer: InterrogativeAnswerSchema, operation_context: CommandBody.properties.operation_context }, { additionalProperties: false }) },
+    )
+    .get("/commands", () => ({ commands: daemon.host.commands() }))
+    .post(
+      "/commands/:name",
+      async ({ body, params }) => {
+        if (!/^[a-z][a-z0-9-]{0,63}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is lowercase letters, digits and hyphens");
+        const args = body.args ?? [];
+        const result = await daemon.ops.run("session-command", body.operation_context, { name: params.name, args }, async () => {
+          const done = await daemon.host.command(params.name, args);
+          daemon.hub.flush();
+          return { httpStatus: 200, status: "completed", body: { name: params.name, ...done }, outcome: { name: params.name }, committedCursor: daemon.cursors.encode(daemon.hub.lastSeq) };
+        });
+        return respond(result);
+      },
+      { body: SessionCommandBody },
     )
     .post("/interrupt", () => {
       daemon.host.interrupt();

@@ -2,6 +2,7 @@
 // state the sync snapshot reports (folded from committed records, so it also holds after a restart), and
 // moves correlated prompt results along their lifecycle: admitted -> in_progress -> completed | failed.
 import type { Interrogative, InterrogativeAnswer, QueuedInput } from "../agent/events.ts";
+import { SessionCommandError, type SessionCommandInfo, type SessionCommandResult } from "../agent/commands/types.ts";
 import { type EngineSession, InterrogativeError, type SubmitInput } from "../agent/session-api.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import type { Cursors } from "./cursors.ts";
@@ -80,6 +81,19 @@ export class EngineHost {
 
   interrupt(): void {
     this.require().interrupt();
+  }
+
+  commands(): SessionCommandInfo[] {
+    return this.engine?.commands() ?? [];
+  }
+
+  async command(name: string, args: readonly string[]): Promise<SessionCommandResult> {
+    try {
+      return await this.require().command(name, args);
+    } catch (error) {
+      if (error instanceof SessionCommandError) throw new ProtocolError(error.code, undefined, error.message);
+      throw error;
+    }
   }
 
   /** Closes the engine (its turn is interrupted) and stops journaling its events. */

@@ -45,6 +45,10 @@ export const ERROR_STATUS = {
   /** 413 at a fleet response's capacity boundary; generic surfaces send it with 503 (pass the status). */
   fleet_capacity_exceeded: 413,
   operation_capacity_exceeded: 429,
+  /** Session commands (`POST /commands/{name}`): no such command, arguments that do not fit, cannot run now. */
+  unknown_command: 404,
+  invalid_command: 422,
+  command_unavailable: 409,
   snapshot_capacity_exceeded: 503,
 } as const;
 

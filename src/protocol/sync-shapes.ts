@@ -71,6 +71,15 @@ export const PromptAcceptance = Type.Object({
 
 export const CommandBody = Type.Object({ operation_context: Type.Optional(OperationContextSchema) }, { additionalProperties: false });
 
+/** `POST /commands/{name}`: a session command (a client's `/name args...`). */
+export const SessionCommandBody = Type.Object(
+  {
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
+    operation_context: Type.Optional(OperationContextSchema),
+  },
+  { additionalProperties: false },
+);
+
 /** A correlated command's response: the route's own body plus the stored operation result (null without a context). */
 export const CorrelatedResponse = Type.Object({ operation: Type.Union([ClientOperationResultV1, Type.Null()]) }, { additionalProperties: true });
 

@@ -42,3 +42,42 @@ describe("tool servers in a session", () => {
     await r.session.close();
   }, 30_000);
 });
+
+describe("the /mcp session command", () => {
+  test("lists servers with state and tool count; disable takes the tools away, enable brings them back", async () => {
+    const p = makeProject(scriptedConfig(SERVER), { "script.yaml": "responses:\n  - text: ok\n" });
+    const r = await startSession(p);
+    const list = await r.session.command("mcp", []);
+    expect(list.message).toMatch(/^ev: connected, \d+ tools \[stdio\]$/);
+    const listed = (list.data!.servers as { name: string; state: string; tool_count: number }[])[0]!;
+    expect(listed).toMatchObject({ name: "ev", transport: "stdio", state: "connected" });
+    expect(listed.tool_count).toBeGreaterThan(3);
+    expect(JSON.stringify(list.data)).not.toContain(EVERYTHING_BIN);
+
+    const off = await r.session.command("mcp", ["disable", "ev"]);
+    expect(off.message).toBe("ev: disabled [stdio]");
+    expect(off.data!.server).toMatchObject({ state: "disabled", tool_count: 0 });
+    const on = await r.session.command("mcp", ["enable", "ev"]);
+    expect(on.message).toMatch(/^ev: connected, \d+ tools/);
+    const again = await r.session.command("mcp", ["reconnect", "ev"]);
+    expect(again.data!.server).toMatchObject({ name: "ev", state: "connected" });
+    await r.session.close();
+  }, 30_000);
+
+  test("unknown servers and actions are typed errors naming what exists", async () => {
+    const p = makeProject(scriptedConfig(SERVER), { "script.yaml": "responses:\n  - text: ok\n" });
+    const r = await startSession(p);
+    await expect(r.session.command("mcp", ["enable", "nope"])).rejects.toMatchObject({ code: "invalid_command", message: "no tool server is named 'nope'; configured: ev" });
+    await expect(r.session.command("mcp", ["explode"])).rejects.toMatchObject({ code: "invalid_command", message: expect.stringContaining("allowed: list, enable, disable, reconnect") });
+    await expect(r.session.command("mcp", ["enable"])).rejects.toMatchObject({ message: "usage: /mcp enable NAME" });
+    await expect(r.session.command("nope", [])).rejects.toMatchObject({ code: "unknown_command" });
+    await r.session.close();
+  }, 30_000);
+
+  test("without configured servers /mcp says how to add one", async () => {
+    const p = makeProject(scriptedConfig(""), { "script.yaml": "responses:\n  - text: ok\n" });
+    const r = await startSession(p);
+    expect((await r.session.command("mcp", [])).message).toContain("No tool servers are configured");
+    await r.session.close();
+  });
+});

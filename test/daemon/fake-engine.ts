@@ -3,6 +3,7 @@
 // when a turn may finish. Prompts containing "ASK" open a permission interrogative first.
 import { emptyConversation, type Conversation } from "../../src/agent/conversation.ts";
 import { applyEvent, type EngineEvent, type InterrogativeAnswer, type QueuedInput } from "../../src/agent/events.ts";
+import { SessionCommandError } from "../../src/agent/commands/types.ts";
 import { type EngineSession, InterrogativeError, type SubmitInput } from "../../src/agent/session-api.ts";
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
@@ -23,6 +24,8 @@ export class FakeEngine implements EngineSession {
   /** Every prompt that reached a turn, in order: a test asserts a prompt ran exactly once. */
   readonly ran: string[] = [];
   closed = false;
+  /** How many times a session command actually ran (a correlated retry must not run it again). */
+  commandRuns = 0;
   private listeners = new Set<(e: EngineEvent) => void>();
   private pendingQueue: QueuedInput[] = [];
   private images = new Map<string, SubmitInput["images"]>();
@@ -73,6 +76,18 @@ export class FakeEngine implements EngineSession {
     this.asks.delete(id);
     this.emit({ type: "interrogative_closed", id, outcome: "answered", answer });
     resolve(answer);
+  }
+
+  commands() {
+    return [{ name: "echo", usage: "/echo WORDS...", summary: "Answers with its arguments" }];
+  }
+
+  /** `/echo` answers with its words; anything else is unknown, as in the real engine. */
+  async command(name: string, args: readonly string[]) {
+    if (name !== "echo") throw new SessionCommandError("unknown_command", `there is no command /${name}; available: /echo`);
+    if (args.length === 0) throw new SessionCommandError("invalid_command", "usage: /echo WORDS...");
+    this.commandRuns++;
+    return { message: args.join(" ") };
   }
 
   interrupt(): void {

@@ -1,0 +1,5 @@
+// Every session command, in `/help` order. A new command: one file here and one line below.
+import { mcpCommand } from "./mcp.ts";
+import type { SessionCommand } from "./types.ts";
+
+export const SESSION_COMMANDS: readonly SessionCommand[] = [mcpCommand];

@@ -1,0 +1,61 @@
+// Session commands: what a person types as `/name args...` in a client (the TUI's slash commands), run
+// by the engine through one seam so local and remote clients behave the same. The daemon exposes them as
+// `GET /commands` and `POST /commands/{name}`; each command lives in its own file in this folder.
+import type { McpManager } from "../../mcp/manager.ts";
+import type { AgentRuntime } from "../runtime.ts";
+import type { AgentSession } from "../session.ts";
+
+export interface SessionCommandResult {
+  /** One or a few lines for the person who ran the command. */
+  message: string;
+  /** Structured detail for clients that render more than the message (tables, state). */
+  data?: Record<string, unknown>;
+}
+
+export type SessionCommandErrorCode =
+  /** No command has that name. */
+  | "unknown_command"
+  /** The arguments do not fit the command's usage. */
+  | "invalid_command"
+  /** The command exists but cannot run now (turn running, feature disabled by config, nothing to act on). */
+  | "command_unavailable";
+
+export class SessionCommandError extends Error {
+  constructor(
+    readonly code: SessionCommandErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SessionCommandError";
+  }
+}
+
+/** What a command may reach. Fields are added by the parts that own them (facets, compaction...). */
+export interface CommandServices {
+  mcp: McpManager | null;
+}
+
+export interface CommandContext {
+  session: AgentSession;
+  /** The session's runtime; commands that switch session state (facet, model) change it here. */
+  runtime: AgentRuntime;
+  services: CommandServices;
+}
+
+export interface SessionCommand {
+  name: string;
+  /** e.g. `/mcp [list | enable NAME | disable NAME | reconnect NAME]` */
+  usage: string;
+  /** One line for `/help`. */
+  summary: string;
+  /** Whether the command may run while a turn is running (otherwise `command_unavailable`). */
+  whileBusy: boolean;
+  run(ctx: CommandContext, args: readonly string[]): Promise<SessionCommandResult>;
+}
+
+/** What clients see of a command (`GET /commands`). */
+export interface SessionCommandInfo {
+  name: string;
+  usage: string;
+  summary: string;
+}

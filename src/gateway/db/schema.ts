@@ -163,10 +163,15 @@ export const sessions = sqliteTable("sessions", {
   launchMode: text("launch_mode", { enum: ["project_direct", "worktree_backed"] }).notNull(),
   state: text("state", { enum: ["starting", "running", "stopped", "failed", "cleanup_pending", "reaped"] }).notNull(),
   pid: integer("pid"),
+  /** The daemon process's start time (clock ticks since boot, /proc/<pid>/stat): with the pid, its identity. */
+  pidStartTicks: text("pid_start_ticks"),
   port: integer("port"),
   daemonEpoch: text("daemon_epoch"),
   sessionDir: text("session_dir"),
   worktreePath: text("worktree_path"),
+  worktreeBranch: text("worktree_branch"),
+  /** The pending bootstrap file of the current generation; removed at cleanup when the daemon never read it. */
+  bootstrapFile: text("bootstrap_file"),
   currentGenerationId: text("current_generation_id"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),

@@ -24,7 +24,7 @@ import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
 import { redactText } from "../util/redact.ts";
 import { FacetError, READ_ONLY_TOOLS, resolveFacet } from "./context/facets.ts";
-import { loadSkills } from "./context/skills.ts";
+import { loadSkills, type Skill } from "./context/skills.ts";
 import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
 import { loadVariables } from "./context/variables.ts";
 import type { EngineEvent } from "./events.ts";
@@ -32,8 +32,9 @@ import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
-import { combinedTools } from "./tool-set.ts";
+import { combinedTools, type ToolSet } from "./tool-set.ts";
 import { createMcpManager } from "../mcp/index.ts";
+import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
 import { join } from "node:path";
 import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
@@ -86,6 +87,14 @@ export interface CreatedSession {
   facet: string;
   /** Things worth telling the user (skipped symlinks, disabled required tools). */
   notices: string[];
+  /** What the daemon catalog describes live: loaded skills, the session's tools and tool servers. */
+  live: SessionCatalogView;
+}
+
+export interface SessionCatalogView {
+  skills: readonly Skill[];
+  tools: ToolSet;
+  mcp: McpManager | null;
 }
 
 export const NO_MODEL_HELP = [
@@ -311,5 +320,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: facet.name, notices: warnings };
+  return { session, loaded, model, provider, facet: facet.name, notices: warnings, live: { skills, tools, mcp } };
 }

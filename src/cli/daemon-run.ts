@@ -2,11 +2,11 @@
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createSessionFromConfig, SessionSetupError } from "../agent/create-session.ts";
+import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
 import { loadConfig } from "../config/load.ts";
 import { catalogFromConfig } from "../daemon/catalog-source.ts";
 import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/credential.ts";
-import type { EngineFactory } from "../daemon/daemon.ts";
+import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
 import { redactText } from "../util/redact.ts";
@@ -18,7 +18,7 @@ export interface DaemonProcessOptions {
   port: number;
   project?: string;
   engineFactory: EngineFactory;
-  reload?: (running: RunningDaemon) => void;
+  reload?: (daemon: Daemon) => void;
 }
 
 export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
@@ -28,22 +28,39 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   if (!credentialFile) throw new UsageError(`agent daemon needs --credential-file F (or ${CREDENTIAL_ENV})`);
   const port = parsePort(args.flags.port as string | undefined);
   const demo = args.flags.demo === true;
-  const env = io.env;
+  const { engineFactory, reload } = configuredEngine(io.env, demo);
+  return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload }, io);
+}
+
+/**
+ * The engine of a real session: built from the project's config, with a catalog that follows the live
+ * session (tool server states) and a reload that re-reads the config.
+ */
+export function configuredEngine(env: Record<string, string | undefined>, demo: boolean): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+  let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
       const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
-      return { engine: created.session, catalog: () => catalogFromConfig(created.loaded, created.model), notices: created.notices, secrets };
+      live = created.live;
+      const mcp = created.live.mcp;
+      return {
+        engine: created.session,
+        catalog: () => catalogFromConfig(created.loaded, created.model, live),
+        notices: created.notices,
+        secrets,
+        watchCatalog: mcp ? (changed) => void mcp.onChange(changed) : undefined,
+      };
     } catch (error) {
       if (error instanceof SessionSetupError) throw new CliError(`cannot start the session: ${error.message}`);
       throw error;
     }
   };
-  const reload = (running: RunningDaemon) => {
-    const loaded = loadConfig({ cwd: running.daemon.store.meta().project, env });
-    if (loaded.ok) running.daemon.catalog.publish(() => catalogFromConfig(loaded, null));
+  const reload = (daemon: Daemon) => {
+    const loaded = loadConfig({ cwd: daemon.store.meta().project, env });
+    if (loaded.ok) daemon.catalog.publish(() => catalogFromConfig(loaded, null, live));
   };
-  return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload }, io);
+  return { engineFactory, reload };
 }
 
 /** The daemon process around any engine factory (the CLI's real one, or a test's fake one). */
@@ -76,6 +93,7 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     logFile,
     logger,
     onExitRequested: () => void shutdown(),
+    reloadCatalog: options.reload,
   });
   let stopping = false;
   async function shutdown(): Promise<void> {
@@ -86,7 +104,7 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
   }
   process.on("SIGTERM", () => void shutdown());
   process.on("SIGINT", () => void shutdown());
-  if (options.reload) process.on("SIGHUP", () => options.reload!(running));
+  if (options.reload) process.on("SIGHUP", () => options.reload!(running.daemon));
   io.out(`${JSON.stringify(running.ready)}\n`);
   return exited;
 }

@@ -1,13 +1,16 @@
 // The catalog of a session built from its loaded config: facets and subagents as declared, models with
 // their capabilities, the built-in tools with their input schemas, and tool servers by name and kind
-// only (never commands, URLs, environment or credentials). Reading config is all it does.
+// only (never commands, URLs, environment or credentials). With a running session's live view it also
+// describes the loaded skills, the session's actual tools and each tool server's connection state and
+// tool ids. Reading is all it does: no server is started, no model selected.
+import type { SessionCatalogView } from "../agent/create-session.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { ResolvedModel } from "../config/models.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { toolJsonSchema } from "../tools/tool.ts";
 import type { CatalogContent } from "./catalog.ts";
 
-export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | null): CatalogContent {
+export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | null, live?: SessionCatalogView): CatalogContent {
   const config = loaded.config;
   const models = [...loaded.models.models.values()].map((m) => ({
     name: m.key,
@@ -25,16 +28,27 @@ export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | n
     },
     request_option_defaults: m.request_option_defaults,
   }));
-  const registry = createToolRegistry({ editFormat: model?.edit_format ?? null, disabledTools: config.daemon?.disabled_tools ?? [] });
-  const tools = registry.list().map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t), strict: false, origin: "builtin" }));
+  const toolList = live ? live.tools.list() : createToolRegistry({ editFormat: model?.edit_format ?? null, disabledTools: config.daemon?.disabled_tools ?? [] }).list();
+  const tools = toolList.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t), strict: false, origin: t.name.startsWith("mcp__") ? "mcp" : "builtin" }));
   const declared = (map: Record<string, { source: string }> | undefined | null) =>
     Object.entries(map ?? {}).map(([name, def]) => ({ name, source: def.source.startsWith("agent://") ? def.source : "project" }));
-  const servers = Object.entries(config.mcp_servers ?? {}).map(([name, s]) => ({
+  const servers = live?.mcp ? liveServers(live) : Object.entries(config.mcp_servers ?? {}).map(([name, s]) => ({
     name,
     transport: (s as { transport: string }).transport,
     state: (s as { enabled?: boolean | null }).enabled === false ? "disabled" : "configured",
     tool_count: 0,
     tools: [],
   }));
-  return { facets: declared(config.facets as never), models, subagents: declared(config.subagents as never), skills: [], tools, mcp_servers: servers, extensions: [] };
+  const skills = (live?.skills ?? []).map((k) => ({ name: k.name, description: k.description, origin: k.origin, user_invocable: k.userInvocable, model_invocable: k.modelInvocable }));
+  return { facets: declared(config.facets as never), models, subagents: declared(config.subagents as never), skills, tools, mcp_servers: servers, extensions: [] };
+}
+
+/** Each tool server's state, tool count and synthetic tool ids, as the session's manager sees them now. */
+function liveServers(live: SessionCatalogView): CatalogContent["mcp_servers"] {
+  const toolNames = live.tools.list().map((t) => t.name);
+  return live.mcp!.servers().map((s) => {
+    const prefix = `mcp__${s.name}__`;
+    const tools = s.state === "connected" ? toolNames.filter((n) => n.startsWith(prefix)) : [];
+    return { name: s.name, transport: s.transport, state: s.state, tool_count: s.toolCount, tools };
+  });
 }

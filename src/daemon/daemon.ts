@@ -33,6 +33,11 @@ export interface HostedEngine {
   notices?: string[];
   /** Secret values (config substitutions, secret words) scrubbed from history and feedback at capture. */
   secrets?: string[];
+  /**
+   * Calls `changed` whenever what the catalog describes may have changed (a tool server connected or
+   * failed); the daemon republishes, and only a real content change makes a new revision.
+   */
+  watchCatalog?: (changed: () => void) => void;
 }
 
 export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
@@ -121,6 +126,10 @@ export class Daemon {
     this.secrets = (hosted.secrets ?? []).filter((v) => v.length >= 4);
     this.host.attach(hosted.engine);
     if (hosted.catalog) this.catalog.publish(hosted.catalog);
+    hosted.watchCatalog?.(() => {
+      this.catalog.publish();
+      this.hub.flush();
+    });
     for (const message of hosted.notices ?? []) this.hub.publish({ type: "notice", level: "warning", message });
     this.hub.flush();
   }

@@ -33,7 +33,6 @@ import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permis
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
-import { createMcpManager } from "../mcp/index.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
 import { join } from "node:path";
@@ -245,7 +244,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
   const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0 && !facet.readOnly;
   const mcp = hasServers
-    ? createMcpManager({
+    ? // The MCP SDK (and its schema libraries) load only for sessions that have tool servers.
+      (await import("../mcp/index.ts")).createMcpManager({
         servers: config.mcp_servers as never,
         dataRoot: dataRoot(opts.env),
         clock,

@@ -3,7 +3,6 @@
 // text; other non-text types are described, not dumped.
 import { Type } from "@sinclair/typebox";
 import { formatBytes, isBinary } from "./file-content.ts";
-import { htmlTitle, htmlToText } from "./html-text.ts";
 import { defineTool, toolError, type Tool, type ToolResult } from "./tool.ts";
 import { decodeBody, describeNetworkError, isLoopbackHost, mediaType, readCapped, shownUrl, webRequestInit, type WebHttpOptions } from "./web-http.ts";
 import description from "./web-fetch.txt" with { type: "text" };
@@ -90,12 +89,15 @@ async function follow(start: URL, options: WebHttpOptions, signal: AbortSignal):
 }
 
 /** The body as text for the model, or a description when it is not text. */
-function bodyText(bytes: Uint8Array, contentType: string | null, url: URL, raw: boolean): { text: string; title?: string } | { described: string } {
+async function bodyText(bytes: Uint8Array, contentType: string | null, url: URL, raw: boolean): Promise<{ text: string; title?: string } | { described: string }> {
   const type = mediaType(contentType);
   const sniffedHtml = type === "" && /^\s*(<!doctype html|<html)/i.test(new TextDecoder().decode(bytes.subarray(0, 512)));
   if (type === "text/html" || type === "application/xhtml+xml" || sniffedHtml) {
     const html = decodeBody(bytes, contentType);
-    return raw ? { text: html } : { text: htmlToText(html, url.href), title: htmlTitle(html) };
+    if (raw) return { text: html };
+    // The HTML converter is loaded on first use: a session that never fetches a page does not pay for it.
+    const { htmlTitle, htmlToText } = await import("./html-text.ts");
+    return { text: htmlToText(html, url.href), title: htmlTitle(html) };
   }
   if (TEXTUAL.test(type) || (type === "" && !isBinary(bytes))) return { text: decodeBody(bytes, contentType) };
   return {
@@ -135,7 +137,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof We
       const head = [`URL: ${shownUrl(url.href)}${redirects > 0 ? ` (after ${redirects} redirect${redirects === 1 ? "" : "s"} from ${shownUrl(start.href)})` : ""}`];
       head.push(`Status: ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
       if (contentType) head.push(`Content-Type: ${contentType}`);
-      const body = bodyText(bytes, contentType, url, input.raw ?? false);
+      const body = await bodyText(bytes, contentType, url, input.raw ?? false);
       const metadata = { url: url.href, status: response.status, contentType, bytes: bytes.length, truncated };
       if (!response.ok) {
         const excerpt = "text" in body ? body.text.trim().slice(0, 1000) : "";

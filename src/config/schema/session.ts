@@ -63,18 +63,27 @@ export const TuiConfig = Type.Object({
   theme: Type.Optional(Nullable(Type.String({ description: "Theme name: auto (default), dark, light, or a theme file name." }))),
 });
 
+/** An http(s) URL; the loader reports anything else with the field's path. */
+const HttpUrl = (description: string) => Type.String({ pattern: "^https?://[^\\s]+$", description });
+
 export const DataConfig = Type.Object({
-  automatic_crash_reporting: Type.Optional(Nullable(Type.Boolean({ default: false, description: "Send crash reports automatically." }))),
+  automatic_crash_reporting: Type.Optional(Nullable(Type.Boolean({ default: false, description: "Also send each crash report to `crash_report_endpoint` (reports are always written locally)." }))),
+  crash_report_endpoint: Type.Optional(Nullable(HttpUrl("Where crash reports are POSTed as JSON when automatic_crash_reporting is on; nothing is sent without it."))),
+  crash_report_headers: Type.Optional(StringMap("Headers sent with each crash report (for example an ingest key as `${ENV_VAR}`).")),
 });
 
+export const UPDATE_CHANNELS = ["stable", "beta"] as const;
+
 export const UpdatesConfig = Type.Object({
-  automatic_check: Type.Optional(Nullable(Type.Boolean({ default: true, description: "Check for a newer release at launch." }))),
-  channel: Type.Optional(Nullable(Type.Union([Type.Literal("stable"), Type.Literal("beta")], { default: "stable" }))),
+  automatic_check: Type.Optional(Nullable(Type.Boolean({ default: true, description: "Check for a newer release in the background at launch (at most once a day); the result is shown on the next run." }))),
+  channel: Type.Optional(Nullable(Type.Union(UPDATE_CHANNELS.map((c) => Type.Literal(c)), { default: "stable", description: "stable: stable releases only; beta: beta and stable releases, whichever is newer." }))),
+  manifest_url: Type.Optional(Nullable(HttpUrl("The release manifest (docs/updates.md); without it there is nothing to check."))),
 });
 
 export const TelemetryConfig = Type.Object({
-  endpoint: Type.Optional(Nullable(Type.String({ description: "OTLP/HTTP base URL; OTEL_EXPORTER_OTLP_ENDPOINT overrides." }))),
-  protocol: Type.Optional(Nullable(Type.Union([Type.Literal("http/json"), Type.Literal("http/protobuf")]))),
-  headers: Type.Optional(StringMap("Headers sent with every export; OTEL_EXPORTER_OTLP_HEADERS overrides.")),
-  service_name: Type.Optional(Nullable(Type.String({ description: "Resource service.name; OTEL_SERVICE_NAME overrides." }))),
+  endpoint: Type.Optional(Nullable(HttpUrl("OTLP/HTTP base URL (traces go to <endpoint>/v1/traces); default http://localhost:4318. OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT override."))),
+  protocol: Type.Optional(Nullable(Type.Union([Type.Literal("http/protobuf"), Type.Literal("http/json")], { default: "http/protobuf", description: "OTLP encoding; OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL override." }))),
+  headers: Type.Optional(StringMap("Headers sent with every export; OTEL_EXPORTER_OTLP_TRACES_HEADERS / OTEL_EXPORTER_OTLP_HEADERS override per name.")),
+  service_name: Type.Optional(Nullable(Type.String({ minLength: 1, default: "agent", description: "Resource service.name; OTEL_SERVICE_NAME overrides." }))),
+  sample_ratio: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1, default: 1, description: "Share of traces kept (parent-based trace-id ratio); OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG override." }))),
 });

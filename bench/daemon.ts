@@ -1,13 +1,13 @@
 // bench/daemon: the session daemon's figures, each beside a reference measured in the same run.
-// 1. Idle RSS of `agent daemon` (from source, demo provider) after it is ready. Target <= 40 MB.
-//    Reference: a bare Bun.serve process. (Claude Code idles at about 360 MB.)
+// 1. Idle RSS of `agent daemon` (the compiled dist/agent, demo provider) after it is ready. Target <= 40 MB.
+//    Reference: a bare Bun.serve compiled the same way. (Claude Code idles at about 360 MB.)
 // 2. Replay of 100k records from cursor 0 over GET /events. Target >= 100k records/s.
 //    Reference: a plain SQLite scan of the same rows.
 // 3. 100 SSE subscribers while 1,000 records/s are published, daemon CPU (separate process). Target <= 25%
 //    of one core. Reference: a minimal batched broadcast server with the same subscribers and bytes.
 // 4. An idempotent prompt retry (stored result, nothing runs). Target p50 < 1 ms. Reference: GET /health.
 // Run: bun run bench/daemon.ts [--secs 5]
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFreshCredential } from "../src/daemon/credential.ts";
@@ -20,7 +20,7 @@ const arg = (name: string, fallback: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const SECS = arg("secs", 5);
-const main = resolve(import.meta.dir, "../src/cli/main.ts");
+const BINARY = resolve(import.meta.dir, "../dist/agent");
 const root = mkdtempSync(join(tmpdir(), "bench-daemon-"));
 const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: join(root, "cfg"), XDG_DATA_HOME: join(root, "data") };
 // Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux).
@@ -96,8 +96,14 @@ async function run(): Promise<void> {
   mkdirSync(credDir, { mode: 0o700 });
   const cred = join(credDir, "credential.json");
   writeFreshCredential(cred);
-  const daemon = await child(main, ["daemon", "--session-dir", join(root, "idle"), "--credential-file", cred, "--demo", "--project", root]);
-  const bare = Bun.spawn(["bun", "-e", 'const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});console.log(JSON.stringify({port:s.port,pid:process.pid}))'], { stdout: "pipe" });
+  // What users run: the compiled binary (built when missing), beside a bare server compiled the same way.
+  if (!existsSync(BINARY)) Bun.spawnSync(["bun", "run", resolve(import.meta.dir, "../build.ts")], { stdout: "inherit", stderr: "inherit" });
+  const daemonProc = Bun.spawn([BINARY, "daemon", "--session-dir", join(root, "idle"), "--credential-file", cred, "--demo", "--project", root], { env, stdout: "pipe", stderr: "inherit", stdin: "pipe" });
+  const daemon = { proc: daemonProc, ready: await readyLine(daemonProc) };
+  const bareSrc = join(root, "bare.ts");
+  writeFileSync(bareSrc, 'const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});console.log(JSON.stringify({port:s.port,pid:process.pid}))');
+  Bun.spawnSync(["bun", "build", "--compile", "--bytecode", "--minify", bareSrc, "--outfile", join(root, "bare")], { stdout: "ignore", stderr: "inherit" });
+  const bare = Bun.spawn([join(root, "bare")], { stdout: "pipe" });
   const bareReady = await readyLine(bare);
   await Bun.sleep(1000);
   const idle = rssMb(daemon.ready.pid);

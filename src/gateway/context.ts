@@ -18,6 +18,7 @@ import { DbStamp } from "./auth/verified-cache.ts";
 import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
+import type { RegistryFs } from "./registry/registry-fs.ts";
 
 export interface Logger {
   info(message: string): void;
@@ -51,6 +52,8 @@ export interface GatewayContext {
   streams: OpenStreams;
   /** Project/session change signals for fleet observation (issue 10). */
   fleetChanges: FleetChanges;
+  /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
+  registryFs?: RegistryFs;
 }
 
 export interface ContextOptions {

@@ -9,6 +9,8 @@ import { oauthRoutes } from "../oauth/routes.ts";
 import { errorResponse } from "./errors.ts";
 import { requestMeta } from "./request-meta.ts";
 import { htmlErrorResponse } from "../web/pages.ts";
+import { configurationRoutes } from "../registry/configuration-routes.ts";
+import { projectRoutes } from "../registry/project-routes.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -39,7 +41,9 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
     )
     .use(coreRoutes(ctx))
     .use(oauthRoutes(ctx))
-    .use(webRoutes(ctx));
+    .use(webRoutes(ctx))
+    .use(configurationRoutes(ctx))
+    .use(projectRoutes(ctx));
   for (const group of groups) app = app.use(group(ctx)) as typeof app;
   return app;
 }

@@ -1,0 +1,74 @@
+// /api/v1/configurations (gateway.md, Endpoints: Configurations). The edge has already checked the
+// `machine` scope; every route checks the name before touching the database or the disk.
+import { Elysia, t } from "elysia";
+import type { GatewayContext } from "../context.ts";
+import { ConfigurationStore } from "./configurations.ts";
+import { assertConfigName } from "./names.ts";
+import { auditRegistry } from "./audit.ts";
+import {
+  ConfigurationDetailResponse,
+  ConfigurationNameParams,
+  ConfigurationResponse,
+  CreateConfigurationBody,
+  RegistryError,
+  UpdateConfigurationBody,
+} from "./schemas.ts";
+
+const BASE = "/api/v1/configurations";
+const tags = ["configurations"];
+
+export function configurationRoutes(ctx: GatewayContext) {
+  const store = new ConfigurationStore(ctx);
+  return new Elysia({ name: "gateway-configurations", normalize: false })
+    .get(BASE, () => store.list(), {
+      response: { 200: t.Array(ConfigurationResponse) },
+      detail: { summary: "List configurations", tags },
+    })
+    .post(
+      BASE,
+      ({ body, request, set }) => {
+        const created = store.create(body);
+        auditRegistry(ctx, request, "configuration.create", created.name);
+        set.status = 201;
+        return created;
+      },
+      {
+        body: CreateConfigurationBody,
+        response: { 201: ConfigurationResponse, 409: RegistryError, 422: RegistryError, 503: RegistryError },
+        detail: { summary: "Register a configuration", description: "Content is parsed as config_format and checked against the app config schema. 409 when the name exists; 422 for an invalid name, content or format; 503 when the files cannot be written (nothing is stored).", tags },
+      },
+    )
+    .get(BASE + "/:name", ({ params }) => store.get(assertConfigName(params.name)), {
+      params: ConfigurationNameParams,
+      response: { 200: ConfigurationDetailResponse, 404: RegistryError, 422: RegistryError, 503: RegistryError },
+      detail: { summary: "A configuration with its raw content", tags },
+    })
+    .put(
+      BASE + "/:name",
+      ({ params, body, request }) => {
+        const updated = store.update(assertConfigName(params.name), body);
+        auditRegistry(ctx, request, "configuration.update", updated.name);
+        return updated;
+      },
+      {
+        params: ConfigurationNameParams,
+        body: UpdateConfigurationBody,
+        response: { 200: ConfigurationResponse, 404: RegistryError, 422: RegistryError, 503: RegistryError },
+        detail: { summary: "Update a configuration", description: "Partial update. A format change needs config_content in the new format: the new file is written, the row updated, then the old file removed. An empty pre_run_script deletes the script.", tags },
+      },
+    )
+    .delete(
+      BASE + "/:name",
+      ({ params, request }) => {
+        const name = assertConfigName(params.name);
+        store.delete(name);
+        auditRegistry(ctx, request, "configuration.delete", name);
+        return new Response(null, { status: 204 });
+      },
+      {
+        params: ConfigurationNameParams,
+        response: { 204: t.Void(), 404: RegistryError, 409: RegistryError, 422: RegistryError },
+        detail: { summary: "Remove a configuration", description: "The row goes first, then the directory (best effort). 409 while projects are bound to it.", tags },
+      },
+    );
+}

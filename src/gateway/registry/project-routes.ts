@@ -1,0 +1,64 @@
+// /api/v1/projects (gateway.md, Endpoints: Projects). The edge has already checked the `machine` scope.
+import { Elysia, t } from "elysia";
+import type { GatewayContext } from "../context.ts";
+import { auditRegistry } from "./audit.ts";
+import { ProjectStore } from "./projects.ts";
+import { CreateProjectBody, ProjectIdParams, ProjectResponse, RebindProjectBody, RegistryError } from "./schemas.ts";
+
+const BASE = "/api/v1/projects";
+const tags = ["projects"];
+
+export function projectRoutes(ctx: GatewayContext) {
+  const store = new ProjectStore(ctx);
+  return new Elysia({ name: "gateway-projects", normalize: false })
+    .get(BASE, () => store.list(), {
+      response: { 200: t.Array(ProjectResponse) },
+      detail: { summary: "List projects with their derived hook status", tags },
+    })
+    .post(
+      BASE,
+      ({ body, request, set }) => {
+        const project = store.register(body.path, body.config_name);
+        auditRegistry(ctx, request, "project.register", project.id);
+        set.status = 201;
+        return project;
+      },
+      {
+        body: CreateProjectBody,
+        response: { 201: ProjectResponse, 409: RegistryError, 422: RegistryError },
+        detail: { summary: "Register a project directory", description: "The path is canonicalized (symlinks resolved). 422 when the directory or the configuration does not exist; 409 when the canonical path is already registered.", tags },
+      },
+    )
+    .get(BASE + "/:id", ({ params }) => store.get(params.id), {
+      params: ProjectIdParams,
+      response: { 200: ProjectResponse, 404: RegistryError },
+      detail: { summary: "One project", tags },
+    })
+    .put(
+      BASE + "/:id",
+      ({ params, body, request }) => {
+        const project = store.rebind(params.id, body.config_name);
+        auditRegistry(ctx, request, "project.rebind", project.id);
+        return project;
+      },
+      {
+        params: ProjectIdParams,
+        body: RebindProjectBody,
+        response: { 200: ProjectResponse, 404: RegistryError, 422: RegistryError },
+        detail: { summary: "Bind a project to another configuration", description: "404 when the project or the configuration is missing.", tags },
+      },
+    )
+    .delete(
+      BASE + "/:id",
+      ({ params, request }) => {
+        store.remove(params.id);
+        auditRegistry(ctx, request, "project.remove", params.id);
+        return new Response(null, { status: 204 });
+      },
+      {
+        params: ProjectIdParams,
+        response: { 204: t.Void(), 404: RegistryError, 409: RegistryError },
+        detail: { summary: "Unregister a project", description: "409 while sessions of the project exist.", tags },
+      },
+    );
+}

@@ -1,0 +1,116 @@
+// The project registry: a directory on this machine bound to a registered configuration. Paths are
+// stored canonical (symlinks resolved, dots collapsed), so one directory is registered once however it
+// is written. Every committed change is signalled to fleet observation.
+import { count, eq } from "drizzle-orm";
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { ProtocolError } from "../../protocol/errors.ts";
+import { isoAt } from "../clock.ts";
+import type { GatewayContext } from "../context.ts";
+import { configurations, projects, sessions } from "../db/schema.ts";
+import { hookStatus, type HookStatus } from "./hook-status.ts";
+import { assertConfigName, newProjectId, PROJECT_ID } from "./names.ts";
+
+export interface ProjectView {
+  id: string;
+  path: string;
+  config_name: string;
+  registered_at: string;
+  updated_at: string;
+  hook_status: HookStatus;
+}
+
+type Row = typeof projects.$inferSelect;
+export type ProjectDeps = Pick<GatewayContext, "db" | "clock" | "fleetChanges">;
+
+const notFound = (id: string) => new ProtocolError("not_found", 404, `no project with id '${id.slice(0, 64)}'`);
+
+/** The canonical form of an existing directory, or a 422 naming what is wrong with `path`. */
+export function canonicalProjectPath(path: string): string {
+  if (path.length === 0 || path.includes("\0")) throw new ProtocolError("validation_failed", 422, "path: must be a non-empty absolute path on the gateway machine");
+  if (!isAbsolute(path)) throw new ProtocolError("validation_failed", 422, `path: ${JSON.stringify(path)} is not absolute; give the directory's absolute path on the gateway machine`);
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be resolved (${code ?? "error"})`;
+    throw new ProtocolError("validation_failed", 422, `path: the directory ${JSON.stringify(path)} ${why} on the gateway machine`);
+  }
+  if (!statSync(real).isDirectory()) throw new ProtocolError("validation_failed", 422, `path: ${JSON.stringify(path)} is not a directory`);
+  return real;
+}
+
+export class ProjectStore {
+  constructor(private readonly deps: ProjectDeps) {}
+
+  private view(row: Row): ProjectView {
+    return {
+      id: row.id,
+      path: row.path,
+      config_name: row.configName,
+      registered_at: isoAt(row.registeredAt),
+      updated_at: isoAt(row.updatedAt),
+      hook_status: hookStatus(row.path),
+    };
+  }
+
+  private row(id: string): Row | undefined {
+    if (!PROJECT_ID.test(id)) return undefined;
+    return this.deps.db.select().from(projects).where(eq(projects.id, id)).get();
+  }
+
+  list(): ProjectView[] {
+    return this.deps.db.select().from(projects).orderBy(projects.path).all().map((r) => this.view(r));
+  }
+
+  get(id: string): ProjectView {
+    const row = this.row(id);
+    if (!row) throw notFound(id);
+    return this.view(row);
+  }
+
+  register(path: string, configName: string): ProjectView {
+    assertConfigName(configName, "config_name");
+    const canonical = canonicalProjectPath(path);
+    const now = this.deps.clock.now();
+    const id = this.deps.db.transaction((tx) => {
+      if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, configName)).get()) {
+        throw new ProtocolError("validation_failed", 422, `config_name: no configuration named '${configName}'; register it first`);
+      }
+      const existing = tx.select({ id: projects.id }).from(projects).where(eq(projects.path, canonical)).get();
+      if (existing) throw new ProtocolError("conflict", 409, `the directory ${JSON.stringify(canonical)} is already registered as project ${existing.id}`);
+      let fresh = newProjectId();
+      while (tx.select({ id: projects.id }).from(projects).where(eq(projects.id, fresh)).get()) fresh = newProjectId();
+      tx.insert(projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now }).run();
+      return fresh;
+    });
+    this.deps.fleetChanges.touch({ kind: "project", id });
+    return this.get(id);
+  }
+
+  /** Binds the project to another configuration; 404 when either is missing. */
+  rebind(id: string, configName: string): ProjectView {
+    assertConfigName(configName, "config_name");
+    this.deps.db.transaction((tx) => {
+      if (!this.row(id)) throw notFound(id);
+      if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, configName)).get()) {
+        throw new ProtocolError("not_found", 404, `no configuration named '${configName}'`);
+      }
+      tx.update(projects).set({ configName, updatedAt: this.deps.clock.now() }).where(eq(projects.id, id)).run();
+    });
+    this.deps.fleetChanges.touch({ kind: "project", id });
+    return this.get(id);
+  }
+
+  /** Unregisters a project; its sessions must be deleted first (they run in its directory). */
+  remove(id: string): void {
+    this.deps.db.transaction((tx) => {
+      if (!this.row(id)) throw notFound(id);
+      const n = tx.select({ n: count() }).from(sessions).where(eq(sessions.projectId, id)).get()?.n ?? 0;
+      if (n > 0) throw new ProtocolError("conflict", 409, `project ${id} has ${n} session(s); delete them first`);
+      tx.delete(projects).where(eq(projects.id, id)).run();
+    });
+    this.deps.fleetChanges.touch({ kind: "project", id });
+  }
+}

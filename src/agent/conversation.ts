@@ -10,8 +10,12 @@ export type UserContentPart =
 export interface UserMessage {
   id: string;
   role: "user";
-  /** `prompt`: typed by the user; `reminder`: a system reminder the engine added; `continuation`: after a lifetime cut. */
-  origin: "prompt" | "reminder" | "continuation";
+  /**
+   * `prompt`: typed by the user; `reminder`: a system reminder the engine added; `continuation`: after a
+   * lifetime cut, or a goal's automatic continuation; `handoff`: the plan carried into a new context;
+   * `notification`: a notification (the message id is the notification's).
+   */
+  origin: "prompt" | "reminder" | "continuation" | "handoff" | "notification";
   content: UserContentPart[];
   created_at: number;
 }

@@ -4,13 +4,12 @@
 import { dataRoot, globalConfigDir, type Env } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { resolveModels, type ResolvedModel } from "../config/models.ts";
-import { parseModelRef, resolveDefaults } from "../config/defaults.ts";
+import { resolveDefaults } from "../config/defaults.ts";
 import { formatProblem, ProblemList } from "../config/problems.ts";
 import { DEMO_MODEL, withDemoProvider, writeDemoScript } from "./demo.ts";
-import { catalogProvider } from "../providers/catalog.ts";
 import { systemClock, type Clock } from "../providers/clock.ts";
-import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
-import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../providers/resolve.ts";
+import type { ToolSpec } from "../providers/request.ts";
+import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
@@ -23,7 +22,11 @@ import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
 import { redactText } from "../util/redact.ts";
-import { FacetError, READ_ONLY_TOOLS, resolveFacet } from "./context/facets.ts";
+import { FacetError, facetNames, resolveFacet } from "./context/facets.ts";
+import { ModelChoiceError } from "./facets/model-choice.ts";
+import type { SessionModes } from "./facets/modes.ts";
+import { startModes } from "./facets/start.ts";
+import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
 import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
 import { loadVariables } from "./context/variables.ts";
@@ -35,8 +38,8 @@ import { sessionLogSink } from "./session-log.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
-import { join } from "node:path";
-import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
+import { join, resolve } from "node:path";
+import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 
 /** Built-in default of `daemon.max_tool_turns` (the spec leaves it open; docs/decisions.md). */
 export const DEFAULT_MAX_TOOL_TURNS = 100;
@@ -96,43 +99,7 @@ export interface SessionCatalogView {
   mcp: McpManager | null;
 }
 
-export const NO_MODEL_HELP = [
-  "No model provider is configured, so there is no model to talk to.",
-  "Configure one in ~/.config/agent/config.yaml (see README: The config file), for example a catalog provider",
-  "with its key from the environment:",
-  "  providers: { main: { kind: { type: catalog, name: a }, auth: { type: static_key, key: \"${A_API_KEY}\" } } }",
-  "or a local OpenAI-compatible server:",
-  "  providers: { local: { kind: { type: custom_b_compatible }, url: \"http://127.0.0.1:8080/v1\", auth: { type: no_auth } } }",
-  "  models: { my-model: { provider: local, class: full, context_window: 32768 } }",
-  "Or try the offline demo (scripted answers, no account): add --demo.",
-].join("\n");
-
-function chooseModel(loaded: LoadedConfig, requested: string | null | undefined): { model: ResolvedModel; effort: string | null } {
-  const table = loaded.models.models;
-  if (requested) {
-    const { name, level } = parseModelRef(requested);
-    const model = table.get(name);
-    if (!model) {
-      const known = [...table.keys()].sort();
-      throw new SessionSetupError("unknown_model", known.length ? `unknown model '${name}'; configured models: ${known.join(", ")}` : NO_MODEL_HELP);
-    }
-    return { model, effort: level ?? defaultLevel(model) };
-  }
-  const choice = loaded.defaults.full;
-  const model = choice ? table.get(choice.model) : undefined;
-  if (!model) throw new SessionSetupError("no_model", NO_MODEL_HELP);
-  return { model, effort: choice!.effort };
-}
-
-function defaultLevel(model: ResolvedModel): string | null {
-  return model.reasoning.type === "effort" ? (model.reasoning.default_level ?? null) : null;
-}
-
-function reasoningFor(model: ResolvedModel, effort: string | null): ReasoningRequest | null {
-  if (model.reasoning.type === "effort") return { effort, enabled: true };
-  if (model.reasoning.type === "thinking") return { effort: null, enabled: true };
-  return null;
-}
+export { NO_MODEL_HELP } from "./facets/model-choice.ts";
 
 function withDemo(loaded: LoadedConfig, env: Env): LoadedConfig {
   const config = withDemoProvider(loaded.config, writeDemoScript(dataRoot(env)));
@@ -151,17 +118,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   if (opts.demo) loaded = withDemo(loaded, opts.env);
   const config = loaded.config;
   const daemon = config.daemon ?? {};
-  const { model, effort } = chooseModel(loaded, opts.demo ? DEMO_MODEL : opts.model);
-  const providerSettings = config.providers?.[model.provider];
-  if (!providerSettings) throw new SessionSetupError("provider", `model '${model.key}' uses provider '${model.provider}', which is not configured`);
-  let provider: ResolvedProvider;
-  try {
-    const catalog = providerSettings.kind.type === "catalog" ? catalogProvider(providerSettings.kind.name) : undefined;
-    provider = resolveProvider(model.provider, providerSettings as never, catalog ? { protocol: catalog.protocol, url: null } : null);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) throw new SessionSetupError("provider", error.message);
-    throw error;
-  }
 
   const project = loaded.project;
   const followSymlinks = daemon.follow_symlinks_for_configs ?? true;
@@ -180,6 +136,25 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   if (project.agentDir) skillDirs.push({ dir: join(project.agentDir, "skills"), origin: "project" });
   const skills = loadSkills(skillDirs, followSymlinks, warnings);
   const variables = loadVariables(project.agentDir, followSymlinks, warnings);
+  // Facet and model can switch later (/facet, /model; a resumed session takes back its last ones).
+  const initialEvents = [...(opts.initialEvents ?? [])];
+  const promptParts = { projectRoot: project.root, cwd: resolve(project.root, opts.cwd), shell: config.agent_behavior?.shell.command ?? "bash", date: new Date(clock.now()).toISOString().slice(0, 10), instructions, skills, variables };
+  let modes: SessionModes;
+  try {
+    modes = startModes({
+      loaded,
+      facet,
+      model: opts.demo ? DEMO_MODEL : (opts.model ?? null),
+      initialEvents,
+      resolveFacet: (name) => resolveFacet(name, config, project.root, project.agentDir, followSymlinks, warnings),
+      facetNames: () => facetNames(config, project.agentDir),
+      systemPromptFor: (f) => buildSystemPrompt({ ...promptParts, facet: f }),
+    }, warnings);
+  } catch (error) {
+    if (error instanceof ModelChoiceError) throw new SessionSetupError(error.code, error.message);
+    throw error;
+  }
+  const { model, provider } = modes.current;
 
   const sessionId = opts.sessionId ?? newId("ses", clock.now());
   const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null });
@@ -220,15 +195,13 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const engineTools: Tool[] = [
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
-    createToolSearchTool({ tools: () => tools.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
+    createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
     ...(opts.extraTools ?? []),
   ];
-  // A read-only facet (plan) never gets the tools that change things.
-  const facetBlocked = facet.readOnly ? BUILTIN_TOOL_NAMES.filter((n) => !READ_ONLY_TOOLS.has(n)) : [];
   const baseEnv = () => defaultShellEnv(opts.env);
   const registry = createToolRegistry({
     editFormat: model.edit_format,
-    disabledTools: [...(daemon.disabled_tools ?? []), ...facetBlocked],
+    disabledTools: daemon.disabled_tools ?? [],
     extraTools: engineTools,
     session: {
       projectRoot: project.root,
@@ -242,7 +215,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   });
   warnings.push(...registry.warnings);
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
-  const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0 && !facet.readOnly;
+  // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
+  const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0;
   const mcp = hasServers
     ? // The MCP SDK (and its schema libraries) load only for sessions that have tool servers.
       (await import("../mcp/index.ts")).createMcpManager({
@@ -255,27 +229,20 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       })
     : null;
   const tools = combinedTools(registry, () => mcp?.tools() ?? [], daemon.disabled_tools ?? []);
+  // What the active facet offers; the model in effect decides how (facet and model may switch).
+  const facetView = facetTools(tools, () => modes.facet);
   const toolSpecs = (): ToolSpec[] => {
-    if (model.tool_loading === "no_tools") return [];
-    const list = model.tool_loading === "native_deferred" ? tools.list().filter((t) => offered.has(t.name)) : tools.list();
+    const loading = modes.current.model.tool_loading;
+    if (loading === "no_tools") return [];
+    const list = loading === "native_deferred" ? facetView.list().filter((t) => offered.has(t.name)) : facetView.list();
     return list.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
   };
-  const systemPrompt = buildSystemPrompt({
-    facet,
-    projectRoot: project.root,
-    cwd: toolContext.cwd,
-    shell: config.agent_behavior?.shell.command ?? "bash",
-    date: new Date(clock.now()).toISOString().slice(0, 10),
-    instructions,
-    skills,
-    variables,
-  });
   const session = new AgentSession({
     runtime: {
       sessionId,
-      facet: facet.name,
+      facet: modes.facet.name,
       model,
-      reasoning: reasoningFor(model, effort),
+      reasoning: modes.current.reasoning,
       provider,
       retry: { ...DEFAULT_RETRY, ...(daemon.retry ?? {}) },
       callDeps: {
@@ -289,8 +256,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       },
       clock,
       newId: (prefix) => newId(prefix, clock.now()),
-      systemPrompt: () => systemPrompt,
-      tools,
+      systemPrompt: () => modes.systemPrompt,
+      tools: facetView,
       toolSpecs,
       toolContext,
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
@@ -299,13 +266,14 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
     gate,
     interactive: opts.interactive,
-    initialEvents: opts.initialEvents,
-    services: { mcp },
+    initialEvents,
+    services: { mcp, modes },
     onClose: async () => {
       await Promise.all([registry.close(), mcp?.close()]);
     },
   });
   emitProgress = (text) => session.progress(text);
+  session.subscribe((e) => modes.fold.apply(e));
   if (mcp) {
     mcp.onChange((e) => {
       const s = e.server;
@@ -320,5 +288,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: facet.name, notices: warnings, live: { skills, tools, mcp } };
+  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp } };
 }

@@ -11,6 +11,8 @@ import type {
   ToolResultsMessage,
   UserMessage,
 } from "./conversation.ts";
+import type { Goal, GoalChange } from "./goals/types.ts";
+import type { AgentNotification, NotificationDelivery } from "./notifications/types.ts";
 
 /** Why a turn ended. `max_tool_turns`: the round-trip budget ran out; `interrupted`: the user stopped it. */
 export type TurnStopReason = "end_turn" | "max_tool_turns" | "interrupted" | "error" | "exit_tool" | "refusal" | "max_tokens";
@@ -77,7 +79,17 @@ export type EngineEvent =
   /** A short status line from the model's `progress_update` tool. */
   | { type: "progress"; turn_id: string; text: string }
   /** Something the user should know that is not an error of the turn (a skipped symlink, a disabled required tool). */
-  | { type: "notice"; level: "info" | "warning"; message: string };
+  | { type: "notice"; level: "info" | "warning"; message: string }
+  /** The active facet changed (`/facet`); `model` is the model in effect after the switch (a facet may pin one). */
+  | { type: "facet_changed"; facet: string; previous: string; model: string }
+  /** The user chose another model (`/model`): `name` or `name(level)`. */
+  | { type: "model_changed"; model: string; previous: string }
+  /** Leaving the plan facet with its plan; `new_context`: a context_cleared and the plan as a `handoff` user message follow. */
+  | { type: "plan_handoff"; from: string; to: string; plan_message_id: string; new_context: boolean; goal_id: string | null }
+  /** The session's goal changed; `goal` is its whole state after the change. */
+  | { type: "goal_changed"; change: GoalChange; goal: Goal }
+  /** A notification arrived; its user message (same id) follows at once (`drained`) or with the next turn (`queued`). */
+  | { type: "notification"; notification: AgentNotification; delivery: NotificationDelivery };
 
 export type EngineEventType = EngineEvent["type"];
 

@@ -28,6 +28,8 @@ export class Reminders {
   private readonly seen = new Map<string, number>();
   private contextLevel = 0;
   private imageNoticeFor = "";
+  /** Reminders raised by something that happened (a facet switch, a goal change), for the next model call. */
+  private raised: { name: SystemReminderName; text: string }[] = [];
 
   constructor(disabled: readonly string[] = []) {
     this.disabled = new Set(disabled);
@@ -43,8 +45,15 @@ export class Reminders {
     if (mtime !== null) this.seen.set(path, mtime);
   }
 
+  /** Adds a reminder to the next model call (unless disabled); a newer one of the same name replaces it. */
+  raise(name: SystemReminderName, text: string): void {
+    if (!this.enabled(name)) return;
+    this.raised = this.raised.filter((r) => r.name !== name);
+    this.raised.push({ name, text });
+  }
+
   collect(state: ReminderState): string[] {
-    const out: string[] = [];
+    const out: string[] = this.raised.splice(0).map((r) => wrapReminder(r.name, r.text));
     if (this.enabled("file_changed")) {
       const changed: string[] = [];
       for (const [path, mtime] of this.seen) {

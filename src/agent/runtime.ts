@@ -7,6 +7,7 @@ import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import type { RetrySettings } from "../providers/settings.ts";
 import type { ToolContext } from "../tools/tool.ts";
+import type { UserMessage } from "./conversation.ts";
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
 import type { Reminders } from "./reminders.ts";
@@ -34,4 +35,6 @@ export interface AgentRuntime {
   authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization>;
   /** Secret redaction of tool output. */
   scrub(text: string): string;
+  /** Messages waiting for a safe point in the conversation (notifications): taken before each model call. */
+  inbox?: { take(turnStart: boolean): UserMessage[] };
 }

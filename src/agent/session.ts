@@ -25,6 +25,8 @@ export interface AgentSessionOptions {
   commands?: readonly SessionCommand[];
   /** Releases what the session holds (shell, tool servers); called once by close(). */
   onClose?: () => Promise<void>;
+  /** Asked when the queue is empty after a turn: the prompt of an automatic continuation turn (an open goal), or null. */
+  continuation?: () => string | null;
 }
 
 interface Pending {
@@ -164,12 +166,12 @@ export class AgentSession implements EngineSession {
 
   private async drain(): Promise<void> {
     try {
-      for (let next = this.inputs.shift(); next; next = this.inputs.shift()) {
+      for (let next = this.inputs.shift() ?? this.continuation(); next; next = this.inputs.shift() ?? this.continuation()) {
         this.emitQueue();
         this.controller = new AbortController();
         this.turnId = this.runtime.newId("turn");
         try {
-          await runTurn(this.runtime, this.conversation, { turnId: this.turnId, content: next.content, messageId: next.id, signal: this.controller.signal });
+          await runTurn(this.runtime, this.conversation, { turnId: this.turnId, content: next.content, messageId: next.id, signal: this.controller.signal, origin: (next as { origin?: "continuation" }).origin ?? "prompt" });
         } catch (error) {
           this.emit({ type: "notice", level: "warning", message: `the turn failed unexpectedly: ${(error as Error)?.message ?? String(error)}` });
         }
@@ -181,6 +183,22 @@ export class AgentSession implements EngineSession {
       this.loop = null;
       for (const w of this.idleWaiters.splice(0)) w();
     }
+  }
+
+  private continuation(): { id: string; text: string; content: UserContentPart[]; origin: "continuation" } | undefined {
+    const text = this.closed ? null : (this.options.continuation?.() ?? null);
+    return text === null ? undefined : { id: this.runtime.newId("msg"), text, content: [{ type: "text", text }], origin: "continuation" };
+  }
+
+  /** Records a change of session state made outside a turn's loop (facet, model, goal, notification). */
+  record(event: EngineEvent): void {
+    this.emit(event);
+  }
+
+  /** Asks the person a goal approval in the running turn; null in a headless run, where nobody can answer. */
+  async question(q: Omit<Extract<Interrogative, { kind: "goal_approval" }>, "id" | "turn_id">, signal: AbortSignal): Promise<InterrogativeAnswer | null> {
+    if (!this.options.interactive) return null;
+    return this.ask({ ...q, id: this.runtime.newId("ask"), turn_id: this.turnId }, signal);
   }
 
   private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {

@@ -23,6 +23,8 @@ export interface TurnInput {
   /** The id the submitted input got; the user message keeps it. */
   messageId: string;
   signal: AbortSignal;
+  /** `continuation`: an automatic turn for an open goal. Default `prompt`. */
+  origin?: "prompt" | "continuation";
 }
 
 interface TurnOutcome {
@@ -35,13 +37,14 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   const emit = (e: EngineEvent) => rt.emit(e);
   let usage: Usage = emptyUsage();
   emit({ type: "turn_started", turn_id: turnId, model: rt.model.key, facet: rt.facet });
-  emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: "prompt", content: input.content, created_at: rt.clock.now() } });
+  emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: input.origin ?? "prompt", content: input.content, created_at: rt.clock.now() } });
   const outcome = await (async (): Promise<TurnOutcome> => {
     let toolTurns = 0;
     let continuations = 0;
     for (;;) {
       if (signal.aborted) return { stop: "interrupted" };
       const lastRound = rt.maxToolTurns > 0 && toolTurns === rt.maxToolTurns - 1;
+      for (const message of rt.inbox?.take(toolTurns === 0 && continuations === 0) ?? []) emit({ type: "user_message", turn_id: turnId, message });
       for (const text of rt.reminders.collect({ conversation, lastToolRound: lastRound, model: rt.model })) {
         addUserText(rt, turnId, "reminder", text);
       }

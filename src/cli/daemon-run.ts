@@ -10,6 +10,7 @@ import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
 import { redactText } from "../util/redact.ts";
+import { BootstrapError, checkIn, takeBootstrapFromEnv, type BootstrapFile } from "../daemon/bootstrap.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
 
 export interface DaemonProcessOptions {
@@ -28,7 +29,8 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   if (!credentialFile) throw new UsageError(`agent daemon needs --credential-file F (or ${CREDENTIAL_ENV})`);
   const port = parsePort(args.flags.port as string | undefined);
   const demo = args.flags.demo === true;
-  const { engineFactory, reload } = configuredEngine(io.env, demo);
+  const configFile = args.flags.config as string | undefined;
+  const { engineFactory, reload } = configuredEngine(io.env, demo, configFile === undefined ? undefined : resolve(io.cwd, configFile));
   return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload }, io);
 }
 
@@ -36,11 +38,11 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
  * The engine of a real session: built from the project's config, with a catalog that follows the live
  * session (tool server states) and a reload that re-reads the config.
  */
-export function configuredEngine(env: Record<string, string | undefined>, demo: boolean): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
   let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
-      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo });
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
       live = created.live;
       const mcp = created.live.mcp;
@@ -57,7 +59,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
     }
   };
   const reload = (daemon: Daemon) => {
-    const loaded = loadConfig({ cwd: daemon.store.meta().project, env });
+    const loaded = loadConfig({ cwd: daemon.store.meta().project, env, configFile });
     if (loaded.ok) daemon.catalog.publish(() => catalogFromConfig(loaded, null, live));
   };
   return { engineFactory, reload };
@@ -70,6 +72,13 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     token = loadCredential(options.credentialFile);
   } catch (error) {
     if (error instanceof CredentialError) throw new CliError(`agent daemon: ${error.message}`);
+    throw error;
+  }
+  let gateway: BootstrapFile | null;
+  try {
+    gateway = takeBootstrapFromEnv(io.env);
+  } catch (error) {
+    if (error instanceof BootstrapError) throw new CliError(`agent daemon: ${error.message}`);
     throw error;
   }
   const logFile = join(options.sessionDir, "daemon.log");
@@ -106,6 +115,7 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
   process.on("SIGINT", () => void shutdown());
   if (options.reload) process.on("SIGHUP", () => options.reload!(running.daemon));
   io.out(`${JSON.stringify(running.ready)}\n`);
+  if (gateway) void checkIn(gateway).catch((error) => logger.error(`gateway check-in failed: ${(error as Error).message}`));
   return exited;
 }
 

@@ -24,6 +24,9 @@ export interface CapturedAttachment {
 
 const UNKNOWN = "historical_unknown";
 
+/** Attribution names the model like turn_started does: the key, without an effort suffix `(level)`. */
+const modelKey = (ref: string) => ref.replace(/\([^)]*\)$/, "") || UNKNOWN;
+
 export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly string[]): { items: HistoryItem[]; attachments: Map<string, CapturedAttachment> } {
   const items: HistoryItem[] = [];
   const attachments = new Map<string, CapturedAttachment>();
@@ -45,6 +48,13 @@ export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly 
       case "turn_started":
         turn = body.turn_id;
         attribution = { facet: body.facet || UNKNOWN, model: body.model || UNKNOWN };
+        break;
+      // Switches between turns: what follows (notices, a plan handoff, the next prompt) is theirs.
+      case "facet_changed":
+        attribution = { facet: body.facet, model: modelKey(body.model) };
+        break;
+      case "model_changed":
+        attribution = { ...attribution, model: modelKey(body.model) };
         break;
       case "user_message": {
         const content = (body.message?.content ?? []).map((c: Record<string, string>) => (c.type === "image" ? image(c.media_type ?? "application/octet-stream", c.data_base64 ?? "") : c));

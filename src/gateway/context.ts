@@ -18,6 +18,7 @@ import { DbStamp } from "./auth/verified-cache.ts";
 import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
+import { SessionSupervisor } from "./sessions/supervisor.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
 
 export interface Logger {
@@ -52,6 +53,8 @@ export interface GatewayContext {
   streams: OpenStreams;
   /** Project/session change signals for fleet observation (issue 10). */
   fleetChanges: FleetChanges;
+  /** Sessions and their daemons (sessions/supervisor.ts). */
+  sessions: SessionSupervisor;
   /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
   registryFs?: RegistryFs;
 }
@@ -79,7 +82,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
   const pats = new PatStore(opened.db, clock, stamp);
   const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);
   const tls = options.tls ?? false;
-  return {
+  const ctx: Omit<GatewayContext, "sessions"> & { sessions?: SessionSupervisor } = {
     config,
     clock,
     dataDir,
@@ -101,4 +104,6 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp),
     fleetChanges: new FleetChanges(),
   };
+  ctx.sessions = new SessionSupervisor(ctx as GatewayContext);
+  return ctx as GatewayContext;
 }

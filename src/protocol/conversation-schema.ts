@@ -15,7 +15,7 @@ export const ImageSchema = Type.Object({ media_type: Type.String(), data_base64:
 export const UserMessageSchema = Type.Object({
   id: Type.String(),
   role: Type.Literal("user"),
-  origin: Type.Union([Type.Literal("prompt"), Type.Literal("reminder"), Type.Literal("continuation")]),
+  origin: Type.Union((["prompt", "reminder", "continuation", "handoff", "notification"] as const).map((o) => Type.Literal(o))),
   content: Type.Array(
     Type.Union([
       Type.Object({ type: Type.Literal("text"), text: Type.String() }),

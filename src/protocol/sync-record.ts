@@ -17,6 +17,8 @@ import {
   UserMessageSchema,
 } from "./conversation-schema.ts";
 import { ClientOperationResultV1 } from "./operation.ts";
+import { GoalChangeSchema, GoalSchema } from "../agent/goals/schema.ts";
+import { NotificationDeliverySchema, NotificationSchema } from "../agent/notifications/schema.ts";
 
 const S = Type.String();
 
@@ -69,6 +71,24 @@ export const RecordBodyVariants = [
   variant("notice", "Something the user should know that is not an error of the turn.", {
     level: Type.Union([Type.Literal("info"), Type.Literal("warning")]),
     message: S,
+  }),
+  variant("facet_changed", "The active facet changed; `model` is the model in effect after the switch (a facet may pin one). Session state: the catalog revision does not change.", {
+    facet: S,
+    previous: S,
+    model: S,
+  }),
+  variant("model_changed", "The user chose another model (`name` or `name(level)`). Session state: the catalog revision does not change.", { model: S, previous: S }),
+  variant("plan_handoff", "The plan facet handed its plan to another facet; with new_context a context_cleared and the plan as a handoff user message follow.", {
+    from: S,
+    to: S,
+    plan_message_id: S,
+    new_context: Type.Boolean(),
+    goal_id: Type.Union([S, Type.Null()]),
+  }),
+  variant("goal_changed", "The session's goal changed; `goal` is its whole state after the change.", { change: GoalChangeSchema, goal: GoalSchema }),
+  variant("notification", "A notification arrived; its user message (same id) follows at once (drained) or with the next turn (queued).", {
+    notification: NotificationSchema,
+    delivery: NotificationDeliverySchema,
   }),
   variant("session_state", "The session's lifecycle changed (a stopped, finalized session serves its history).", {
     state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),

@@ -1,5 +1,7 @@
 // Every session command, in `/help` order. A new command: one file here and one line below.
+import { facetCommand } from "./facet.ts";
 import { mcpCommand } from "./mcp.ts";
+import { modelCommand } from "./model.ts";
 import type { SessionCommand } from "./types.ts";
 
-export const SESSION_COMMANDS: readonly SessionCommand[] = [mcpCommand];
+export const SESSION_COMMANDS: readonly SessionCommand[] = [facetCommand, modelCommand, mcpCommand];

@@ -2,6 +2,7 @@
 // by the engine through one seam so local and remote clients behave the same. The daemon exposes them as
 // `GET /commands` and `POST /commands/{name}`; each command lives in its own file in this folder.
 import type { McpManager } from "../../mcp/manager.ts";
+import type { SessionModes } from "../facets/modes.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import type { AgentSession } from "../session.ts";
 
@@ -33,6 +34,8 @@ export class SessionCommandError extends Error {
 /** What a command may reach. Fields are added by the parts that own them (facets, compaction...). */
 export interface CommandServices {
   mcp: McpManager | null;
+  /** Facet and model switching (/facet, /model); absent in sessions built without a config. */
+  modes?: SessionModes;
 }
 
 export interface CommandContext {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BUILTIN_FACETS } from "../../config/builtin-names.ts";
 import type { AppConfig } from "../../config/schema.ts";
 import { readContextFile, type ContextWarnings } from "./context-file.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
 import executePrompt from "./prompts/execute.txt" with { type: "text" };
 import planPrompt from "./prompts/plan.txt" with { type: "text" };
 
@@ -19,6 +20,12 @@ export interface Facet {
   /** Where the prompt came from, for the catalog and error messages. */
   source: string;
   readOnly: boolean;
+  /** Frontmatter `description`: one line for pickers and the catalog. */
+  description: string | null;
+  /** Frontmatter `model`: the model (key, optionally `name(level)`) this facet pins while it is active. */
+  model: string | null;
+  /** Frontmatter `tools`: the only tools offered in this facet (the engine's required tools stay). */
+  tools: string[] | null;
 }
 
 export class FacetError extends Error {
@@ -32,10 +39,28 @@ function builtinPrompt(name: string): string | undefined {
   return (BUILTIN_PROMPTS as Record<string, string>)[name];
 }
 
-/** Strips YAML frontmatter (`---` ... `---`) from a facet file; the body is the prompt. */
-function body(text: string): string {
-  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/.exec(text);
-  return (m ? text.slice(m[0].length) : text).trim();
+/** A facet file: YAML frontmatter (description, model, tools, read_only) and the prompt as body. */
+function fromFile(name: string, text: string, source: string, readOnly: boolean): Facet {
+  const doc = parseFrontmatter(text);
+  if (doc.error) throw new FacetError(`facet '${name}' (${source}): ${doc.error}`);
+  const d = doc.data;
+  const bad = (key: string, allowed: string) => new FacetError(`facet '${name}' (${source}): frontmatter '${key}' must be ${allowed}; found ${JSON.stringify(d[key])}`);
+  for (const key of ["description", "model"] as const) if (d[key] !== undefined && d[key] !== null && typeof d[key] !== "string") throw bad(key, "a string");
+  if (d.tools !== undefined && d.tools !== null && !(Array.isArray(d.tools) && d.tools.every((t) => typeof t === "string"))) throw bad("tools", "a list of tool names");
+  if (d.read_only !== undefined && typeof d.read_only !== "boolean") throw bad("read_only", "true or false");
+  return {
+    name,
+    prompt: doc.body,
+    source,
+    readOnly: (d.read_only as boolean | undefined) ?? readOnly,
+    description: (d.description as string | undefined) ?? null,
+    model: (d.model as string | undefined) || null,
+    tools: (d.tools as string[] | undefined) ?? null,
+  };
+}
+
+function builtin(name: string, prompt: string, source: string, readOnly: boolean): Facet {
+  return { name, prompt, source, readOnly, description: null, model: null, tools: null };
 }
 
 export function facetNames(config: AppConfig, agentDir: string | undefined): string[] {
@@ -58,20 +83,20 @@ export function resolveFacet(name: string, config: AppConfig, projectRoot: strin
       const ref = explicit.slice("agent://".length);
       const prompt = ref.startsWith("facets/") ? builtinPrompt(ref.slice("facets/".length)) : undefined;
       if (!prompt) throw new FacetError(`facets.${name}.source: '${explicit}' is not a shipped facet; allowed: ${BUILTIN_FACETS.map((f) => `agent://facets/${f}`).join(", ")}`);
-      return { name, prompt, source: explicit, readOnly };
+      return builtin(name, prompt, explicit, readOnly);
     }
     const text = readContextFile(join(projectRoot, explicit), followSymlinks, warnings);
     if (text === null) throw new FacetError(`facets.${name}.source: cannot read '${explicit}' in the project`);
-    return { name, prompt: body(text), source: explicit, readOnly };
+    return fromFile(name, text, explicit, readOnly);
   }
   if (agentDir) {
     const file = join(agentDir, "facets", `${name}.md`);
     if (existsSync(file)) {
       const text = readContextFile(file, followSymlinks, warnings);
-      if (text !== null) return { name, prompt: body(text), source: file, readOnly };
+      if (text !== null) return fromFile(name, text, file, readOnly);
     }
   }
   const prompt = builtinPrompt(name);
-  if (prompt) return { name, prompt, source: `agent://facets/${name}`, readOnly };
+  if (prompt) return builtin(name, prompt, `agent://facets/${name}`, readOnly);
   throw new FacetError(`unknown facet '${name}'; available: ${facetNames(config, agentDir).join(", ")}`);
 }

@@ -9,6 +9,8 @@ import { oauthRoutes } from "../oauth/routes.ts";
 import { errorResponse } from "./errors.ts";
 import { requestMeta } from "./request-meta.ts";
 import { htmlErrorResponse } from "../web/pages.ts";
+import { sessionRoutes } from "../sessions/routes.ts";
+import { servicesRoutes } from "../sessions/services.ts";
 import { configurationRoutes } from "../registry/configuration-routes.ts";
 import { projectRoutes } from "../registry/project-routes.ts";
 
@@ -44,6 +46,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
     .use(webRoutes(ctx))
     .use(configurationRoutes(ctx))
     .use(projectRoutes(ctx));
+  app = app.use(sessionRoutes(ctx.sessions)).use(servicesRoutes(ctx)) as typeof app;
   for (const group of groups) app = app.use(group(ctx)) as typeof app;
   return app;
 }

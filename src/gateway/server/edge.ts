@@ -9,6 +9,8 @@ import { setRequestMeta } from "./request-meta.ts";
 import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
 import { routeAccess } from "../auth/route-access.ts";
 import { insufficientScope, setVerifiedAuth } from "./auth-guard.ts";
+import { isProxyPath, proxyRequest } from "../sessions/proxy.ts";
+import type { AuthResult } from "../auth/bearer.ts";
 
 const UNAUTHORIZED_HEADERS = { "WWW-Authenticate": 'Bearer error="invalid_token"' };
 
@@ -17,7 +19,7 @@ const UNAUTHORIZED_HEADERS = { "WWW-Authenticate": 'Bearer error="invalid_token"
  * response (no exception: rejecting a bad token costs about what accepting a good one does), else undefined
  * with the caller recorded for the handler.
  */
-function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): Response | undefined {
+function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): Response | AuthResult | undefined {
   const access = routeAccess(pathname);
   if (access.kind === "public") return undefined;
   const header = request.headers.get("authorization");
@@ -30,7 +32,7 @@ function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): 
     return jsonResponse(error.status, error.body(), error.headers);
   }
   setVerifiedAuth(request, auth);
-  return undefined;
+  return auth;
 }
 
 /** OAuth endpoints answer with no-store and Pragma: no-cache on every response, refusals at the edge included. */
@@ -64,8 +66,10 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
       }
       setRequestMeta(req, { ip, requestId });
       if (pathname.startsWith("/api/")) {
-        const refused = authorizeApi(ctx, req, pathname);
-        if (refused) return done(refused);
+        const checked = authorizeApi(ctx, req, pathname);
+        if (checked instanceof Response) return done(checked);
+        // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing.
+        if (checked && isProxyPath(pathname)) return done(await proxyRequest(ctx, ctx.sessions, req, checked, server));
       }
       return done(await app.handle(req));
     } catch (error) {

@@ -11,6 +11,7 @@ import { createFetchHandler } from "./edge.ts";
 import { jsonResponse } from "./errors.ts";
 import { issuerUrl } from "../oauth/metadata.ts";
 import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
+import { loopbackUrl } from "../sessions/listener.ts";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
 export const IDLE_TIMEOUT_SECS = 15;
@@ -72,6 +73,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const host = config.listen.address.includes(":") ? `[${config.listen.address}]` : config.listen.address;
   const url = `${tls ? "https" : "http"}://${host}:${server.port}`;
   ctx.issuer = issuerUrl(config, server.port!, tls !== null);
+  // Daemons reach the gateway on loopback; then sessions left by an earlier run are re-adopted or failed.
+  ctx.sessions.setListener(loopbackUrl(config.listen.address, server.port!, tls !== null), tls?.fingerprint ?? null);
+  await ctx.sessions.reconcile();
   let stopped = false;
   return {
     ctx,
@@ -83,6 +87,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       if (stopped) return;
       stopped = true;
       ctx.streams.closeAll();
+      ctx.sessions.close();
       await server.stop();
       pam?.close();
       ctx.sqlite.close();

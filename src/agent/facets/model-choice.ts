@@ -1,0 +1,91 @@
+// Picking a model by reference (`name` or `name(level)`) and the provider it is called through: used at
+// session start and by every later switch (`/model`, a facet's model pin), so both resolve alike.
+import { parseModelRef } from "../../config/defaults.ts";
+import type { LoadedConfig } from "../../config/load.ts";
+import type { ResolvedModel } from "../../config/models.ts";
+import { catalogProvider } from "../../providers/catalog.ts";
+import type { ReasoningRequest } from "../../providers/request.ts";
+import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../../providers/resolve.ts";
+
+export const NO_MODEL_HELP = [
+  "No model provider is configured, so there is no model to talk to.",
+  "Configure one in ~/.config/agent/config.yaml (see README: The config file), for example a catalog provider",
+  "with its key from the environment:",
+  "  providers: { main: { kind: { type: catalog, name: a }, auth: { type: static_key, key: \"${A_API_KEY}\" } } }",
+  "or a local OpenAI-compatible server:",
+  "  providers: { local: { kind: { type: custom_b_compatible }, url: \"http://127.0.0.1:8080/v1\", auth: { type: no_auth } } }",
+  "  models: { my-model: { provider: local, class: full, context_window: 32768 } }",
+  "Or try the offline demo (scripted answers, no account): add --demo.",
+].join("\n");
+
+export class ModelChoiceError extends Error {
+  constructor(
+    readonly code: "no_model" | "unknown_model" | "provider",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ModelChoiceError";
+  }
+}
+
+export interface ModelChoice {
+  model: ResolvedModel;
+  /** The effort level asked for (or the model's default level); null for models without effort levels. */
+  effort: string | null;
+  reasoning: ReasoningRequest | null;
+  provider: ResolvedProvider;
+}
+
+/** The configured model keys, sorted (for error messages and `/model` without arguments). */
+export function modelKeys(loaded: LoadedConfig): string[] {
+  return [...loaded.models.models.keys()].sort();
+}
+
+/** `requested` null: `defaults.full`. Throws ModelChoiceError naming what is configured. */
+export function chooseModel(loaded: LoadedConfig, requested: string | null | undefined): ModelChoice {
+  const table = loaded.models.models;
+  let model: ResolvedModel | undefined;
+  let effort: string | null;
+  if (requested) {
+    const { name, level } = parseModelRef(requested);
+    model = table.get(name);
+    if (!model) {
+      const known = modelKeys(loaded);
+      throw new ModelChoiceError("unknown_model", known.length ? `unknown model '${name}'; configured models: ${known.join(", ")}` : NO_MODEL_HELP);
+    }
+    effort = level ?? defaultLevel(model);
+  } else {
+    const choice = loaded.defaults.full;
+    model = choice ? table.get(choice.model) : undefined;
+    if (!model) throw new ModelChoiceError("no_model", NO_MODEL_HELP);
+    effort = choice!.effort;
+  }
+  return { model, effort, reasoning: reasoningFor(model, effort), provider: providerFor(loaded, model) };
+}
+
+/** How a choice is written back as a reference: `name` or `name(level)`. */
+export function modelRef(choice: Pick<ModelChoice, "model" | "effort">): string {
+  return choice.effort && choice.effort !== defaultLevel(choice.model) ? `${choice.model.key}(${choice.effort})` : choice.model.key;
+}
+
+function defaultLevel(model: ResolvedModel): string | null {
+  return model.reasoning.type === "effort" ? (model.reasoning.default_level ?? null) : null;
+}
+
+function reasoningFor(model: ResolvedModel, effort: string | null): ReasoningRequest | null {
+  if (model.reasoning.type === "effort") return { effort, enabled: true };
+  if (model.reasoning.type === "thinking") return { effort: null, enabled: true };
+  return null;
+}
+
+function providerFor(loaded: LoadedConfig, model: ResolvedModel): ResolvedProvider {
+  const settings = loaded.config.providers?.[model.provider];
+  if (!settings) throw new ModelChoiceError("provider", `model '${model.key}' uses provider '${model.provider}', which is not configured`);
+  try {
+    const catalog = settings.kind.type === "catalog" ? catalogProvider(settings.kind.name) : undefined;
+    return resolveProvider(model.provider, settings as never, catalog ? { protocol: catalog.protocol, url: null } : null);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new ModelChoiceError("provider", error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+// /api/v1/sessions: create, list, read (with the on-demand health check), stop, resume, delete. The edge
+// has already required the `machine` scope (route-access.ts); the proxy is handled before the app (proxy.ts).
+import { Elysia, t } from "elysia";
+import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
+import type { SessionSupervisor } from "./supervisor.ts";
+
+const State = t.Union([t.Literal("starting"), t.Literal("running"), t.Literal("stopped"), t.Literal("failed"), t.Literal("cleanup_pending"), t.Literal("reaped")]);
+const Nullable = <T extends ReturnType<typeof t.String>>(s: T) => t.Union([s, t.Null()]);
+
+export const SessionRecord = t.Object({
+  id: t.String({ description: "session id (ses_...); also the daemon's session id" }),
+  project_id: t.String(),
+  launch_mode: t.Union([t.Literal("project_direct"), t.Literal("worktree_backed")]),
+  state: State,
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+  pid: t.Union([t.Integer(), t.Null()], { description: "daemon process id while one runs" }),
+  port: t.Union([t.Integer(), t.Null()], { description: "daemon port on 127.0.0.1 while one runs" }),
+  daemon_epoch: Nullable(t.String({ description: "epoch of the latest daemon generation" })),
+  worktree: t.Union([t.Object({ path: t.String(), branch: Nullable(t.String()) }), t.Null()]),
+  transitions: t.Array(
+    t.Object({
+      from: t.Union([State, t.Null()]),
+      to: State,
+      trigger: t.String({ description: "create, daemon_healthy, health_check_failed, daemon_exited, spawn_failed, stop, resume, delete, reconciliation" }),
+      detail: Nullable(t.String()),
+      at: t.String({ format: "date-time" }),
+    }),
+    { description: "every state change, oldest first" },
+  ),
+  service_credentials: t.Array(
+    t.Object({
+      generation_id: t.String(),
+      state: t.Union([t.Literal("pending"), t.Literal("active"), t.Literal("invalidated")]),
+      created_at: t.String({ format: "date-time" }),
+      activated_at: Nullable(t.String({ format: "date-time" })),
+      invalidated_at: Nullable(t.String({ format: "date-time" })),
+      last_used_at: Nullable(t.String({ format: "date-time" })),
+      invalidation_cause: Nullable(t.String()),
+    }),
+  ),
+});
+
+const Id = t.Object({ id: t.String({ description: "session id (ses_...)" }) });
+const common = { 401: UnauthorizedBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ["sessions"];
+
+export function sessionRoutes(supervisor: SessionSupervisor) {
+  return new Elysia({ name: "gateway-sessions" })
+    .get("/api/v1/sessions", () => supervisor.list(), { response: { 200: t.Array(SessionRecord), ...common }, detail: { summary: "List sessions", tags } })
+    .post(
+      "/api/v1/sessions",
+      ({ body, set }) => {
+        const view = supervisor.create(body.project_id, body.launch_mode);
+        set.status = 201;
+        return view;
+      },
+      {
+        body: t.Object({ project_id: t.String(), launch_mode: t.String({ description: "project_direct or worktree_backed" }) }, { additionalProperties: false }),
+        response: { 201: SessionRecord, 422: ErrorBody, ...common },
+        detail: { summary: "Create a session", description: "201 with the record in `starting`; the daemon starts in the background (poll GET until running or failed). `worktree_backed` first creates a git worktree of the project on branch `agent/<id>`.", tags },
+      },
+    )
+    .get("/api/v1/sessions/:id", ({ params }) => supervisor.get(params.id), { params: Id, response: { 200: SessionRecord, ...common }, detail: { summary: "Read a session", description: "For a running session the daemon's health is checked first; an unreachable daemon makes it `failed` before the answer.", tags } })
+    .post("/api/v1/sessions/:id/stop", ({ params }) => supervisor.stop(params.id), { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running.", tags } })
+    .post("/api/v1/sessions/:id/resume", ({ params }) => supervisor.resume(params.id), { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running; 503 when the daemon could not start.", tags } })
+    .delete(
+      "/api/v1/sessions/:id",
+      async ({ params, set }) => {
+        await supervisor.remove(params.id);
+        set.status = 204;
+        return new Response(null, { status: 204 });
+      },
+      { params: Id, response: { 503: ErrorBody, ...common }, detail: { summary: "Delete a session", description: "Stops its daemon, removes the worktree of a worktree_backed session and deletes the record; 204.", tags } },
+    );
+}

@@ -1,8 +1,9 @@
 // A started gateway with a `machine` token, and a JSON caller for the registry routes.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestGateway, type TestGateway } from "../helpers.ts";
+import { resolveTls, type TlsMaterial } from "../../../src/gateway/net/tls.ts";
+import { startTestGateway, tempDir, type TestGateway } from "../helpers.ts";
 
 export interface Reply {
   status: number;
@@ -41,3 +42,18 @@ export async function startRegistryGateway(): Promise<RegistryGateway> {
 
 export const YAML_CONFIG = "default_permission_matcher: standard\npermissions:\n  secret_words: [hunter2]\n";
 export const TOML_CONFIG = 'default_permission_matcher = "standard"\n\n[permissions]\nsecret_words = ["hunter2"]\n';
+
+/** A self-signed pair for localhost (and 127.0.0.1, ::1), written to files a gateway config can name. */
+export async function selfSignedFiles(now = new Date()): Promise<{ cert: string; key: string; material: TlsMaterial }> {
+  const dir = tempDir("gw-cert-");
+  const material = (await resolveTls({ listen: { address: "0.0.0.0" }, tls: {} } as never, dir, now, "localhost"))!;
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  writeFileSync(cert, material.cert);
+  writeFileSync(key, material.key, { mode: 0o600 });
+  return { cert, key, material };
+}
+
+export async function startTlsGateway(files: { cert: string; key: string }): Promise<TestGateway> {
+  return startTestGateway(`tls:\n  cert_file: ${files.cert}\n  key_file: ${files.key}\n`);
+}

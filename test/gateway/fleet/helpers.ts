@@ -1,0 +1,132 @@
+// A started gateway whose fleet runs on a fake scheduler (tests fire observer rounds and heartbeats), a
+// `machine` token, and rows inserted straight into the database the way the registries and the session
+// supervisor write them (followed by their change signal).
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fleetCatalogRoutes, fleetEventRoutes, fleetHistoryRoutes } from "../../../src/gateway/fleet/routes.ts";
+import { installFleet, type FleetService } from "../../../src/gateway/fleet/service.ts";
+import type { FleetLimits } from "../../../src/gateway/fleet/limits.ts";
+import type { Scheduler } from "../../../src/gateway/fleet/scheduler.ts";
+import { startTestGateway, type TestGateway } from "../helpers.ts";
+
+export class FakeScheduler implements Scheduler {
+  private readonly jobs = new Set<{ ms: number; fn: () => void }>();
+  every(ms: number, fn: () => void): () => void {
+    const job = { ms, fn };
+    this.jobs.add(job);
+    return () => this.jobs.delete(job);
+  }
+  /** Runs every job of this period once. */
+  fire(ms: number): void {
+    for (const job of [...this.jobs]) if (job.ms === ms) job.fn();
+  }
+  get size(): number {
+    return this.jobs.size;
+  }
+}
+
+export interface FleetGateway {
+  gw: TestGateway;
+  fleet: FleetService;
+  scheduler: FakeScheduler;
+  token: string;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  json(path: string): Promise<{ status: number; body: any; text: string }>;
+  addProject(id: string, path?: string): void;
+  addSession(id: string, fields?: Partial<SessionFields>): void;
+  setSession(id: string, fields: Partial<SessionFields>): void;
+  removeSession(id: string): void;
+  stop(): Promise<void>;
+}
+
+export interface SessionFields {
+  projectId: string;
+  state: string;
+  port: number | null;
+  sessionDir: string | null;
+  daemonEpoch: string | null;
+}
+
+export async function startFleetGateway(limits: Partial<FleetLimits> = {}): Promise<FleetGateway> {
+  const gw = await startTestGateway("", { groups: [fleetCatalogRoutes, fleetEventRoutes, fleetHistoryRoutes] });
+  const scheduler = new FakeScheduler();
+  const fleet = installFleet(gw.ctx, { scheduler, limits });
+  const token = gw.ctx.pats.create(gw.ctx.principals.create("fleet-admin").id, "fleet tests").token;
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } });
+  const now = () => gw.clock.now();
+  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES ('fleet-cfg', 'yaml', ?, ?)", [now(), now()]);
+  const setSession = (id: string, f: Partial<SessionFields>) => {
+    const sets = Object.entries({ project_id: f.projectId, state: f.state, port: f.port, session_dir: f.sessionDir, daemon_epoch: f.daemonEpoch }).filter(([, v]) => v !== undefined);
+    gw.ctx.sqlite.run(`UPDATE sessions SET ${sets.map(([k]) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = ?`, [...sets.map(([, v]) => v as string | number | null), now(), id]);
+    gw.ctx.fleetChanges.touch({ kind: "session", id });
+  };
+  return {
+    gw,
+    fleet,
+    scheduler,
+    token,
+    get,
+    async json(path) {
+      const res = await get(path);
+      const text = await res.text();
+      return { status: res.status, text, body: text ? JSON.parse(text) : null };
+    },
+    addProject(id, path = `/srv/projects/${id}`) {
+      gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, 'fleet-cfg', ?, ?)", [id, path, now(), now()]);
+      gw.ctx.fleetChanges.touch({ kind: "project", id });
+    },
+    addSession(id, f = {}) {
+      gw.ctx.sqlite.run(
+        "INSERT INTO sessions (id, project_id, launch_mode, state, port, session_dir, daemon_epoch, created_at, updated_at) VALUES (?, ?, 'project_direct', ?, ?, ?, ?, ?, ?)",
+        [id, f.projectId ?? "0000aaaa", f.state ?? "stopped", f.port ?? null, f.sessionDir ?? null, f.daemonEpoch ?? null, now(), now()],
+      );
+      gw.ctx.fleetChanges.touch({ kind: "session", id });
+    },
+    setSession,
+    removeSession(id) {
+      gw.ctx.sqlite.run("DELETE FROM sessions WHERE id = ?", [id]);
+      gw.ctx.fleetChanges.touch({ kind: "session", id });
+    },
+    stop: () => gw.stop(),
+  };
+}
+
+/** A session dir holding a daemon credential the way the supervisor writes it (dir 0700, file 0600). */
+export function credentialDir(token: string): string {
+  const dir = join(mkdtempSync(join(tmpdir(), "fleet-session-")), "session");
+  mkdirSync(dir, { mode: 0o700 });
+  chmodSync(dir, 0o700);
+  writeFileSync(join(dir, "credential.json"), JSON.stringify({ token }), { mode: 0o600 });
+  return dir;
+}
+
+/** Parses an SSE body into events (id + parsed data), stopping when `enough` says so. */
+export async function readEvents(res: Response, enough: (events: { id?: string; data: any }[]) => boolean): Promise<{ id?: string; data: any }[]> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: { id?: string; data: any }[] = [];
+  let buffer = "";
+  try {
+    while (!enough(events)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let at: number;
+      while ((at = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        let id: string | undefined;
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id: ")) id = line.slice(4);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        }
+        if (data) events.push({ id, data: JSON.parse(data) });
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return events;
+}

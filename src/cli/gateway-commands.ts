@@ -4,14 +4,22 @@ import type { CommandSpec, FlagSpec } from "./command.ts";
 const CONFIG: FlagSpec = { name: "config", type: "string", valueName: "FILE", summary: "Gateway config file (default $XDG_CONFIG_HOME/agent-gateway/gateway-config.yaml)" };
 const JSON_FLAG: FlagSpec = { name: "json", type: "boolean", summary: "Print JSON for scripts instead of a table" };
 const common = [CONFIG, JSON_FLAG];
+/** Flags of every (http) command: which running gateway, with which token (src/gateway/admin/http-target.ts). */
+export const HTTP_TARGET: FlagSpec[] = [
+  { name: "gateway-url", type: "string", valueName: "URL", summary: "Gateway base URL, e.g. https://build-host:19870 (default $AGENT_GATEWAY_URL)" },
+  { name: "gateway-token", type: "string", valueName: "TOKEN", summary: "Token with the machine scope (default $AGENT_GATEWAY_TOKEN, which keeps it out of process lists)" },
+  JSON_FLAG,
+];
 
 const principal = () => import("../gateway/admin/principal-cli.ts");
 const token = () => import("../gateway/admin/token-cli.ts");
 const client = () => import("../gateway/admin/client-cli.ts");
+const configs = () => import("../gateway/admin/config-cli.ts");
+const projects = () => import("../gateway/admin/project-cli.ts");
 
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
-  summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients and audit log",
+  summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients, audit log, configurations and projects",
   subcommands: [
     {
       name: "serve",
@@ -61,6 +69,31 @@ export const gatewayCommand: CommandSpec = {
         },
         { name: "list", summary: "List registered clients", flags: common, run: async (a, io) => (await client()).listClients(a, io) },
         { name: "delete", summary: "Revoke a client's tokens and delete it", positionals: [{ name: "client-id", summary: "client id (cli_...)", required: true }], flags: common, run: async (a, io) => (await client()).remove(a, io) },
+      ],
+    },
+    {
+      name: "config",
+      summary: "Manage the configurations registered on a running gateway (http)",
+      subcommands: [
+        {
+          name: "register",
+          summary: "Register a config file under a name",
+          positionals: [{ name: "name", summary: "lowercase letters, digits and hyphens", required: true }],
+          flags: [...HTTP_TARGET, { name: "file", type: "string", valueName: "PATH", summary: "The config file (.yaml, .yml or .toml)" }, { name: "format", type: "string", valueName: "FORMAT", choices: ["yaml", "toml"], summary: "Format when the extension does not tell" }, { name: "pre-run", type: "string", valueName: "PATH", summary: "Shell script run before each session's daemon starts" }],
+          run: async (a, io) => (await configs()).register(a, io),
+        },
+        { name: "list", summary: "List configurations", flags: HTTP_TARGET, run: async (a, io) => (await configs()).list(a, io) },
+        { name: "show", summary: "Show a configuration with its content", positionals: [{ name: "name", summary: "configuration name", required: true }], flags: HTTP_TARGET, run: async (a, io) => (await configs()).show(a, io) },
+        { name: "remove", summary: "Remove a configuration (refused while projects use it)", positionals: [{ name: "name", summary: "configuration name", required: true }], flags: HTTP_TARGET, run: async (a, io) => (await configs()).remove(a, io) },
+      ],
+    },
+    {
+      name: "project",
+      summary: "Manage the projects registered on a running gateway (http)",
+      subcommands: [
+        { name: "register", summary: "Register a directory on the gateway machine as a project", positionals: [{ name: "path", summary: "absolute path on the gateway machine", required: true }], flags: [...HTTP_TARGET, { name: "config-name", type: "string", valueName: "NAME", summary: "The registered configuration its sessions use" }], run: async (a, io) => (await projects()).register(a, io) },
+        { name: "list", summary: "List projects with their hook status", flags: HTTP_TARGET, run: async (a, io) => (await projects()).list(a, io) },
+        { name: "remove", summary: "Unregister a project", positionals: [{ name: "id", summary: "project id (8 hex characters)", required: true }], flags: HTTP_TARGET, run: async (a, io) => (await projects()).remove(a, io) },
       ],
     },
     {

@@ -16,20 +16,25 @@ function variant<T extends string, P extends TProperties>(type: T, description: 
   return Type.Object({ ...Header, type: Type.Literal(type), ...fields }, { description });
 }
 
-const SessionState = Type.Union(["starting", "running", "stopping", "stopped", "failed"].map((s) => Type.Literal(s)));
+/** Gateway session states (gateway.md, States); `reaped` rows leave the fleet (session_removed). */
+const SessionState = Type.Union([Type.Literal("starting"), Type.Literal("running"), Type.Literal("stopped"), Type.Literal("failed"), Type.Literal("cleanup_pending")]);
+const DateTime = Type.String({ format: "date-time" });
 
 export const FleetSessionSchema = Type.Object({
   session_id: S,
   project_id: S,
+  launch_mode: Type.Union([Type.Literal("project_direct"), Type.Literal("worktree_backed")]),
   state: SessionState,
-  title: Type.Union([S, Type.Null()]),
-  updated_at: Type.String({ format: "date-time" }),
-  summary: Type.Union([SyncStatusRecord, Type.Null()], { description: "Last observed GET /sync/summary of a running session." }),
-  observed_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
-  stale: Type.Boolean({ description: "The observation is older than 15 seconds: not a fresh assertion." }),
+  daemon_epoch: Type.Union([S, Type.Null()], { description: "Epoch of the session's current or last daemon." }),
+  updated_at: DateTime,
+  summary: Type.Union([SyncStatusRecord, Type.Null()], { description: "Last observed GET /sync/summary of a running session; null when not running or not observed yet." }),
+  observed_at: Type.Union([DateTime, Type.Null()]),
+  stale: Type.Boolean({ description: "A running session whose last observation is older than 15 seconds (or missing): not a fresh assertion." }),
 });
+export type FleetSession = Static<typeof FleetSessionSchema>;
 
-export const FleetProjectSchema = Type.Object({ project_id: S, name: S, updated_at: Type.String({ format: "date-time" }) });
+export const FleetProjectSchema = Type.Object({ project_id: S, path: S, config_name: S, registered_at: DateTime, updated_at: DateTime });
+export type FleetProject = Static<typeof FleetProjectSchema>;
 
 export const FleetEventV1 = Type.Union(
   [
@@ -43,6 +48,29 @@ export const FleetEventV1 = Type.Union(
   { title: "FleetEventV1" },
 );
 export type FleetEvent = Static<typeof FleetEventV1>;
+
+/** A fleet error body (FleetErrorV1): `{"code"}`, with a message except for `invalid_query`. */
+export const FleetErrorV1 = Type.Object({ code: S, message: Type.Optional(S) }, { title: "FleetErrorV1" });
+
+/** One page of `GET /api/v1/catalog` (paging names: docs/decisions-fleet.md). */
+export const FleetCatalogPage = Type.Object({
+  version: Type.Literal(1),
+  fleet_epoch: S,
+  cursor: Type.String({ description: "Fleet cursor of the snapshot: GET /api/v1/events?after=<cursor> continues from it." }),
+  snapshot: Type.String({ description: "Binds later pages to this catalog: GET /api/v1/catalog?snapshot=<token>&page=<n>." }),
+  expires_at: DateTime,
+  features: Type.Array(S),
+  page: Type.Object({
+    index: Type.Integer({ minimum: 0 }),
+    count: Type.Integer({ minimum: 1 }),
+    next: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "Index of the next page; null on the last one." }),
+    entries: Type.Integer({ minimum: 0 }),
+    total_projects: Type.Integer({ minimum: 0 }),
+    total_sessions: Type.Integer({ minimum: 0 }),
+  }),
+  projects: Type.Array(FleetProjectSchema),
+  sessions: Type.Array(FleetSessionSchema),
+});
 
 export function fleetEventJsonSchema(): Record<string, unknown> {
   return { $schema: "https://json-schema.org/draft/2020-12/schema", ...JSON.parse(JSON.stringify(FleetEventV1)) };

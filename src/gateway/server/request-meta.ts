@@ -3,6 +3,8 @@
 export interface RequestMeta {
   ip: string;
   requestId: string;
+  /** Lifts the idle timeout of this request's connection (long-lived responses such as SSE). */
+  keepOpen?: () => void;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();

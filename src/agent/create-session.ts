@@ -22,12 +22,12 @@ import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
 import { redactText } from "../util/redact.ts";
-import { sessionTracer } from "../telemetry/start.ts";
-import type { Tracer } from "../telemetry/tracer.ts";
 import { FacetError, facetNames, resolveFacet } from "./context/facets.ts";
 import { ModelChoiceError } from "./facets/model-choice.ts";
 import type { SessionModes } from "./facets/modes.ts";
 import { startModes } from "./facets/start.ts";
+import { GoalDriver, goalSettings } from "./goals/driver.ts";
+import { createGoalTools } from "./goals/tools.ts";
 import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
 import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
@@ -81,8 +81,6 @@ export interface CreateSessionOptions {
   fetch?: FetchLike;
   /** Run on the offline demo provider (src/agent/demo.ts) instead of a configured model. */
   demo?: boolean;
-  /** The host process's tracer (the daemon's); absent: one from the telemetry block, stopped on close. */
-  tracer?: Tracer;
 }
 
 export interface CreatedSession {
@@ -184,6 +182,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     }
   }
   const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
+  const goals = new GoalDriver(goalSettings(daemon.goal_driver), { clock, newId: (prefix) => newId(prefix, clock.now()), reminders }, initialEvents);
   let emitProgress: (text: string) => void = () => {};
   const toolContext = createToolContext({
     projectRoot: project.root,
@@ -199,6 +198,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const engineTools: Tool[] = [
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
+    ...createGoalTools(goals),
     createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
     ...(opts.extraTools ?? []),
   ];
@@ -219,7 +219,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   });
   warnings.push(...registry.warnings);
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
-  const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
   const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0;
   const mcp = hasServers
@@ -231,7 +230,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),
         cwd: project.root,
         env: opts.env,
-        tracer: telemetry.tracer,
       })
     : null;
   const tools = combinedTools(registry, () => mcp?.tools() ?? [], daemon.disabled_tools ?? []);
@@ -259,7 +257,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,
         autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,
-        tracer: telemetry.tracer,
       },
       clock,
       newId: (prefix) => newId(prefix, clock.now()),
@@ -270,19 +267,20 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
       reminders,
       scrub,
-      tracer: telemetry.tracer,
     },
     gate,
     interactive: opts.interactive,
     initialEvents,
-    services: { mcp, modes },
+    services: { mcp, modes, goals },
+    continuation: () => goals.continuation(),
     onClose: async () => {
       await Promise.all([registry.close(), mcp?.close()]);
-      await telemetry.close();
     },
   });
   emitProgress = (text) => session.progress(text);
   session.subscribe((e) => modes.fold.apply(e));
+  goals.bind(session);
+  session.subscribe((e) => goals.apply(e));
   if (mcp) {
     mcp.onChange((e) => {
       const s = e.server;

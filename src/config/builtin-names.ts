@@ -27,10 +27,16 @@ export const BUILTIN_TOOL_NAMES = [
   "progress_update",
   "exit_tool",
   "tool_search",
+  "goal_propose",
+  "goal_update",
+  "goal_complete",
 ] as const;
 
 /** Tools the loop cannot work without; listing them in `disabled_tools` is ignored with a warning. */
 export const REQUIRED_TOOL_NAMES = ["exit_tool", "progress_update", "tool_search"] as const;
+
+/** The goal tools (src/agent/goals): they change only the session's goal, so they never need permission. */
+export const GOAL_TOOL_NAMES = ["goal_propose", "goal_update", "goal_complete"] as const;
 
 export const BUILTIN_FACETS = ["execute", "plan"] as const;
 export const BUILTIN_SUBAGENTS = ["explore", "general"] as const;

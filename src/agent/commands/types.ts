@@ -3,6 +3,7 @@
 // `GET /commands` and `POST /commands/{name}`; each command lives in its own file in this folder.
 import type { McpManager } from "../../mcp/manager.ts";
 import type { SessionModes } from "../facets/modes.ts";
+import type { GoalDriver } from "../goals/driver.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import type { AgentSession } from "../session.ts";
 
@@ -36,6 +37,8 @@ export interface CommandServices {
   mcp: McpManager | null;
   /** Facet and model switching (/facet, /model); absent in sessions built without a config. */
   modes?: SessionModes;
+  /** The session's goal (/goal, the plan handoff). */
+  goals?: GoalDriver;
 }
 
 export interface CommandContext {

@@ -91,7 +91,7 @@ describe("device authorization grant", () => {
     expect(tokens.scope).toBe("project");
   });
 
-  test("a project-only token gets 403 on management and fleet routes, and works where project suffices", async () => {
+  test("a project-only token gets 403 on management, proxy and fleet routes, and works where project suffices", async () => {
     const { client, web } = await setup();
     const tokens = await deviceTokens(client, web, ["project"]);
     const auth = { Authorization: `Bearer ${tokens.access_token}` };
@@ -100,9 +100,10 @@ describe("device authorization grant", () => {
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ error: "insufficient_scope", message: "this route needs the 'machine' scope" });
     }
+    // The session proxy needs `machine` too (or a daemon's own credential).
+    const proxied = await fetch(`${gw.url}/api/v1/sessions/ses_x/proxy/sync`, { headers: auth });
+    expect([proxied.status, (await proxied.json()).error]).toEqual([403, "insufficient_scope"]);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: auth })).status).toBe(200);
-    // The session proxy accepts the project scope (then the proxy's own target check applies).
-    expect((await fetch(`${gw.url}/api/v1/sessions/ses_x/proxy/sync`, { headers: auth })).status).toBe(404);
   });
 
   test("user codes: base-20 consonants, unique per live request", async () => {

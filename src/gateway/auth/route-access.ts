@@ -6,15 +6,14 @@
 //   client authentication). Health still verifies a token when one is sent (`optional`).
 // - scoped: a valid bearer token holding at least one of `anyOf`; any other /api route needs `machine`
 //   (deny by default), so a new management or fleet route is protected before anyone thinks of it.
-import { ALL_SCOPES } from "./bearer.ts";
 
 export type RouteAccess = { kind: "public" } | { kind: "optional" } | { kind: "scoped"; anyOf: readonly string[] };
 
 const PUBLIC: RouteAccess = { kind: "public" };
 const OPTIONAL: RouteAccess = { kind: "optional" };
 const MACHINE: RouteAccess = { kind: "scoped", anyOf: ["machine"] };
-/** The session proxy: people and machines with a gateway scope, or a daemon on its own session (target check). */
-const PROXY: RouteAccess = { kind: "scoped", anyOf: [...ALL_SCOPES, "current_session"] };
+/** The session proxy (issue 10): the `machine` scope, or a daemon on its own session (target check in the proxy). */
+const PROXY: RouteAccess = { kind: "scoped", anyOf: ["machine", "current_session"] };
 /** Services routes serve a running daemon's bootstrap. */
 const SERVICES: RouteAccess = { kind: "scoped", anyOf: ["current_session", "machine"] };
 

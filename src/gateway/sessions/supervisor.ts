@@ -309,7 +309,8 @@ export class SessionSupervisor {
   /** An exit the gateway did not ask for fails the session (and invalidates its credential). */
   private watch(daemon: LiveDaemon, exited: Promise<string> | null): void {
     const onGone = (how: string) => {
-      if (this.live.get(daemon.sessionId) !== daemon) return; // stopped or replaced on purpose
+      // Stopped or replaced on purpose; or this gateway is shutting down (the next one reconciles).
+      if (this.closed || this.live.get(daemon.sessionId) !== daemon) return;
       void this.fail(daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
     };
     if (exited) void exited.then(onGone);

@@ -1,0 +1,172 @@
+// The session proxy's transparency (method, path, query, body bytes, status, headers, SSE, redirects,
+// many clients, client disconnect) against a daemon stand-in that echoes what it received, and the abuse
+// cases: traversal, a project-scoped token, a daemon credential on another session, a stale generation.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { api, registerProject, sessionGateway } from "./helpers.ts";
+import { basic, call, confidentialClient } from "../oauth-helpers.ts";
+
+const FAKE = join(import.meta.dir, "fake-daemon.ts");
+const SERVICES = "services:\n  review:\n    enabled: true\n    capabilities:\n      comment: { enabled: true, modes: [inline, summary] }\n      approve: { enabled: false }\n  deploy:\n    enabled: false\n";
+let gw: Awaited<ReturnType<typeof sessionGateway>>;
+let a: ReturnType<typeof api>;
+let one: string;
+let two: string;
+
+beforeAll(async () => {
+  gw = await sessionGateway(SERVICES);
+  gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+  a = api(gw);
+  one = (await a.create(registerProject(gw).projectId)).body.id;
+  two = (await a.create(registerProject(gw).projectId)).body.id;
+  expect((await a.settled(one)).state).toBe("running");
+  expect((await a.settled(two)).state).toBe("running");
+});
+afterAll(async () => {
+  for (const id of [one, two]) await a.call("DELETE", `/api/v1/sessions/${id}`);
+  await gw.stop();
+});
+
+/** Sends a request target exactly as written (fetch would normalize dot segments first). */
+function raw(path: string, token = gw.token): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    });
+    let data = "";
+    socket.on("data", (d) => (data += d.toString()));
+    socket.on("end", () => resolve({ status: Number(data.split(" ")[1]), text: data.slice(data.indexOf("\r\n\r\n") + 4) }));
+    socket.on("error", reject);
+  });
+}
+
+describe("proxy transparency", () => {
+  test("method, path, query and body bytes reach the daemon; the caller's token and cookies are swapped for the daemon's", async () => {
+    const body = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
+    const res = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/some/path?x=1&y=%20z`, {
+      method: "PUT",
+      body,
+      headers: { Authorization: `Bearer ${gw.token}`, Cookie: "__Host-session=abc", "X-Custom": "kept", Connection: "keep-alive, X-Drop", "X-Drop": "hop", "Proxy-Authorization": "Basic eA==" },
+    });
+    expect(res.status).toBe(200);
+    const echo = (await res.json()) as { method: string; path: string; search: string; headers: Record<string, string>; body_sha256: string; body_length: number };
+    expect(echo).toMatchObject({ method: "PUT", path: "/some/path", search: "?x=1&y=%20z", body_length: body.length, body_sha256: new Bun.CryptoHasher("sha256").update(body).digest("hex") });
+    expect(echo.headers["x-custom"]).toBe("kept");
+    expect(echo.headers.authorization).toStartWith("Bearer dmn_");
+    expect(JSON.stringify(echo.headers)).not.toContain(gw.token);
+    for (const h of ["cookie", "x-drop", "proxy-authorization"]) expect(echo.headers[h]).toBeUndefined();
+  });
+
+  test("status, headers and body pass through; redirects are returned, never followed", async () => {
+    const auth = { Authorization: `Bearer ${gw.token}` };
+    const tea = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/teapot`, { headers: auth });
+    expect([tea.status, tea.headers.get("x-daemon"), await tea.text()]).toEqual([418, "yes", "short and stout"]);
+    const redirect = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/redirect`, { headers: auth, redirect: "manual" });
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "http://127.0.0.1:1/elsewhere"]);
+  });
+
+  test("SSE streams through; many clients at once; a client going away aborts its upstream stream", async () => {
+    const auth = { Authorization: `Bearer ${gw.token}` };
+    const before = await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json();
+    const streams = await Promise.all(Array.from({ length: 20 }, () => fetch(`${gw.url}/api/v1/sessions/${one}/proxy/sse`, { headers: auth })));
+    for (const res of streams) {
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
+      const reader = res.body!.getReader();
+      let text = "";
+      while (!text.includes("data: tick 2")) text += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+    }
+    let stats: { sse_opened: number; sse_cancelled: number } = before;
+    for (let i = 0; i < 200 && stats.sse_cancelled < before.sse_cancelled + 20; i++) {
+      await Bun.sleep(25);
+      stats = await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json();
+    }
+    expect(stats.sse_opened - before.sse_opened).toBe(20);
+    expect(stats.sse_cancelled - before.sse_cancelled).toBe(20);
+    const parallel = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${gw.url}/api/v1/sessions/${i % 2 ? one : two}/proxy/n/${i}`, { headers: auth }).then((r) => r.json())));
+    expect(parallel.map((e: any) => e.path)).toEqual(Array.from({ length: 50 }, (_, i) => `/n/${i}`));
+  });
+});
+
+describe("proxy and session route abuse", () => {
+  test("traversal in the proxied path is refused; the upstream is always the session's own daemon", async () => {
+    for (const path of ["%2e%2e/%2e%2e/health", "..%2f..%2fapi/v1/sessions", "a/%2E%2E/b", "x%5c..%5cy", "a/./b", "a%00b"]) {
+      // Refused by the proxy (400); or the server's URL parser already resolved the encoded dots: then the
+      // result is no proxy path at all (404), or a path inside this session's proxy with no dots left.
+      const res = await raw(`/api/v1/sessions/${one}/proxy/${path}`);
+      if (res.status === 400) expect(res.text).toContain("invalid_path");
+      else if (res.status === 200) expect(JSON.parse(res.text).path).not.toMatch(/\.\.|%2e|%2f|%5c/i);
+      else expect([path, res.status]).toEqual([path, 404]);
+    }
+    // Literal dot segments leave the proxy prefix altogether: this is the gateway's own health route, not the daemon's.
+    const dots = await raw(`/api/v1/sessions/${one}/proxy/../../../health`);
+    expect(dots.text).not.toContain("ep_fake");
+    // A path that looks like a host is only ever a path on 127.0.0.1:<port>.
+    for (const path of ["//127.0.0.2:9/steal", "/http://127.0.0.2:9/steal", "/@127.0.0.2:9/steal"]) {
+      const hosty = await raw(`/api/v1/sessions/${one}/proxy${path}`);
+      expect([path, hosty.status]).toEqual([path, 200]);
+      expect(JSON.parse(hosty.text).path).toEndWith("127.0.0.2:9/steal");
+    }
+  });
+
+  test("a project-scoped token gets 403 on every session route, the proxy included", async () => {
+    const [id, secret] = confidentialClient(gw, ["project"]);
+    const token = (await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token as string;
+    const routes: [string, string][] = [
+      ["GET", "/api/v1/sessions"],
+      ["POST", "/api/v1/sessions"],
+      ["GET", `/api/v1/sessions/${one}`],
+      ["POST", `/api/v1/sessions/${one}/stop`],
+      ["POST", `/api/v1/sessions/${one}/resume`],
+      ["DELETE", `/api/v1/sessions/${one}`],
+      ["GET", `/api/v1/sessions/${one}/proxy/sync`],
+      ["POST", `/api/v1/sessions/${one}/proxy/prompt`],
+    ];
+    for (const [method, path] of routes) {
+      const res = await a.call(method, path, method === "POST" ? {} : undefined, token);
+      expect([method, path, res.status, res.body.error]).toEqual([method, path, 403, "insufficient_scope"]);
+    }
+    expect((await a.get(one)).body.state).toBe("running");
+  });
+
+  test("a daemon credential reaches only its own session, holds no management scope, and an earlier generation is rejected", async () => {
+    const older = gw.ctx.sessions.credentials.issue(one, []);
+    const current = gw.ctx.sessions.credentials.issue(one, []);
+    const as = (token: string, path: string) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+
+    const identity = await as(current.token, "/api/v1/services/identity");
+    expect(identity.status).toBe(200);
+    expect((await identity.json()).caller).toEqual({ kind: "daemon", session_id: one, generation_id: current.generationId, principal_id: null });
+    const stale = await as(older.token, "/api/v1/services/identity");
+    expect([stale.status, await stale.text()]).toEqual([401, '{"error":"unauthorized"}']);
+    expect((await as(older.token, `/api/v1/sessions/${one}/proxy/x`)).status).toBe(401);
+
+    expect(((await (await as(current.token, `/api/v1/sessions/${one}/proxy/own`)).json()) as { path: string }).path).toBe("/own");
+    const foreign = await as(current.token, `/api/v1/sessions/${two}/proxy/own`);
+    expect([foreign.status, (await foreign.json()).message]).toEqual([403, "a daemon credential may only reach its own session"]);
+    for (const path of ["/api/v1/sessions", `/api/v1/sessions/${one}`, "/api/v1/projects"]) expect((await as(current.token, path)).status).toBe(403);
+
+    // The record lists both generations as metadata only; the first use activated the current one.
+    const record = (await a.get(one)).body;
+    const byId = Object.fromEntries(record.service_credentials.map((c: any) => [c.generation_id, c]));
+    expect(byId[current.generationId].state).toBe("active");
+    expect(JSON.stringify(record)).not.toContain(current.token.slice(4));
+  });
+});
+
+describe("services routes", () => {
+  test("identity, capabilities (the services block, enabled entries only) and readiness", async () => {
+    const caps = await a.call("GET", "/api/v1/services/capabilities");
+    expect(caps.body).toEqual({ services: [{ name: "review", capabilities: [{ name: "comment", modes: ["inline", "summary"] }] }] });
+    const ready = await a.call("GET", "/api/v1/services/readiness");
+    expect(ready.body).toEqual({ ready: true, services: [{ name: "review", enabled: true }, { name: "deploy", enabled: false }] });
+    const identity = await a.call("GET", "/api/v1/services/identity");
+    expect(identity.body.caller).toMatchObject({ kind: "principal", session_id: null, generation_id: null });
+    // A daemon sees the snapshot its generation was issued with.
+    const issued = gw.ctx.sessions.credentials.issue(two, [{ name: "snap", capabilities: [] }]);
+    const snap = await a.call("GET", "/api/v1/services/capabilities", undefined, issued.token);
+    expect(snap.body).toEqual({ services: [{ name: "snap", capabilities: [] }] });
+  });
+});

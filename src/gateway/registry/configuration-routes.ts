@@ -67,8 +67,8 @@ export function configurationRoutes(ctx: GatewayContext) {
       },
       {
         params: ConfigurationNameParams,
-        response: { 204: t.Void(), 404: RegistryError, 409: RegistryError, 422: RegistryError },
-        detail: { summary: "Remove a configuration", description: "The row goes first, then the directory (best effort). 409 while projects are bound to it.", tags },
+        response: { 404: RegistryError, 409: RegistryError, 422: RegistryError },
+        detail: { summary: "Remove a configuration", description: "204. The row goes first, then the directory (best effort). 409 while projects are bound to it.", tags },
       },
     );
 }

@@ -57,8 +57,8 @@ export function projectRoutes(ctx: GatewayContext) {
       },
       {
         params: ProjectIdParams,
-        response: { 204: t.Void(), 404: RegistryError, 409: RegistryError },
-        detail: { summary: "Unregister a project", description: "409 while sessions of the project exist.", tags },
+        response: { 404: RegistryError, 409: RegistryError },
+        detail: { summary: "Unregister a project", description: "204; 409 while sessions of the project exist.", tags },
       },
     );
 }

@@ -80,7 +80,11 @@ export class FleetService {
   /** One observer round, then stale flags re-checked (a row turning stale is announced). */
   async tick(): Promise<void> {
     if (this.stopped) return;
-    await this.observer.round();
+    try {
+      await this.observer.round();
+    } catch (error) {
+      return this.failed(error);
+    }
     this.guard(() => {
       for (const row of this.rows.running()) this.announceSession(row.id, row);
     });
@@ -153,9 +157,13 @@ export class FleetService {
     try {
       work();
     } catch (error) {
-      if (error instanceof RangeError && /closed database/i.test(error.message)) return this.stop();
-      this.ctx.logger.warn(`fleet observation: ${(error as Error).message}`);
+      this.failed(error);
     }
+  }
+
+  private failed(error: unknown): void {
+    if (error instanceof RangeError && /closed database/i.test(error.message)) return this.stop();
+    this.ctx.logger.warn(`fleet observation: ${(error as Error).message}`);
   }
 }
 

@@ -13,6 +13,7 @@ import { sessionRoutes } from "../sessions/routes.ts";
 import { servicesRoutes } from "../sessions/services.ts";
 import { configurationRoutes } from "../registry/configuration-routes.ts";
 import { projectRoutes } from "../registry/project-routes.ts";
+import { fleetCatalogRoutes, fleetEventRoutes, fleetHistoryRoutes } from "../fleet/routes.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -47,6 +48,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
     .use(configurationRoutes(ctx))
     .use(projectRoutes(ctx));
   app = app.use(sessionRoutes(ctx.sessions)).use(servicesRoutes(ctx)) as typeof app;
+  app = app.use(fleetCatalogRoutes(ctx)).use(fleetEventRoutes(ctx)).use(fleetHistoryRoutes(ctx)) as typeof app;
   for (const group of groups) app = app.use(group(ctx)) as typeof app;
   return app;
 }

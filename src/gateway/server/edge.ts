@@ -64,7 +64,8 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
         if (!body) return done(jsonResponse(413, { error: "payload_too_large", message: `request bodies on this route are limited to ${limit} bytes` }));
         req = new Request(request.url, { method: request.method, headers: request.headers, body: body as Uint8Array<ArrayBuffer>, signal: request.signal });
       }
-      setRequestMeta(req, { ip, requestId });
+      // Streams (SSE) lift the idle timeout for their connection once the route accepted them.
+      setRequestMeta(req, { ip, requestId, keepOpen: () => server?.timeout(request, 0) });
       if (pathname.startsWith("/api/")) {
         const checked = authorizeApi(ctx, req, pathname);
         if (checked instanceof Response) return done(checked);

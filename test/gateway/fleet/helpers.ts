@@ -4,7 +4,6 @@
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fleetCatalogRoutes, fleetEventRoutes, fleetHistoryRoutes } from "../../../src/gateway/fleet/routes.ts";
 import { installFleet, type FleetService } from "../../../src/gateway/fleet/service.ts";
 import type { FleetLimits } from "../../../src/gateway/fleet/limits.ts";
 import type { Scheduler } from "../../../src/gateway/fleet/scheduler.ts";
@@ -49,7 +48,7 @@ export interface SessionFields {
 }
 
 export async function startFleetGateway(limits: Partial<FleetLimits> = {}): Promise<FleetGateway> {
-  const gw = await startTestGateway("", { groups: [fleetCatalogRoutes, fleetEventRoutes, fleetHistoryRoutes] });
+  const gw = await startTestGateway();
   const scheduler = new FakeScheduler();
   const fleet = installFleet(gw.ctx, { scheduler, limits });
   const token = gw.ctx.pats.create(gw.ctx.principals.create("fleet-admin").id, "fleet tests").token;

@@ -16,6 +16,8 @@ const token = () => import("../gateway/admin/token-cli.ts");
 const client = () => import("../gateway/admin/client-cli.ts");
 const configs = () => import("../gateway/admin/config-cli.ts");
 const projects = () => import("../gateway/admin/project-cli.ts");
+const sessions = () => import("../gateway/sessions/cli.ts");
+const SESSION_ID = { name: "id", summary: "session id (ses_...)", required: true };
 
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
@@ -94,6 +96,23 @@ export const gatewayCommand: CommandSpec = {
         { name: "register", summary: "Register a directory on the gateway machine as a project", positionals: [{ name: "path", summary: "absolute path on the gateway machine", required: true }], flags: [...HTTP_TARGET, { name: "config-name", type: "string", valueName: "NAME", summary: "The registered configuration its sessions use" }], run: async (a, io) => (await projects()).register(a, io) },
         { name: "list", summary: "List projects with their hook status", flags: HTTP_TARGET, run: async (a, io) => (await projects()).list(a, io) },
         { name: "remove", summary: "Unregister a project", positionals: [{ name: "id", summary: "project id (8 hex characters)", required: true }], flags: HTTP_TARGET, run: async (a, io) => (await projects()).remove(a, io) },
+      ],
+    },
+    {
+      name: "session",
+      summary: "Start, stop, resume and remove sessions (daemons) on a running gateway (http)",
+      subcommands: [
+        { name: "list", summary: "List sessions with their state", flags: HTTP_TARGET, run: async (a, io) => (await sessions()).list(a, io) },
+        {
+          name: "create",
+          summary: "Start a session for a registered project",
+          positionals: [{ name: "project-id", summary: "project id (8 hex characters)", required: true }],
+          flags: [...HTTP_TARGET, { name: "mode", type: "string", valueName: "MODE", choices: ["project_direct", "worktree_backed"], summary: "project_direct (default: in the project dir) or worktree_backed (in a new git worktree)" }, { name: "wait", type: "boolean", summary: "Wait until the daemon runs (exit 0) or failed (exit 1)" }],
+          run: async (a, io) => (await sessions()).create(a, io),
+        },
+        { name: "stop", summary: "Stop a running session (it stays resumable)", positionals: [SESSION_ID], flags: HTTP_TARGET, run: async (a, io) => (await sessions()).stop(a, io) },
+        { name: "resume", summary: "Resume a stopped or failed session with a fresh daemon", positionals: [SESSION_ID], flags: HTTP_TARGET, run: async (a, io) => (await sessions()).resume(a, io) },
+        { name: "rm", summary: "Delete a session (stops its daemon, removes its worktree)", positionals: [SESSION_ID], flags: HTTP_TARGET, run: async (a, io) => (await sessions()).remove(a, io) },
       ],
     },
     {

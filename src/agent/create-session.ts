@@ -28,6 +28,7 @@ import type { SessionModes } from "./facets/modes.ts";
 import { startModes } from "./facets/start.ts";
 import { GoalDriver, goalSettings } from "./goals/driver.ts";
 import { createGoalTools } from "./goals/tools.ts";
+import { NotificationCenter } from "./notifications/center.ts";
 import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
 import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
@@ -93,6 +94,8 @@ export interface CreatedSession {
   notices: string[];
   /** What the daemon catalog describes live: loaded skills, the session's tools and tool servers. */
   live: SessionCatalogView;
+  /** Where notifications for the model come in (tool server changes; hosts may add sources). */
+  notifications: NotificationCenter;
 }
 
 export interface SessionCatalogView {
@@ -182,6 +185,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     }
   }
   const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
+  const notifications = new NotificationCenter(config.notifications?.auto_drain_notifications ?? true, { clock, newId: (prefix) => newId(prefix, clock.now()) }, initialEvents);
   const goals = new GoalDriver(goalSettings(daemon.goal_driver), { clock, newId: (prefix) => newId(prefix, clock.now()), reminders }, initialEvents);
   let emitProgress: (text: string) => void = () => {};
   const toolContext = createToolContext({
@@ -267,12 +271,17 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
       reminders,
       scrub,
+      inbox: notifications,
     },
     gate,
     interactive: opts.interactive,
     initialEvents,
     services: { mcp, modes, goals },
-    continuation: () => goals.continuation(),
+    // Between turns: late auto-drained notifications go in first, then an open goal may continue.
+    continuation: () => {
+      notifications.betweenTurns();
+      return goals.continuation();
+    },
     onClose: async () => {
       await Promise.all([registry.close(), mcp?.close()]);
     },
@@ -280,20 +289,25 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   emitProgress = (text) => session.progress(text);
   session.subscribe((e) => modes.fold.apply(e));
   goals.bind(session);
+  notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
+  let mcpStarted = false;
   if (mcp) {
     mcp.onChange((e) => {
       const s = e.server;
       const detail = s.state === "connected" ? ` (${s.toolCount} tools)` : s.reason ? `: ${s.reason}` : "";
       session.notice(s.state === "failed" ? "warning" : "info", `tool server ${s.name}: ${s.state}${detail}`);
+      // Changes after the start are news to the model too: tools it may have used came or went.
+      if (mcpStarted) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
     });
     // Servers connect before the first turn, so their tools are there when the model first looks.
     await mcp.start();
+    mcpStarted = true;
     for (const s of mcp.servers()) if (s.state === "failed" || s.state === "needs_auth") warnings.push(`tool server ${s.name}: ${s.state}${s.reason ? `: ${s.reason}` : ""}`);
   }
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp } };
+  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp }, notifications };
 }

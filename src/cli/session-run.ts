@@ -16,6 +16,7 @@ export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const dir = store.dir;
   store.close();
   const handle = await launch(dir, io, args.flags.demo === true);
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ handle, sessionId: store.id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
   return follow(handle, store.id, io, { prompt, detach: args.flags.detach === true });
 }
 
@@ -38,7 +39,13 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
   const handle = await launch(dir, io, args.flags.demo === true);
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ handle, sessionId: id, sessionDir: dir, demo: args.flags.demo === true }, io);
   return follow(handle, id, io, { detach: args.flags.detach === true });
+}
+
+/** The terminal UI needs a terminal on both ends; pipes and --detach keep the plain printer. */
+function wantsTui(args: ParsedArgs): boolean {
+  return args.flags.detach !== true && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
 async function launch(dir: string, io: Io, demo: boolean): Promise<DaemonHandle> {

@@ -21,7 +21,7 @@ export function ensureBinary(): void {
   } catch {
     built = 0;
   }
-  const sources = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "build.ts")), newestMtime(join(ROOT, "package.json")));
+  const sources = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "tui")), newestMtime(join(ROOT, "build.ts")), newestMtime(join(ROOT, "package.json")));
   if (built > sources) return;
   const proc = Bun.spawnSync(["bun", "run", "build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`bun run build.ts failed: ${proc.stdout}${proc.stderr}`);

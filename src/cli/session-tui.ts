@@ -1,0 +1,33 @@
+// `agent new` / `agent continue` on a terminal: opens the conversation view (tui/) on the session's local
+// daemon. Imported lazily, only on that path, so other commands never load React or Ink. When the daemon
+// dies (a crash, kill -9) the view restarts it, unless the session was stopped on purpose.
+import { DaemonClient } from "../client/daemon-client.ts";
+import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
+import { openSession } from "../daemon/store/index.ts";
+import type { Io } from "./command.ts";
+
+export interface LocalTuiOptions {
+  handle: DaemonHandle;
+  sessionId: string;
+  sessionDir: string;
+  demo: boolean;
+  prompt?: string;
+}
+
+export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<number> {
+  const { runTui } = await import("../../tui/run.tsx");
+  const clientFor = (h: DaemonHandle) => new DaemonClient({ url: h.url, token: h.token });
+  return runTui({
+    client: clientFor(options.handle),
+    sessionId: options.sessionId,
+    where: `local daemon pid ${options.handle.pid}`,
+    initialPrompt: options.prompt,
+    recover: async () => {
+      const store = openSession(options.sessionDir);
+      const state = store.meta().state;
+      store.close();
+      if (state !== "running") return null;
+      return clientFor(await ensureDaemon({ sessionDir: options.sessionDir, env: io.env, demo: options.demo }));
+    },
+  });
+}

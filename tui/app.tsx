@@ -1,0 +1,154 @@
+// The conversation view: finished blocks printed once above (Ink's <Static>), then the live tail, the
+// queue, the open question or the prompt editor, and the status line. The same tree serves a local
+// daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
+import { Box, Static, Text, useInput } from "ink";
+import { useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import type { InterrogativeAnswer } from "../src/agent/events.ts";
+import { BlockView } from "./components/block-view.tsx";
+import { PromptEditor } from "./components/prompt-editor.tsx";
+import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx";
+import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
+import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
+import { describeError, type SessionActions } from "./session-actions.ts";
+import { helpText, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
+import type { ViewStore } from "./view-store.ts";
+
+export interface AppProps {
+  store: ViewStore;
+  actions: SessionActions;
+  /** Ends the view; the session keeps running unless it was stopped with /kill-session. */
+  onExit(code: number): void;
+}
+
+export function App({ store, actions, onExit }: AppProps): ReactNode {
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  const s = store.state;
+  const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
+  const [details, setDetails] = useState(false);
+  const [confirmKill, setConfirmKill] = useState(false);
+  const [sending, setSending] = useState(0);
+  const [answering, setAnswering] = useState<string | null>(null);
+  const [answerError, setAnswerError] = useState<string | null>(null);
+  const [flash, setFlash] = useState<string | null>(null);
+  const history = useRef(new PromptHistory()).current;
+  const live = store.health.state === "connected" && !store.catchingUp;
+  const question = s.pending[0];
+  const dialog = confirmKill ? "confirm" : question ? "question" : null;
+
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") return onExit(0);
+    if (key.ctrl && input === "d" && !editor.text && !dialog) return onExit(0);
+    if (key.ctrl && input === "o") return setDetails((d) => !d);
+    if (key.escape && !dialog && s.busy && live) {
+      actions.interrupt().catch((e: unknown) => setFlash(`interrupt failed: ${describeError(e)}`));
+    }
+  });
+
+  function submit(text: string) {
+    history.add(text);
+    setEditor(EMPTY_EDITOR);
+    setFlash(null);
+    const command = parseSlash(text);
+    if (command) return runCommand(text, command);
+    setSending((n) => n + 1);
+    actions
+      .prompt(unescapePrompt(text))
+      .catch((error: unknown) => {
+        // Never lose what was typed: a refused prompt goes back into an empty editor.
+        setEditor((e) => (e.text ? e : editorOf(text)));
+        setFlash(`not sent (${describeError(error)}); the text is back in the editor`);
+      })
+      .finally(() => setSending((n) => n - 1));
+  }
+
+  function runCommand(text: string, command: SlashCommand) {
+    if (command.name === "exit") return onExit(0);
+    if (command.name === "kill-session") return setConfirmKill(true);
+    if (command.name === "help") {
+      actions
+        .commands()
+        .then((r) => store.addCommandOutput(text, helpText(r.commands, null), false))
+        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e)), false));
+      return;
+    }
+    actions
+      .sessionCommand(command.name, command.args)
+      .then((r) => store.addCommandOutput(text, r.message, false))
+      .catch((e: unknown) => store.addCommandOutput(text, describeError(e), true));
+  }
+
+  function onHistory(dir: -1 | 1) {
+    if (dir < 0 && !editor.text && s.queue.length > 0) {
+      actions
+        .dequeueNewest()
+        .then((t) => t !== null && setEditor(editorOf(t)))
+        .catch((e: unknown) => setFlash(`could not take back the queued input: ${describeError(e)}`));
+      return;
+    }
+    const text = dir < 0 ? history.previous(editor.text) : history.next();
+    if (text !== null) setEditor(editorOf(text));
+  }
+
+  function answer(id: string, a: InterrogativeAnswer) {
+    setAnswering(id);
+    setAnswerError(null);
+    actions
+      .answer(id, a)
+      .catch((e: unknown) => setAnswerError(`the answer was not accepted: ${describeError(e)}`))
+      .finally(() => setAnswering(null));
+  }
+
+  function kill(ok: boolean) {
+    setConfirmKill(false);
+    if (!ok) return;
+    actions
+      .stopSession()
+      .then(() => onExit(0))
+      .catch((e: unknown) => setFlash(`the session was not stopped: ${describeError(e)}`));
+  }
+
+  return (
+    <>
+      <Static items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
+      <Box flexDirection="column">
+        {store.tail().map((b) => (
+          <BlockView key={b.id} block={b} details={details} stale={!live} />
+        ))}
+        {s.queue.map((q) => (
+          <Text key={q.id} dimColor wrap="truncate-end">{`⧗ queued: ${q.text.replace(/\n/g, " ⏎ ")}`}</Text>
+        ))}
+        {s.queue.length ? <Text dimColor>{"  (Up on an empty prompt takes back the newest)"}</Text> : null}
+        <ConnectionBanner health={store.health} />
+        {flash ? <Text color="red">{flash}</Text> : null}
+        {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
+        {dialog === "confirm" ? <ConfirmDialog text="Stop this session? Its daemon exits; 'agent continue' starts it again." onResult={kill} active /> : null}
+        {dialog === "question" && question ? (
+          answering === question.id ? (
+            <Text dimColor>sending the answer…</Text>
+          ) : (
+            <QuestionDialog key={question.id} question={question} more={s.pending.length - 1} onAnswer={(a) => answer(question.id, a)} active={live} error={answerError} />
+          )
+        ) : null}
+        <PromptEditor
+          value={editor}
+          onChange={setEditor}
+          onSubmit={submit}
+          onHistory={onHistory}
+          active={!dialog}
+          placeholder={s.busy ? "Type to queue a message…" : "Type a message, /help for commands"}
+        />
+        <StatusLine
+          health={store.health}
+          busy={s.busy}
+          catchingUp={store.catchingUp}
+          progress={s.progress}
+          model={s.model}
+          facet={s.facet}
+          usage={s.lastUsage}
+          contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
+          sessionState={s.sessionState}
+        />
+      </Box>
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+// One block of the conversation: a user prompt, assistant text (markdown), reasoning (one collapsed line
+// unless details are on), a tool call, a retry, a notice, the abnormal end of a turn, or command output.
+import { Box, Text } from "ink";
+import { memo, type ReactNode } from "react";
+import { Markdown } from "../markdown.tsx";
+import type { Block } from "../view-state.ts";
+import { clipLines, ToolView } from "./tool-view.tsx";
+
+const STOP_TEXT: Record<string, string> = {
+  interrupted: "interrupted",
+  error: "failed",
+  max_tool_turns: "stopped: the tool round-trip budget ran out",
+  refusal: "the model refused",
+  max_tokens: "stopped: the answer hit the output token limit",
+};
+
+export const BlockView = memo(function BlockView({ block, details, stale }: { block: Block; details: boolean; stale?: boolean }): ReactNode {
+  switch (block.kind) {
+    case "user":
+      return (
+        <Box marginTop={1}>
+          <Text color="blue" bold>{"› "}</Text>
+          <Text>{block.text}</Text>
+        </Box>
+      );
+    case "text":
+      return (
+        <Box marginTop={1}>
+          <Markdown text={block.text} />
+        </Box>
+      );
+    case "reasoning": {
+      if (!details) {
+        const lines = block.text.trim() ? block.text.trim().split("\n").length : 0;
+        return (
+          <Box marginTop={1}>
+            <Text dimColor italic>{`✻ ${block.done ? "Thought" : "Thinking"}${lines ? ` (${lines} line${lines === 1 ? "" : "s"}; Ctrl+O: details)` : ""}`}</Text>
+          </Box>
+        );
+      }
+      const { lines, more } = clipLines(block.text, 200);
+      return (
+        <Box marginTop={1} flexDirection="column">
+          <Text dimColor italic>✻ Reasoning</Text>
+          {lines.map((l, i) => (
+            <Text key={i} dimColor italic>{`  ${l}`}</Text>
+          ))}
+          {more ? <Text dimColor>{`  … ${more} more lines`}</Text> : null}
+        </Box>
+      );
+    }
+    case "tool":
+      return <ToolView block={block} details={details} stale={stale} />;
+    case "retry":
+      return <Text color="yellow">{`↻ retrying (attempt ${block.attempt}/${block.max}): ${block.reason}`}</Text>;
+    case "notice":
+      return <Text color={block.level === "info" ? "gray" : block.level === "warning" ? "yellow" : "red"}>{`${block.level === "info" ? "ℹ" : "⚠"} ${block.message}`}</Text>;
+    case "turn_end":
+      return (
+        <Box marginTop={1}>
+          <Text color={block.stopReason === "error" ? "red" : "yellow"}>{`■ ${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`}</Text>
+        </Box>
+      );
+    case "command":
+      return (
+        <Box marginTop={1} flexDirection="column">
+          <Text dimColor>{`› ${block.input}`}</Text>
+          <Text color={block.failed ? "red" : undefined}>{block.message}</Text>
+        </Box>
+      );
+  }
+});

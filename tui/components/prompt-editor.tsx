@@ -1,0 +1,86 @@
+// The multi-line prompt editor. Enter sends; Alt+Enter, Shift+Enter (where the terminal reports it) and
+// Ctrl+J insert a line break; pasted text (bracketed paste) is inserted verbatim, line breaks included,
+// and never sends. Up/Down move between lines, and past the first/last line walk the prompt history.
+import { Box, Text, useInput, usePaste } from "ink";
+import type { ReactNode } from "react";
+import { backspace, deleteForward, end, home, insert, killLineBack, moveBy, moveLine, type EditorState } from "../editor-model.ts";
+
+export interface PromptEditorProps {
+  value: EditorState;
+  onChange(next: EditorState): void;
+  onSubmit(text: string): void;
+  /** Up on the first line: an older prompt (or a queued input to take back), null to stay. */
+  onHistory(dir: -1 | 1): void;
+  active: boolean;
+  placeholder: string;
+}
+
+export function PromptEditor({ value, onChange, onSubmit, onHistory, active, placeholder }: PromptEditorProps): ReactNode {
+  usePaste((text) => onChange(insert(value, text)), { isActive: active });
+  useInput(
+    (input, key) => {
+      if (key.return && (key.meta || key.shift)) return onChange(insert(value, "\n"));
+      if (input === "\n" || (key.ctrl && input === "j")) return onChange(insert(value, "\n"));
+      if (key.return) {
+        // A trailing backslash continues the line, as in a shell.
+        if (value.text.endsWith("\\") && value.cursor === value.text.length) return onChange({ text: `${value.text.slice(0, -1)}\n`, cursor: value.text.length });
+        if (value.text.trim()) onSubmit(value.text);
+        return;
+      }
+      if (key.upArrow) return moveOr(moveLine(value, -1), () => onHistory(-1));
+      if (key.downArrow) return moveOr(moveLine(value, 1), () => onHistory(1));
+      if (key.leftArrow) return onChange(moveBy(value, -1));
+      if (key.rightArrow) return onChange(moveBy(value, 1));
+      if (key.home || (key.ctrl && input === "a")) return onChange(home(value));
+      if (key.end || (key.ctrl && input === "e")) return onChange(end(value));
+      if (key.ctrl && input === "u") return onChange(killLineBack(value));
+      if (key.backspace) return onChange(backspace(value));
+      if (key.delete || (key.ctrl && input === "d")) return onChange(deleteForward(value));
+      if (key.ctrl || key.meta || key.escape || key.tab || !input) return;
+      onChange(insert(value, input));
+    },
+    { isActive: active },
+  );
+  function moveOr(next: EditorState | null, otherwise: () => void) {
+    if (next) onChange(next);
+    else otherwise();
+  }
+  return (
+    <Box borderStyle="round" borderColor={active ? "blue" : "gray"} paddingX={1} flexDirection="column">
+      {renderLines(value, placeholder, active)}
+    </Box>
+  );
+}
+
+function renderLines(value: EditorState, placeholder: string, active: boolean): ReactNode[] {
+  if (!value.text) {
+    return [
+      <Text key={0}>
+        <Text color="blue">{"› "}</Text>
+        {active ? <Text inverse>{placeholder.slice(0, 1) || " "}</Text> : null}
+        <Text dimColor>{active ? placeholder.slice(1) : placeholder}</Text>
+      </Text>,
+    ];
+  }
+  const out: ReactNode[] = [];
+  let offset = 0;
+  value.text.split("\n").forEach((line, i) => {
+    const from = offset;
+    offset += line.length + 1;
+    const prefix = <Text color="blue">{i === 0 ? "› " : "  "}</Text>;
+    const at = value.cursor - from;
+    if (!active || at < 0 || at > line.length) {
+      out.push(<Text key={i}>{prefix}{line}</Text>);
+      return;
+    }
+    out.push(
+      <Text key={i}>
+        {prefix}
+        {line.slice(0, at)}
+        <Text inverse>{line[at] ?? " "}</Text>
+        {line.slice(at + 1)}
+      </Text>,
+    );
+  });
+  return out;
+}

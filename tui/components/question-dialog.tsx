@@ -1,0 +1,127 @@
+// The inline dialog for an open question. A permission ask offers allow once, allow always (this
+// session or this project) and deny with an optional message for the model; a goal approval offers
+// approve and reject (with a message). Arrows or the digit keys pick, Enter confirms.
+import { Box, Text, useInput } from "ink";
+import { useState, type ReactNode } from "react";
+import type { Interrogative, InterrogativeAnswer } from "../../src/agent/events.ts";
+import { argumentSummary } from "./tool-view.tsx";
+
+interface Choice {
+  label: string;
+  answer: InterrogativeAnswer;
+  /** Asks for a message before answering. */
+  withMessage?: boolean;
+}
+
+export function choicesFor(q: Interrogative): Choice[] {
+  if (q.kind === "permission") {
+    return [
+      { label: "Allow once", answer: { decision: "allow_once" } },
+      { label: "Allow always in this session", answer: { decision: "allow_always", scope: "session" } },
+      { label: "Allow always in this project", answer: { decision: "allow_always", scope: "project" } },
+      { label: "Deny (tell the model why)", answer: { decision: "deny" }, withMessage: true },
+    ];
+  }
+  return [
+    { label: "Approve", answer: { decision: "approve" } },
+    { label: "Reject (tell the model why)", answer: { decision: "reject" }, withMessage: true },
+  ];
+}
+
+export interface QuestionDialogProps {
+  question: Interrogative;
+  /** How many more questions wait behind this one. */
+  more: number;
+  onAnswer(answer: InterrogativeAnswer): void;
+  active: boolean;
+  /** An error from the last attempt to answer. */
+  error: string | null;
+}
+
+export function QuestionDialog({ question, more, onAnswer, active, error }: QuestionDialogProps): ReactNode {
+  const choices = choicesFor(question);
+  const [selected, setSelected] = useState(0);
+  const [message, setMessage] = useState<string | null>(null);
+  useInput(
+    (input, key) => {
+      if (message !== null) {
+        if (key.return) {
+          const base = choices[selected]!.answer;
+          onAnswer(message.trim() ? ({ ...base, message: message.trim() } as InterrogativeAnswer) : base);
+          setMessage(null);
+        } else if (key.escape) setMessage(null);
+        else if (key.backspace || key.delete) setMessage(message.slice(0, -1));
+        else if (input && !key.ctrl && !key.meta) setMessage(message + input);
+        return;
+      }
+      if (key.upArrow) setSelected((selected + choices.length - 1) % choices.length);
+      else if (key.downArrow || key.tab) setSelected((selected + 1) % choices.length);
+      else if (/^[1-9]$/.test(input) && Number(input) <= choices.length) pick(Number(input) - 1);
+      else if (key.return) pick(selected);
+    },
+    { isActive: active },
+  );
+  function pick(i: number) {
+    setSelected(i);
+    const choice = choices[i]!;
+    if (choice.withMessage) setMessage("");
+    else onAnswer(choice.answer);
+  }
+  const title =
+    question.kind === "permission" ? (
+      <Text>
+        <Text bold color="yellow">Allow </Text>
+        <Text bold>{question.tool}</Text>
+        <Text>{` ${argumentSummary(question.tool, question.arguments, "")}`}</Text>
+        <Text bold color="yellow">?</Text>
+      </Text>
+    ) : (
+      <Text>
+        <Text bold color="yellow">Approve this goal? </Text>
+        <Text>{question.goal}</Text>
+      </Text>
+    );
+  return (
+    <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
+      {title}
+      {question.kind === "permission" && question.reason ? <Text dimColor>{question.reason}</Text> : null}
+      {choices.map((c, i) => (
+        <Text key={c.label} color={i === selected ? "cyan" : undefined}>{`${i === selected ? "❯" : " "} ${i + 1}. ${c.label}`}</Text>
+      ))}
+      {message !== null ? (
+        <Text>
+          <Text color="cyan">{"message: "}</Text>
+          {message}
+          <Text inverse> </Text>
+          <Text dimColor>{"  (Enter sends, Esc goes back)"}</Text>
+        </Text>
+      ) : null}
+      {more > 0 ? <Text dimColor>{`${more} more question${more === 1 ? "" : "s"} waiting`}</Text> : null}
+      {error ? <Text color="red">{error}</Text> : null}
+    </Box>
+  );
+}
+
+export function ConfirmDialog({ text, onResult, active }: { text: string; onResult(ok: boolean): void; active: boolean }): ReactNode {
+  // Cancel is the default: a stray Enter must never stop a session.
+  const [yes, setYes] = useState(false);
+  useInput(
+    (input, key) => {
+      if (key.leftArrow || key.rightArrow || key.tab) setYes(!yes);
+      else if (input === "y") onResult(true);
+      else if (input === "n" || key.escape) onResult(false);
+      else if (key.return) onResult(yes);
+    },
+    { isActive: active },
+  );
+  return (
+    <Box borderStyle="round" borderColor="red" paddingX={1} flexDirection="column">
+      <Text bold>{text}</Text>
+      <Text>
+        <Text inverse={!yes}>{" Cancel "}</Text>
+        {"  "}
+        <Text inverse={yes} color="red">{" Stop the session "}</Text>
+      </Text>
+    </Box>
+  );
+}

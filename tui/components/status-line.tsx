@@ -1,0 +1,79 @@
+// The bottom line: a spinner while a turn runs (with the model's latest progress note), the model and
+// facet, the context meter and the connection. While disconnected a banner replaces the spinner, so a
+// stale screen never looks live.
+import { Box, Text } from "ink";
+import { useEffect, useState, type ReactNode } from "react";
+import type { Usage } from "../../src/providers/events.ts";
+import type { Health } from "../view-store.ts";
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+function Spinner(): ReactNode {
+  const [i, setI] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => setI((n) => (n + 1) % FRAMES.length), 120);
+    return () => clearInterval(t);
+  }, []);
+  return <Text color="magenta">{FRAMES[i]}</Text>;
+}
+
+export function compactTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Tokens the context holds after the newest answer, and the share of the model's window. */
+export function contextMeter(usage: Usage | null, window: number | undefined): string {
+  if (!usage) return "context —";
+  const used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
+  if (!window) return `context ${compactTokens(used)}`;
+  return `context ${compactTokens(used)}/${compactTokens(window)} (${Math.round((used / window) * 100)}%)`;
+}
+
+export interface StatusProps {
+  health: Health;
+  busy: boolean;
+  catchingUp: boolean;
+  progress: string | null;
+  model: string | null;
+  facet: string | null;
+  usage: Usage | null;
+  contextWindow: number | undefined;
+  sessionState: string;
+}
+
+export function ConnectionBanner({ health }: { health: Health }): ReactNode {
+  if (health.state !== "disconnected") return null;
+  return (
+    <Box borderStyle="round" borderColor="red" paddingX={1}>
+      <Text color="red" bold>{`DISCONNECTED — reconnecting${health.attempts > 1 ? ` (attempt ${health.attempts})` : ""}. The screen is not live.`}</Text>
+      {health.message ? <Text color="red">{` ${health.message}`}</Text> : null}
+    </Box>
+  );
+}
+
+export function StatusLine(props: StatusProps): ReactNode {
+  const live = props.health.state === "connected";
+  let left: ReactNode;
+  if (props.health.state === "connecting") left = <Text color="yellow">connecting…</Text>;
+  else if (!live) left = <Text color="red">offline</Text>;
+  else if (props.catchingUp) left = <Text color="yellow">loading history…</Text>;
+  else if (props.sessionState !== "running") left = <Text color="yellow">{`session ${props.sessionState}`}</Text>;
+  else if (props.busy)
+    left = (
+      <Text>
+        <Spinner /> <Text color="magenta">{props.progress ?? "working"}</Text>
+        <Text dimColor> (Esc to interrupt)</Text>
+      </Text>
+    );
+  else left = <Text color="green">ready</Text>;
+  return (
+    <Box justifyContent="space-between">
+      {left}
+      <Text dimColor wrap="truncate-start">
+        {[props.model ?? "model —", props.facet ? `facet ${props.facet}` : null, contextMeter(props.usage, props.contextWindow)].filter(Boolean).join(" · ")}
+      </Text>
+    </Box>
+  );
+}

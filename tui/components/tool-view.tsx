@@ -1,0 +1,104 @@
+// One tool call: a header line with the tool and its main argument, a diff for file edits (drawn from
+// the call's arguments: replace, patch and write all carry the change), and the result. Output is
+// collapsed to a few lines with a hint; Ctrl+O (details) shows more.
+import { Box, Text } from "ink";
+import { memo, type ReactNode } from "react";
+import type { Block } from "../view-state.ts";
+
+type ToolBlock = Extract<Block, { kind: "tool" }>;
+
+const COLLAPSED_LINES = 4;
+const EXPANDED_LINES = 200;
+
+/** The one argument that says what a call does (command, path, pattern), else compact JSON. */
+export function argumentSummary(name: string, args: Record<string, unknown> | null, raw: string): string {
+  if (!args) return oneLine(raw);
+  for (const key of ["command", "path", "pattern", "url", "query", "goal"]) {
+    if (typeof args[key] === "string") return oneLine(args[key] as string);
+  }
+  if (name === "edit" && typeof args.patch === "string") return "patch";
+  return oneLine(JSON.stringify(args));
+}
+
+function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s*\n\s*/g, " ⏎ ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export type DiffLine = { sign: "+" | "-" | " " | "@"; text: string };
+
+/** The change a file-editing call makes, as diff lines (null: not an edit). */
+export function diffOf(name: string, args: Record<string, unknown> | null): DiffLine[] | null {
+  if (!args) return null;
+  if (typeof args.old_string === "string" && typeof args.new_string === "string") {
+    const minus = args.old_string === "" ? [] : args.old_string.split("\n").map((text): DiffLine => ({ sign: "-", text }));
+    return [...minus, ...args.new_string.split("\n").map((text): DiffLine => ({ sign: "+", text }))];
+  }
+  if (typeof args.patch === "string") {
+    return args.patch.split("\n").map((line): DiffLine => {
+      if (line.startsWith("@@") || line.startsWith("***") || line.startsWith("---") || line.startsWith("+++")) return { sign: "@", text: line };
+      if (line.startsWith("+")) return { sign: "+", text: line.slice(1) };
+      if (line.startsWith("-")) return { sign: "-", text: line.slice(1) };
+      return { sign: " ", text: line.startsWith(" ") ? line.slice(1) : line };
+    });
+  }
+  if (name === "write" && typeof args.content === "string") return args.content.replace(/\n$/, "").split("\n").map((text): DiffLine => ({ sign: "+", text }));
+  return null;
+}
+
+/** The first `limit` lines and how many more there are. */
+export function clipLines(text: string, limit: number): { lines: string[]; more: number } {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  return lines.length <= limit ? { lines, more: 0 } : { lines: lines.slice(0, limit), more: lines.length - limit };
+}
+
+const STATUS_COLOR: Record<string, string> = { completed: "green", error: "red", cancelled: "yellow", denied: "yellow" };
+
+function DiffView({ lines, limit }: { lines: DiffLine[]; limit: number }): ReactNode {
+  const shown = lines.slice(0, limit);
+  return (
+    <Box flexDirection="column" paddingLeft={2}>
+      {shown.map((l, i) => (
+        <Text key={i} color={l.sign === "+" ? "green" : l.sign === "-" ? "red" : l.sign === "@" ? "cyan" : undefined} dimColor={l.sign === " "}>
+          {l.sign === "@" ? l.text : `${l.sign} ${l.text}`}
+        </Text>
+      ))}
+      {lines.length > limit ? <Text dimColor>{`… ${lines.length - limit} more lines (Ctrl+O: details)`}</Text> : null}
+    </Box>
+  );
+}
+
+export const ToolView = memo(function ToolView({ block, details, stale }: { block: ToolBlock; details: boolean; stale?: boolean }): ReactNode {
+  const result = block.result;
+  const status = result ? result.status : block.running ? "running" : block.done ? "not run" : "preparing";
+  const limit = details ? EXPANDED_LINES : COLLAPSED_LINES;
+  const diff = diffOf(block.name, block.args);
+  const output = result ? clipLines(result.output, limit) : null;
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Text wrap="truncate-end">
+        <Text color={STATUS_COLOR[status] ?? (stale ? "gray" : "magenta")}>{"● "}</Text>
+        <Text bold>{block.name}</Text>
+        <Text dimColor>{` ${argumentSummary(block.name, block.args, block.argsText)}`}</Text>
+      </Text>
+      {diff ? <DiffView lines={diff} limit={details ? EXPANDED_LINES : 12} /> : null}
+      {output ? (
+        <Box flexDirection="column" paddingLeft={2}>
+          <Text color={STATUS_COLOR[status]}>
+            {`⎿ ${status}${block.durationMs !== null ? ` in ${formatDuration(block.durationMs)}` : ""}`}
+          </Text>
+          {(diff && result!.status === "completed" && !details ? [] : output.lines).map((l, i) => (
+            <Text key={i} dimColor wrap="truncate-end">{`  ${l}`}</Text>
+          ))}
+          {output.more > 0 && !(diff && result!.status === "completed" && !details) ? <Text dimColor>{`  … ${output.more} more lines (Ctrl+O: details)`}</Text> : null}
+        </Box>
+      ) : (
+        <Text dimColor>{`  ⎿ ${status}…`}</Text>
+      )}
+    </Box>
+  );
+});
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,68 @@
+// Starts the conversation view on a terminal for one session, given a DaemonClient (a local daemon, or
+// a remote one through the gateway proxy) and, for local sessions, a way to restart a dead daemon.
+// Resolves with the exit code when the user detaches; the session keeps running.
+import { render } from "ink";
+import type { DaemonClient } from "../src/client/daemon-client.ts";
+import { App } from "./app.tsx";
+import { Connection } from "./connection.ts";
+import { SessionActions, describeError } from "./session-actions.ts";
+import { ViewStore } from "./view-store.ts";
+
+export interface TuiOptions {
+  client: DaemonClient;
+  sessionId: string;
+  /** Where the session runs, for the header ("local daemon pid 123", "gateway host"). */
+  where: string;
+  recover?: () => Promise<DaemonClient | null>;
+  /** A first prompt to send once attached (`agent new PROMPT`). */
+  initialPrompt?: string;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+export async function runTui(options: TuiOptions): Promise<number> {
+  const store = new ViewStore();
+  store.printed = [{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }];
+  const stop = new AbortController();
+  const conn = new Connection(options.client, store, { recover: options.recover });
+  const actions = new SessionActions(conn, store, stop.signal);
+  let exit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (exit = resolve));
+  const ink = render(<App store={store} actions={actions} onExit={(code) => exit(code)} />, {
+    stdin: options.stdin,
+    stdout: options.stdout,
+    exitOnCtrlC: false,
+    incrementalRendering: true,
+  });
+  const following = conn.run(stop.signal);
+  const catalog = watchCatalog(conn, store);
+  if (options.initialPrompt) {
+    actions.prompt(options.initialPrompt).catch((e: unknown) => store.addCommandOutput(options.initialPrompt!, `the first prompt was not sent: ${describeError(e)}`, true));
+  }
+  const code = await exited;
+  stop.abort();
+  catalog();
+  ink.unmount();
+  await ink.waitUntilExit().catch(() => {});
+  await following;
+  return code;
+}
+
+/** Reads the models' context windows from the daemon catalog once per daemon epoch (for the context meter). */
+function watchCatalog(conn: Connection, store: ViewStore): () => void {
+  let loadedFor: string | null = null;
+  return store.subscribe(() => {
+    const epoch = conn.client.epoch;
+    if (store.health.state !== "connected" || !epoch || epoch === loadedFor) return;
+    loadedFor = epoch;
+    conn.client
+      .json<{ models?: { name: string; capabilities?: { context_window?: number | null } }[] }>("GET", "/daemon-state")
+      .then((catalog) => {
+        for (const m of catalog.models ?? []) if (m.capabilities?.context_window) store.contextWindows.set(m.name, m.capabilities.context_window);
+        store.changed();
+      })
+      .catch(() => {
+        // The meter then shows tokens without a share; the catalog is retried on the next epoch.
+      });
+  });
+}

@@ -1,0 +1,48 @@
+// Slash commands typed in the prompt editor. Three are the client's own (/help, /exit, /kill-session);
+// every other `/name args` goes to the daemon as a session command, so commands the engine adds
+// (/mcp, /facet, /model, /clear, /compact, ...) work here without a client change.
+
+export interface SlashCommand {
+  name: string;
+  args: string[];
+}
+
+export const LOCAL_COMMANDS = [
+  { name: "help", usage: "/help", summary: "List the commands (these and the session's own)" },
+  { name: "exit", usage: "/exit", summary: "Detach; the session keeps running (also Ctrl+D)" },
+  { name: "kill-session", usage: "/kill-session", summary: "Stop the session and its daemon (asks first), then detach" },
+] as const;
+
+/** `/name a "b c"` -> {name, args}; null when the text is not a command (`//x` sends `/x` as a prompt). */
+export function parseSlash(text: string): SlashCommand | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("/") || trimmed.startsWith("//")) return null;
+  const m = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (!m) return null;
+  return { name: m[1]!.toLowerCase(), args: splitArgs(m[2] ?? "") };
+}
+
+/** Splits on whitespace; double or single quotes keep spaces inside one argument. */
+export function splitArgs(text: string): string[] {
+  const args: string[] = [];
+  for (const m of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'|(\S+)/g)) args.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? m[3]!));
+  return args;
+}
+
+/** The prompt text a `//x` escape stands for. */
+export function unescapePrompt(text: string): string {
+  return text.trimStart().startsWith("//") ? text.trimStart().slice(1) : text;
+}
+
+export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null): string {
+  const rows = [...LOCAL_COMMANDS, ...(remote ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
+  const width = Math.max(...rows.map((r) => r.usage.length));
+  const lines = rows.map((r) => `  ${r.usage.padEnd(width)}  ${r.summary}`);
+  if (remoteError) lines.push(`  (the session's own commands are unavailable: ${remoteError})`);
+  lines.push(
+    "",
+    "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history (Up on an empty prompt takes back the newest queued input)",
+    "      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output) · Ctrl+D or Ctrl+C detach",
+  );
+  return ["Commands:", ...lines].join("\n");
+}

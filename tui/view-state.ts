@@ -1,0 +1,213 @@
+// The conversation view's state: a fold of the daemon's sync records. The conversation itself is the
+// engine's own fold (applyEvent); on top of it this keeps what only a screen needs: streaming parts not
+// yet completed, tool runs in flight, retries, notices, the turn's status and the open questions. The
+// screen is a list of blocks in arrival order; a block never changes once `done`, so the leading run of
+// done blocks can be printed once (Ink's <Static>) and only the live tail re-renders.
+import { applyEvent, type Interrogative, type QueuedInput, type TurnStopReason } from "../src/agent/events.ts";
+import type { Conversation, ToolResultEntry } from "../src/agent/conversation.ts";
+import type { Usage } from "../src/providers/events.ts";
+import { isEngineRecordType } from "../src/protocol/record-types.ts";
+import type { SyncRecord, SyncRecordBody } from "../src/protocol/sync-record.ts";
+import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+
+export type Block =
+  | { kind: "user"; id: string; text: string; done: true }
+  | { kind: "text"; id: string; text: string; done: boolean }
+  | { kind: "reasoning"; id: string; text: string; done: boolean }
+  | {
+      kind: "tool";
+      /** The call id; `partId` is the streaming part that carries its arguments. */
+      id: string;
+      partId: string | null;
+      name: string;
+      /** Raw argument JSON while it streams; the parsed arguments once the part completes. */
+      argsText: string;
+      args: Record<string, unknown> | null;
+      running: boolean;
+      result: ToolResultEntry | null;
+      durationMs: number | null;
+      done: boolean;
+    }
+  | { kind: "retry"; id: string; attempt: number; max: number; reason: string; done: true }
+  | { kind: "notice"; id: string; level: "info" | "warning" | "error"; message: string; done: true }
+  | { kind: "turn_end"; id: string; stopReason: TurnStopReason; error: string | null; done: true }
+  /** Output of a slash command the user ran (added by the UI, not by a record). */
+  | { kind: "command"; id: string; input: string; message: string; failed: boolean; done: true };
+
+export interface ViewState {
+  conversation: Conversation;
+  blocks: Block[];
+  busy: boolean;
+  turnId: string | null;
+  model: string | null;
+  facet: string | null;
+  /** The newest assistant message's usage: what the context holds now. */
+  lastUsage: Usage | null;
+  /** Tokens used since the session started (input + output of every message). */
+  totalTokens: number;
+  queue: QueuedInput[];
+  pending: Interrogative[];
+  progress: string | null;
+  sessionState: "running" | "stopping" | "stopped";
+  lastSeq: number;
+}
+
+export function emptyViewState(): ViewState {
+  return {
+    conversation: { entries: [] },
+    blocks: [],
+    busy: false,
+    turnId: null,
+    model: null,
+    facet: null,
+    lastUsage: null,
+    totalTokens: 0,
+    queue: [],
+    pending: [],
+    progress: null,
+    sessionState: "running",
+    lastSeq: 0,
+  };
+}
+
+/** What the snapshot says about the present (the records replayed after it may refine it). */
+export function applySnapshot(state: ViewState, snap: SyncSnapshotBody): void {
+  state.busy = snap.turn.busy;
+  state.turnId = snap.turn.turn_id;
+  state.queue = [...snap.turn.queue];
+  state.pending = [...snap.turn.pending_interrogatives];
+  state.sessionState = snap.session_state;
+}
+
+function userText(content: { type: string; text?: string }[]): string {
+  return content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("\n");
+}
+
+/** Folds records into the state; blocks that change are replaced (never mutated), so memoized views stay correct. */
+export function applyRecords(state: ViewState, records: readonly SyncRecord[]): void {
+  const at = new Map<string, number>();
+  const indexOf = (id: string): number => {
+    const cached = at.get(id);
+    const matches = (b: Block | undefined) => b !== undefined && (b.id === id || (b.kind === "tool" && b.partId === id));
+    if (cached !== undefined && matches(state.blocks[cached])) return cached;
+    for (let i = state.blocks.length - 1; i >= 0; i--) {
+      if (matches(state.blocks[i])) {
+        at.set(id, i);
+        return i;
+      }
+    }
+    return -1;
+  };
+  const update = (id: string, change: (b: Block) => Block | null) => {
+    const i = indexOf(id);
+    if (i < 0) return;
+    const next = change(state.blocks[i]!);
+    if (next) state.blocks[i] = next;
+    else {
+      state.blocks.splice(i, 1);
+      at.clear();
+    }
+  };
+  const push = (b: Block) => {
+    state.blocks.push(b);
+    at.set(b.id, state.blocks.length - 1);
+  };
+
+  for (const record of records) {
+    state.lastSeq = Number(record.seq);
+    if (isEngineRecordType(record.type)) applyEvent(state.conversation, record as never);
+    // TypeBox's Composite loses the union's discriminant; the body union keeps it.
+    const r = record as unknown as SyncRecordBody & { seq: string };
+    switch (r.type) {
+      case "user_message":
+        if (r.message.origin === "prompt") push({ kind: "user", id: r.message.id, text: userText(r.message.content), done: true });
+        break;
+      case "turn_started":
+        state.busy = true;
+        state.turnId = r.turn_id;
+        state.model = r.model;
+        state.facet = r.facet;
+        state.progress = null;
+        break;
+      case "part_started":
+        if (r.kind === "tool_call") {
+          push({ kind: "tool", id: r.call_id ?? r.part_id, partId: r.part_id, name: r.name ?? "tool", argsText: "", args: null, running: false, result: null, durationMs: null, done: false });
+        } else push({ kind: r.kind, id: r.part_id, text: "", done: false });
+        break;
+      case "part_delta": {
+        const i = indexOf(r.part_id);
+        const b = state.blocks[i];
+        if (!b || b.done) break;
+        if (b.kind === "text" || b.kind === "reasoning") state.blocks[i] = { ...b, text: b.text + r.delta };
+        else if (b.kind === "tool") state.blocks[i] = { ...b, argsText: b.argsText + r.delta };
+        break;
+      }
+      case "part_completed": {
+        const part = r.part;
+        if (part.type === "tool_call") update(part.call_id, (b) => (b.kind === "tool" ? { ...b, name: part.name, args: part.arguments } : b));
+        else update(part.id, (b) => (b.kind === "text" || b.kind === "reasoning" ? { ...b, text: part.text, done: true } : b));
+        break;
+      }
+      case "part_discarded": {
+        const i = indexOf(r.part_id);
+        const b = state.blocks[i];
+        if (b && !b.done) {
+          state.blocks.splice(i, 1);
+          at.clear();
+        }
+        break;
+      }
+      case "assistant_message_completed":
+        state.lastUsage = r.usage;
+        state.totalTokens += r.usage.input_tokens + r.usage.output_tokens;
+        break;
+      case "tool_call_started":
+        if (indexOf(r.call_id) < 0) push({ kind: "tool", id: r.call_id, partId: null, name: r.name, argsText: "", args: r.arguments, running: true, result: null, durationMs: null, done: false });
+        else update(r.call_id, (b) => (b.kind === "tool" ? { ...b, args: r.arguments, running: true } : b));
+        break;
+      case "tool_call_completed":
+        if (indexOf(r.result.call_id) < 0) push({ kind: "tool", id: r.result.call_id, partId: null, name: r.result.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false });
+        update(r.result.call_id, (b) => (b.kind === "tool" ? { ...b, running: false, result: r.result, durationMs: r.duration_ms, done: true } : b));
+        break;
+      case "retry":
+        push({ kind: "retry", id: `retry:${r.seq}`, attempt: r.attempt, max: r.max_retries, reason: r.reason, done: true });
+        break;
+      case "turn_completed":
+        state.busy = false;
+        state.turnId = null;
+        state.progress = null;
+        // Whatever the turn left open is final now (an interrupted stream, a cancelled tool).
+        for (let i = 0; i < state.blocks.length; i++) {
+          const b = state.blocks[i]!;
+          if (!b.done) state.blocks[i] = { ...b, done: true, ...(b.kind === "tool" ? { running: false } : {}) } as Block;
+        }
+        if (r.stop_reason !== "end_turn" && r.stop_reason !== "exit_tool")
+          push({ kind: "turn_end", id: `end:${r.turn_id}`, stopReason: r.stop_reason as TurnStopReason, error: r.error ? `${r.error.code}: ${r.error.message}` : null, done: true });
+        break;
+      case "interrogative_opened":
+        if (!state.pending.some((q) => q.id === r.interrogative.id)) state.pending = [...state.pending, r.interrogative];
+        break;
+      case "interrogative_closed":
+        state.pending = state.pending.filter((q) => q.id !== r.id);
+        break;
+      case "queue_changed":
+        state.queue = r.queue;
+        break;
+      case "progress":
+        state.progress = r.text;
+        break;
+      case "notice":
+        push({ kind: "notice", id: `notice:${r.seq}`, level: r.level, message: r.message, done: true });
+        break;
+      case "session_state":
+        state.sessionState = r.state;
+        if (r.state !== "running") state.busy = false;
+        break;
+      default:
+        break;
+    }
+  }
+}

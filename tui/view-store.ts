@@ -1,0 +1,118 @@
+// Holds the view state outside React and decides what is printed once (Ink's <Static>) and what stays
+// live. Records arrive in frames; the screen is told once per frame. While the history of an attach is
+// replayed nothing is drawn; at the end only the newest HISTORY_LIMIT blocks are printed, so attaching to a
+// session with a 100k-line history costs one short write. After a resync (daemon restart, reset) blocks
+// already printed are recognised by id and not printed twice.
+import type { SyncRecord } from "../src/protocol/sync-record.ts";
+import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState } from "./view-state.ts";
+
+export const HISTORY_LIMIT = 200;
+
+export type HealthState = "connecting" | "connected" | "disconnected";
+
+export interface Health {
+  state: HealthState;
+  /** Why the connection is down (shown in the banner). */
+  message: string | null;
+  /** Reconnect attempts since the connection was lost. */
+  attempts: number;
+}
+
+export class ViewStore {
+  state: ViewState = emptyViewState();
+  /** Everything printed so far, in order; a new array whenever it grows (Ink's <Static> tracks its length). */
+  printed: Block[] = [];
+  health: Health = { state: "connecting", message: null, attempts: 0 };
+  /** True until the records the snapshot announced have all been applied. */
+  catchingUp = true;
+  /** Context window of each model (from the daemon catalog), for the context meter. */
+  contextWindows = new Map<string, number>();
+  private printedIds = new Set<string>();
+  private committed = 0;
+  private catchUpSeq = 0;
+  private localCount = 0;
+  private listeners = new Set<() => void>();
+  private version = 0;
+  private scheduled = false;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  /** The blocks still changing (or waiting behind one that is): the only part of the screen that re-renders. */
+  tail(): Block[] {
+    return this.state.blocks.slice(this.committed);
+  }
+
+  onSnapshot(snap: SyncSnapshotBody, rebuild: boolean): void {
+    if (rebuild) {
+      this.state = emptyViewState();
+      this.committed = 0;
+    }
+    applySnapshot(this.state, snap);
+    this.catchUpSeq = Number(snap.seq);
+    this.catchingUp = this.state.lastSeq < this.catchUpSeq;
+    this.health = { state: "connected", message: null, attempts: 0 };
+    if (!this.catchingUp) this.commit();
+    this.changed();
+  }
+
+  onRecords(records: readonly SyncRecord[]): void {
+    applyRecords(this.state, records);
+    if (this.catchingUp && this.state.lastSeq >= this.catchUpSeq) this.finishCatchUp();
+    if (!this.catchingUp) this.commit();
+    this.changed();
+  }
+
+  onProblem(message: string, attempts: number): void {
+    this.health = { state: "disconnected", message, attempts };
+    this.changed();
+  }
+
+  /** Output of a local or session command: it joins the conversation's order at the end. */
+  addCommandOutput(input: string, message: string, failed: boolean): void {
+    this.state.blocks.push({ kind: "command", id: `cmd:${++this.localCount}`, input, message, failed, done: true });
+    this.commit();
+    this.changed();
+  }
+
+  private finishCatchUp(): void {
+    this.catchingUp = false;
+    const fresh: Block[] = [];
+    while (this.committed < this.state.blocks.length && this.state.blocks[this.committed]!.done) {
+      const b = this.state.blocks[this.committed++]!;
+      if (!this.printedIds.has(b.id)) fresh.push(b);
+    }
+    const hidden = Math.max(0, fresh.length - HISTORY_LIMIT);
+    for (const b of fresh) this.printedIds.add(b.id);
+    const shown = fresh.slice(hidden);
+    if (hidden > 0) shown.unshift({ kind: "notice", id: `hidden:${this.localCount++}`, level: "info", message: `${hidden} earlier items of this session are not shown`, done: true });
+    if (shown.length) this.printed = this.printed.concat(shown);
+  }
+
+  private commit(): void {
+    const fresh: Block[] = [];
+    while (this.committed < this.state.blocks.length && this.state.blocks[this.committed]!.done) {
+      const b = this.state.blocks[this.committed++]!;
+      if (this.printedIds.has(b.id)) continue;
+      this.printedIds.add(b.id);
+      fresh.push(b);
+    }
+    if (fresh.length) this.printed = this.printed.concat(fresh);
+  }
+
+  /** Tells the screen once per burst of changes. */
+  changed(): void {
+    this.version++;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      for (const l of this.listeners) l();
+    });
+  }
+}

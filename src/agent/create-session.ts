@@ -22,6 +22,8 @@ import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
 import { redactText } from "../util/redact.ts";
+import { sessionTracer } from "../telemetry/start.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 import { FacetError, facetNames, resolveFacet } from "./context/facets.ts";
 import { ModelChoiceError } from "./facets/model-choice.ts";
 import type { SessionModes } from "./facets/modes.ts";
@@ -82,6 +84,8 @@ export interface CreateSessionOptions {
   fetch?: FetchLike;
   /** Run on the offline demo provider (src/agent/demo.ts) instead of a configured model. */
   demo?: boolean;
+  /** The host process's tracer (the daemon's); absent: one from the telemetry block, stopped on close. */
+  tracer?: Tracer;
 }
 
 export interface CreatedSession {
@@ -223,6 +227,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   });
   warnings.push(...registry.warnings);
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
+  const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
   const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0;
   const mcp = hasServers
@@ -234,6 +239,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),
         cwd: project.root,
         env: opts.env,
+        tracer: telemetry.tracer,
       })
     : null;
   const tools = combinedTools(registry, () => mcp?.tools() ?? [], daemon.disabled_tools ?? []);
@@ -261,6 +267,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,
         autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,
+        tracer: telemetry.tracer,
       },
       clock,
       newId: (prefix) => newId(prefix, clock.now()),
@@ -272,6 +279,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reminders,
       scrub,
       inbox: notifications,
+      tracer: telemetry.tracer,
     },
     gate,
     interactive: opts.interactive,
@@ -284,6 +292,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
     onClose: async () => {
       await Promise.all([registry.close(), mcp?.close()]);
+      await telemetry.close();
     },
   });
   emitProgress = (text) => session.progress(text);

@@ -7,6 +7,7 @@ import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import type { RetrySettings } from "../providers/settings.ts";
 import type { ToolContext } from "../tools/tool.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 import type { UserMessage } from "./conversation.ts";
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
@@ -37,4 +38,6 @@ export interface AgentRuntime {
   scrub(text: string): string;
   /** Messages waiting for a safe point in the conversation (notifications): taken before each model call. */
   inbox?: { take(turnStart: boolean): UserMessage[] };
+  /** Spans for turns and tool calls (src/telemetry); absent: none. */
+  tracer?: Tracer;
 }

@@ -7,6 +7,8 @@ import type { AssistantContentPart, ToolCallStatus, ToolResultEntry } from "./co
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
 import { runBatch, type BatchCall } from "./tool-batch.ts";
+import { traceToolCall } from "../telemetry/engine-spans.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 
 export type ToolCallPart = Extract<AssistantContentPart, { type: "tool_call" }>;
 
@@ -25,6 +27,8 @@ export interface ToolCallsDeps {
   authorize: (req: PermissionRequest, signal: AbortSignal) => Promise<Authorization>;
   /** Applied to every output before the model or a client sees it (secret redaction). */
   scrub: (text: string) => string;
+  /** A span per call (name, id, status; never arguments or output). */
+  tracer?: Tracer;
 }
 
 export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCallsDeps, signal: AbortSignal): Promise<ToolResultEntry[]> {
@@ -56,7 +60,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
       call_id: call.call_id,
       lockKey,
       counted: !UNCOUNTED_TOOLS.has(call.name),
-      run: async (batchSignal) => {
+      run: (batchSignal) => traceToolCall(deps.tracer, call, () => results.get(call.call_id)?.status, async () => {
         const started = deps.clock.now();
         deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
         if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, started);
@@ -76,7 +80,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         const r = await runTool(tool, call.arguments, deps.ctx, batchSignal);
         if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, started);
         finish(call, r.isError ? "error" : "completed", r, started);
-      },
+      }),
     };
   });
   await runBatch(batch, deps.maxConcurrent, signal);

@@ -13,6 +13,7 @@ import { MessageStream, addUsage } from "./message-stream.ts";
 import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
 import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
 import { wrapReminder } from "./reminders.ts";
+import { traceTurn } from "../telemetry/engine-spans.ts";
 
 /** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
 export const MAX_CONTINUATIONS = 5;
@@ -38,7 +39,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   let usage: Usage = emptyUsage();
   emit({ type: "turn_started", turn_id: turnId, model: rt.model.key, facet: rt.facet });
   emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: input.origin ?? "prompt", content: input.content, created_at: rt.clock.now() } });
-  const outcome = await (async (): Promise<TurnOutcome> => {
+  const outcome = await traceTurn(rt, turnId, () => usage, async (): Promise<TurnOutcome> => {
     let toolTurns = 0;
     let continuations = 0;
     for (;;) {
@@ -74,6 +75,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
           emit,
           authorize: rt.authorize,
           scrub: rt.scrub,
+          tracer: rt.tracer,
         },
         signal,
       );
@@ -91,7 +93,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
         return limit;
       }
     }
-  })();
+  });
   emit({ type: "turn_completed", turn_id: turnId, stop_reason: outcome.stop, usage, ...(outcome.error ? { error: outcome.error } : {}) });
 }
 

@@ -10,6 +10,9 @@ import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
 import { redactText } from "../util/redact.ts";
+import { processTracer } from "../telemetry/start.ts";
+import { crashReportDir } from "../platform/crash/store.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 import { BootstrapError, checkIn, takeBootstrapFromEnv, type BootstrapFile } from "../daemon/bootstrap.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
 
@@ -20,6 +23,8 @@ export interface DaemonProcessOptions {
   project?: string;
   engineFactory: EngineFactory;
   reload?: (daemon: Daemon) => void;
+  /** The process's tracer: engine spans and route spans of this daemon. */
+  tracer?: Tracer;
 }
 
 export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
@@ -30,19 +35,21 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   const port = parsePort(args.flags.port as string | undefined);
   const demo = args.flags.demo === true;
   const configFile = args.flags.config as string | undefined;
-  const { engineFactory, reload } = configuredEngine(io.env, demo, configFile === undefined ? undefined : resolve(io.cwd, configFile));
-  return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload }, io);
+  const configPath = configFile === undefined ? undefined : resolve(io.cwd, configFile);
+  const tracer = await processTracer("daemon", io.env, io.cwd, (m) => io.err(`warning: ${m}\n`), configPath);
+  const { engineFactory, reload } = configuredEngine(io.env, demo, configPath, tracer);
+  return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload, tracer }, io);
 }
 
 /**
  * The engine of a real session: built from the project's config, with a catalog that follows the live
  * session (tool server states) and a reload that re-reads the config.
  */
-export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string, tracer?: Tracer): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
   let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
-      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile });
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
       live = created.live;
       const mcp = created.live.mcp;
@@ -103,12 +110,15 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     logger,
     onExitRequested: () => void shutdown(),
     reloadCatalog: options.reload,
+    tracer: options.tracer,
+    crashReportDir: crashReportDir(io.env),
   });
   let stopping = false;
   async function shutdown(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await running.stop();
+    await options.tracer?.shutdown();
     finish(EXIT.ok);
   }
   process.on("SIGTERM", () => void shutdown());

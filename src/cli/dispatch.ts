@@ -132,8 +132,9 @@ export async function dispatch(root: CommandSpec, argv: string[], io: Io): Promi
       io.err(`agent: ${error.message}\n`);
       return error.exitCode;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`agent: internal error: ${message}\n`);
+    // A command that threw something unexpected is a crash: the report's path is printed with the error.
+    const { reportCrash } = await import("../platform/crash/handler.ts");
+    await reportCrash({ error, kind: "internal_error", argv, env: io.env, cwd: io.cwd, err: io.err });
     return EXIT.failure;
   }
 }

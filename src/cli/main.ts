@@ -7,6 +7,8 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`agent ${VERSION}\n`);
 } else {
+  // Crash handlers first: an uncaught error anywhere leaves a redacted report under the data root.
+  (await import("../platform/crash/install.ts")).installCrashHandlers(argv);
   const { runCli, processIo } = await import("./run.ts");
   process.exitCode = await runCli(argv, processIo());
 }

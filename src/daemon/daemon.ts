@@ -55,6 +55,8 @@ export interface DaemonConfig {
   engineFactory?: EngineFactory;
   /** Files offered as feedback artifacts besides the journal (the daemon log). */
   logFile?: string;
+  /** The crash report directory (src/platform/crash), offered as feedback artifacts. */
+  crashReportDir?: string;
 }
 
 export class Daemon {
@@ -87,7 +89,7 @@ export class Daemon {
     this.host = new EngineHost(this.hub, this.ops, this.cursors);
     this.catalog = new CatalogPublisher((revision) => this.hub.publish({ type: "daemon_catalog_changed", catalog_revision: revision }));
     this.history = new HistoryService(store, this.signer, this.now, this.limits, () => this.secrets);
-    this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile, () => this.secrets);
+    this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile, () => this.secrets, config.crashReportDir);
   }
 
   /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */

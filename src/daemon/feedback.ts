@@ -3,6 +3,7 @@
 // signed version token; GET /feedback/artifacts/{id} serves that catalog-time content as a snapshot
 // (bounded prefix), in full, or zstd-compressed with X-Agent-Raw-Source-Bytes.
 import { existsSync, readFileSync } from "node:fs";
+import { crashReportArtifacts } from "../platform/crash/artifacts.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { TokenError, type TokenSigner } from "../protocol/tokens.ts";
 import { newId } from "../util/ids.ts";
@@ -32,6 +33,8 @@ export class FeedbackArtifacts {
     private readonly limits: DaemonLimits,
     private readonly logFile?: string,
     private readonly secrets: () => readonly string[] = () => [],
+    /** Where this machine's crash reports are (src/platform/crash); the newest are offered too. */
+    private readonly crashDir?: string,
   ) {}
 
   catalog(now: number) {
@@ -92,6 +95,7 @@ export class FeedbackArtifacts {
     if (this.logFile && existsSync(this.logFile)) {
       out.push({ id: "daemon-log", title: "Daemon log", mediaType: "text/plain; charset=utf-8", data: scrub(readFileSync(this.logFile, "utf8")) });
     }
+    if (this.crashDir) for (const a of crashReportArtifacts(this.crashDir)) out.push({ ...a, data: scrub(a.text) });
     return out;
   }
 }

@@ -6,6 +6,8 @@ import { writeFileAtomic } from "../util/atomic-write.ts";
 import { buildDaemonApp } from "./app.ts";
 import { Daemon, type DaemonConfig } from "./daemon.ts";
 import { createDaemonFetch, json, type DaemonLogger } from "./edge.ts";
+import { traceRequests } from "../telemetry/http-spans.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 
 export const DAEMON_JSON = "daemon.json";
 
@@ -16,6 +18,8 @@ export interface StartDaemonOptions extends DaemonConfig {
   logger?: DaemonLogger;
   onExitRequested?: () => void;
   reloadCatalog?: (daemon: Daemon) => void;
+  /** A server span per request (src/telemetry); absent: none. */
+  tracer?: Tracer;
 }
 
 export interface ReadyLine {
@@ -49,7 +53,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     server = Bun.serve({
       hostname: "127.0.0.1",
       port: options.port ?? 0,
-      fetch: createDaemonFetch(options.credential, app, logger),
+      fetch: traceRequests(options.tracer, createDaemonFetch(options.credential, app, logger)),
       error: () => json(500, { code: "internal_error", error: "internal_error" }),
       idleTimeout: 30,
       maxRequestBodySize: 64 * 1024 * 1024,

@@ -2,6 +2,8 @@
 // ones. `/mcp` calls list/enable/disable/reconnect; the daemon catalog listens to change events.
 import { ServerConnection } from "./connection.ts";
 import type { Tool } from "../tools/tool.ts";
+import { traceMcpTools } from "../telemetry/mcp-spans.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 import type { McpChangeListener, McpClock, McpLogSink, McpProgressListener, McpServerConfig, McpServerStatus } from "./types.ts";
 
 export interface McpManagerOptions {
@@ -15,6 +17,8 @@ export interface McpManagerOptions {
   cwd: string;
   /** The agent's environment, which `pass_env` copies from. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Spans for tool calls (src/telemetry); absent: none. */
+  tracer?: Tracer;
 }
 
 export interface McpManager {
@@ -76,7 +80,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       await Promise.all(enabled.map(([name]) => get(name).connect()));
     },
     tools() {
-      return [...connections.values()].flatMap((c) => c.tools());
+      return [...connections.values()].flatMap((c) => traceMcpTools(options.tracer, c.name, c.tools()));
     },
     servers() {
       return [...connections.values()].map((c) => c.status());

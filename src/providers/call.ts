@@ -7,6 +7,8 @@ import type { ProviderRequest } from "./request.ts";
 import type { ResolvedProvider } from "./resolve.ts";
 import { streamWithRetry } from "./retry.ts";
 import type { RetrySettings } from "./settings.ts";
+import { traceProviderCall } from "../telemetry/engine-spans.ts";
+import type { Tracer } from "../telemetry/tracer.ts";
 
 /** Text the engine sends after a `max_lifetime` cut to let the model continue where it stopped. */
 export const CONTINUATION_PROMPT =
@@ -21,6 +23,8 @@ export interface ProviderCallOptions {
     autopsy?: { enabled: boolean; sessionDir: string } | null;
     /** Called after a report is written (path) or could not be written (error); never masks the provider error. */
     onAutopsy?: (result: { path: string } | { error: Error }) => void;
+    /** A span per call (model, tokens, retries); absent: none. */
+    tracer?: Tracer;
   };
   /**
    * Builds the request for an attempt. `partial` is the content kept from earlier failed attempts
@@ -35,7 +39,7 @@ export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEv
   const auth = provider.settings.auth;
   const secrets = auth?.type === "static_key" ? [auth.key.trim()] : [];
   let model = "";
-  return streamWithRetry({
+  return traceProviderCall(deps.tracer, { provider: provider.name, protocol: provider.protocol, model: () => model }, streamWithRetry({
     settings: opts.retry,
     clock: deps.clock,
     random: deps.random,
@@ -59,5 +63,5 @@ export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEv
         deps.onAutopsy?.({ error: error as Error });
       }
     },
-  });
+  }));
 }

@@ -1,6 +1,7 @@
 // `agent gateway serve`: starts the server in the foreground and stops it gracefully on SIGTERM/SIGINT.
 import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
 import { redactText } from "../../util/redact.ts";
+import { processTracer } from "../../telemetry/start.ts";
 import { PepperError } from "../auth/pepper.ts";
 import type { Logger } from "../context.ts";
 import { TlsError } from "../net/tls.ts";
@@ -14,9 +15,11 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
     warn: (m) => io.err(`warning: ${redactText(m)}\n`),
     error: (m) => io.err(`error: ${redactText(m)}\n`),
   };
+  // Trace export follows the telemetry block of the global app config (the gateway config has none).
+  const tracer = await processTracer("gateway", io.env, io.cwd, logger.warn);
   let gateway;
   try {
-    gateway = await startGateway({ config, env: io.env, logger });
+    gateway = await startGateway({ config, env: io.env, logger, tracer });
   } catch (error) {
     if (error instanceof TlsError || error instanceof PepperError) throw new CliError(error.message);
     throw new CliError(`cannot start the gateway: ${(error as Error).message}`);
@@ -45,6 +48,7 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
     process.on("SIGTERM", onTerm);
     process.on("SIGINT", onInt);
   });
+  await tracer.shutdown();
   io.err("gateway stopped\n");
   return EXIT.ok;
 }

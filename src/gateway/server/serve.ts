@@ -11,6 +11,8 @@ import { createFetchHandler } from "./edge.ts";
 import { jsonResponse } from "./errors.ts";
 import { issuerUrl } from "../oauth/metadata.ts";
 import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
+import { traceRequests } from "../../telemetry/http-spans.ts";
+import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
@@ -26,6 +28,8 @@ export interface StartOptions {
   groups?: RouteGroup[];
   /** Seconds an idle connection is kept (default IDLE_TIMEOUT_SECS; tests shorten it). */
   idleTimeoutSecs?: number;
+  /** A server span per request (src/telemetry); absent: none. */
+  tracer?: Tracer;
 }
 
 export interface RunningGateway {
@@ -50,7 +54,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   let server: Server<unknown>;
   try {
     const app = buildGatewayApp(ctx, options.groups);
-    const fetch = createFetchHandler(ctx, app);
+    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app));
     server = Bun.serve({
       hostname: config.listen.address,
       port: config.listen.port,

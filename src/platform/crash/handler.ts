@@ -1,0 +1,45 @@
+// Handling a crash in any role: build the redacted report, write it under the data root, send it when
+// the global `data` block says so, and tell the user on stderr where it is.
+import { loadConfig } from "../../config/load.ts";
+import { buildCrashReport, type CrashReport } from "./report.ts";
+import { sendCrashReport, type DataBlock } from "./send.ts";
+import { crashReportDir, newCrashId, writeCrashReport } from "./store.ts";
+
+export interface CrashContext {
+  error: unknown;
+  kind: CrashReport["kind"];
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  err: (text: string) => void;
+  fetch?: typeof fetch;
+}
+
+/** The global `data` block and the config's secrets; a config that cannot be read leaves both empty. */
+function configFacts(ctx: CrashContext): { data: DataBlock | null; secrets: string[] } {
+  try {
+    const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env });
+    return { data: loaded.config.data ?? null, secrets: [...loaded.secrets, ...(loaded.config.permissions?.secret_words ?? [])] };
+  } catch {
+    return { data: null, secrets: [] };
+  }
+}
+
+/** Writes (and maybe sends) the report; returns its path, or null when it could not be written. */
+export async function reportCrash(ctx: CrashContext): Promise<string | null> {
+  const { data, secrets } = configFacts(ctx);
+  const now = new Date();
+  const report = buildCrashReport({ error: ctx.error, kind: ctx.kind, argv: ctx.argv, env: ctx.env, secrets, now, id: newCrashId(now) });
+  const what = ctx.kind === "internal_error" ? "internal error" : "crashed";
+  ctx.err(`agent: ${what}: ${report.error.type}: ${report.error.message}\n`);
+  let path: string | null = null;
+  try {
+    path = writeCrashReport(crashReportDir(ctx.env), report);
+  } catch (error) {
+    ctx.err(`agent: the crash report could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+  }
+  const sent = await sendCrashReport(report, data, ctx.fetch);
+  const note = sent.sent ? ` and sent to ${sent.origin}` : sent.reason === "failed" ? `; sending it to ${sent.origin} failed (${sent.detail})` : "; nothing was sent (data.automatic_crash_reporting is off)";
+  if (path) ctx.err(`agent: a crash report was written to ${path}${note}\n`);
+  return path;
+}

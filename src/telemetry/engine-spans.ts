@@ -1,0 +1,79 @@
+// The engine's spans: a turn, each provider request inside it, each tool call. Attribute names follow
+// OpenTelemetry's GenAI conventions where one exists (gen_ai.*), else agent.*. Only names, ids, counts
+// and statuses are recorded: never prompt text, model output, tool arguments or tool output.
+import type { AgentRuntime } from "../agent/runtime.ts";
+import type { ToolCallStatus } from "../agent/conversation.ts";
+import type { StreamEvent, Usage } from "../providers/events.ts";
+import { errorKind, type Tracer } from "./tracer.ts";
+
+const usageAttributes = (usage: Usage) => ({
+  "gen_ai.usage.input_tokens": usage.input_tokens,
+  "gen_ai.usage.output_tokens": usage.output_tokens,
+  "agent.usage.cache_read_tokens": usage.cache_read_tokens,
+  "agent.usage.cache_write_tokens": usage.cache_write_tokens,
+  "agent.usage.reasoning_tokens": usage.reasoning_tokens,
+});
+
+/** Runs one turn inside an `agent.turn` span; records how it stopped and the turn's token usage. */
+export function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: AgentRuntime, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
+  if (!rt.tracer?.enabled) return fn();
+  const attributes = { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet };
+  return rt.tracer.run("agent.turn", attributes, async (span) => {
+    const outcome = await fn();
+    span.setAttributes({ "agent.turn.stop_reason": outcome.stop, ...usageAttributes(usage()) });
+    if (outcome.error) span.fail(outcome.error.code);
+    return outcome;
+  });
+}
+
+/** Runs one tool call inside an `execute_tool <name>` span; `status` reads the call's result once it ran. */
+export function traceToolCall(tracer: Tracer | undefined, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
+  if (!tracer?.enabled) return fn();
+  const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.call_id };
+  return tracer.run(`execute_tool ${call.name}`, attributes, async (span) => {
+    await fn();
+    const result = status();
+    span.setAttributes({ "agent.tool.status": result });
+    if (result === "error") span.fail("tool_error");
+  });
+}
+
+export interface ProviderSpanInfo {
+  provider: string;
+  protocol: string;
+  /** The request's model, known once the first attempt is built. */
+  model: () => string;
+}
+
+/**
+ * Wraps a provider call's event stream in a `chat` client span: model, token usage, stop reason and the
+ * number of retries. Without an enabled tracer the stream is returned as it is.
+ */
+export function traceProviderCall(tracer: Tracer | undefined, info: ProviderSpanInfo, events: AsyncGenerator<StreamEvent>): AsyncGenerator<StreamEvent> {
+  if (!tracer?.enabled) return events;
+  return (async function* () {
+    const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client");
+    let retries = 0;
+    let usage: Usage | null = null;
+    let stop: string | null = null;
+    try {
+      for await (const e of events) {
+        if (e.type === "retry") retries++;
+        else if (e.type === "usage") usage = e.usage;
+        else if (e.type === "done") {
+          usage = e.usage;
+          stop = e.stop_reason;
+        }
+        yield e;
+      }
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      span.setAttributes({ "http.response.status_code": typeof status === "number" ? status : undefined });
+      span.fail(errorKind(error));
+      throw error;
+    } finally {
+      span.setAttributes({ "gen_ai.request.model": info.model() || undefined, "agent.provider.retries": retries, "gen_ai.response.finish_reasons": stop ?? undefined, ...(usage ? usageAttributes(usage) : {}) });
+      span.end();
+    }
+  })();
+}

@@ -1,0 +1,105 @@
+// The real Tracer: OpenTelemetry's SDK with a batch processor and the OTLP/HTTP exporter (JSON or
+// protobuf). Imported lazily by start.ts, only when a telemetry block is configured: the SDK is not on
+// the startup path of any command without one.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from "@opentelemetry/sdk-trace";
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
+import { redactText } from "../util/redact.ts";
+import { VERSION } from "../version.ts";
+import type { SamplerSetting, TelemetrySettings } from "./settings.ts";
+import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
+
+/** Attribute strings are names and ids; anything longer is cut (a guard, not a content channel). */
+const MAX_ATTRIBUTE_CHARS = 256;
+/** Bounds an export so a dead collector never holds a process open for long at exit. */
+const EXPORT_TIMEOUT_MS = 5000;
+
+const KINDS: Record<SpanKindName, SpanKind> = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER };
+
+export interface OtelTracerOptions {
+  settings: TelemetrySettings;
+  /** Which process exports: cli, daemon or gateway (the resource's `agent.role`). */
+  role: string;
+  /** Values scrubbed from every string attribute (configured secrets, the export headers' values). */
+  secrets: readonly string[];
+  /** Export interval; tests and benchmarks shorten it. */
+  scheduledDelayMillis?: number;
+}
+
+function sampler(setting: SamplerSetting): Sampler {
+  if (setting.type === "always_on") return new AlwaysOnSampler();
+  if (setting.type === "always_off") return new AlwaysOffSampler();
+  const root = setting.ratio >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(setting.ratio);
+  return setting.parentBased ? new ParentBasedSampler({ root }) : root;
+}
+
+export function createOtelTracer(options: OtelTracerOptions): Tracer {
+  const { settings } = options;
+  // A header value and, for `Scheme credential` values, the credential alone.
+  const headerSecrets = Object.values(settings.headers).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? v]);
+  const secrets = [...options.secrets, ...headerSecrets].filter((s) => s.length >= 4);
+  const exporterOptions = { url: settings.tracesUrl, headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS };
+  const exporter = settings.protocol === "http/json" ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role }),
+    sampler: sampler(settings.sampler),
+    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: options.scheduledDelayMillis ?? 2000, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
+  });
+  const otel = provider.getTracer("agent", VERSION);
+  const current = new AsyncLocalStorage<Span>();
+
+  const clean = (attributes: SpanAttributes | undefined): Attributes => {
+    const out: Attributes = {};
+    for (const [key, value] of Object.entries(attributes ?? {})) {
+      if (value === undefined) continue;
+      out[key] = typeof value === "string" ? redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets) : value;
+    }
+    return out;
+  };
+
+  const handle = (span: Span): TraceSpan => ({
+    setAttributes: (attributes) => void span.setAttributes(clean(attributes)),
+    fail: (kind) => {
+      span.setAttribute("error.type", kind);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
+    },
+    end: () => span.end(),
+  });
+
+  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName): Span => {
+    const parent = current.getStore();
+    const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+    return otel.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, context);
+  };
+
+  let stopped = false;
+  return {
+    enabled: true,
+    start: (name, attributes, kind = "internal") => handle(open(name, attributes, kind)),
+    run: (name, attributes, fn, kind = "internal") => {
+      const span = open(name, attributes, kind);
+      const traced = handle(span);
+      return current.run(span, async () => {
+        try {
+          return await fn(traced);
+        } catch (error) {
+          traced.fail(errorKind(error));
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    // An unreachable or failing collector never fails the command that was traced: spans are dropped.
+    flush: () => provider.forceFlush({ timeoutMillis: EXPORT_TIMEOUT_MS }).catch(() => {}),
+    shutdown: async () => {
+      if (stopped) return;
+      stopped = true;
+      await provider.shutdown().catch(() => {});
+    },
+  };
+}

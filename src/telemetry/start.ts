@@ -1,0 +1,44 @@
+// The one way a process gets its Tracer: the no-op one unless the global config has a telemetry block
+// (then the OpenTelemetry SDK is imported, here and only here).
+import { loadConfig } from "../config/load.ts";
+import { NOOP_TRACER, type Tracer } from "./tracer.ts";
+import { resolveTelemetry, type TelemetryBlock } from "./settings.ts";
+
+export interface StartTelemetryOptions {
+  /** `telemetry` of the loaded config (global-only: a project layer cannot set it). */
+  block: TelemetryBlock | null | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  role: "cli" | "daemon" | "gateway";
+  /** Configured secrets, scrubbed from attribute strings as a second guard. */
+  secrets?: readonly string[];
+  /** Told about ignored OTEL_* values (the message names the variable, never a header value). */
+  warn?: (message: string) => void;
+  scheduledDelayMillis?: number;
+}
+
+export async function startTelemetry(options: StartTelemetryOptions): Promise<Tracer> {
+  const { settings, warnings } = resolveTelemetry(options.block, options.env);
+  for (const w of warnings) options.warn?.(`telemetry: ${w}`);
+  if (!settings) return NOOP_TRACER;
+  const { createOtelTracer } = await import("./otel-tracer.ts");
+  return createOtelTracer({ settings, role: options.role, secrets: options.secrets ?? [], scheduledDelayMillis: options.scheduledDelayMillis });
+}
+
+/**
+ * The tracer of one session: the host's (the daemon passes its process tracer), else one started from
+ * the config for this session alone (`agent exec`), which `close` flushes and stops.
+ */
+export async function sessionTracer(given: Tracer | undefined, options: Omit<StartTelemetryOptions, "role">): Promise<{ tracer: Tracer; close(): Promise<void> }> {
+  if (given) return { tracer: given, close: async () => {} };
+  const tracer = await startTelemetry({ ...options, role: "cli" });
+  return { tracer, close: () => tracer.shutdown() };
+}
+
+/**
+ * The tracer of a long-running process (daemon, gateway) from the global config's telemetry block; the
+ * block is global-only, so the working directory does not change it.
+ */
+export async function processTracer(role: "daemon" | "gateway", env: Readonly<Record<string, string | undefined>>, cwd: string, warn: (message: string) => void, configFile?: string): Promise<Tracer> {
+  const loaded = loadConfig({ cwd, env, configFile });
+  return startTelemetry({ block: loaded.config.telemetry, env, role, secrets: loaded.secrets, warn });
+}

@@ -1,0 +1,96 @@
+// The SDK-backed tracer against a local OTLP/HTTP receiver: both encodings, nesting through async code,
+// headers and resource, secrets scrubbed from attributes, and the sampler.
+import { afterEach, describe, expect, test } from "bun:test";
+import { startTelemetry } from "../../src/telemetry/start.ts";
+import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
+
+let receiver: OtlpReceiver;
+afterEach(() => receiver?.stop());
+
+describe("OTLP/HTTP export", () => {
+  for (const protocol of ["http/json", "http/protobuf"] as const) {
+    test(`${protocol}: nested spans arrive with parents, attributes, headers and the resource`, async () => {
+      receiver = startOtlpReceiver();
+      const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol, headers: { "x-team": "blue" }, service_name: "agent-test" }, env: {}, role: "daemon" });
+      expect(tracer.enabled).toBe(true);
+      await tracer.run("outer", { "agent.turn.id": "trn_1" }, async (outer) => {
+        await Bun.sleep(1);
+        await tracer.run("inner", { count: 3, ok: true }, async () => {});
+        outer.setAttributes({ "agent.turn.stop_reason": "end_turn" });
+      });
+      await tracer.shutdown();
+      const spans = receiver.spans();
+      const outer = spans.find((s) => s.name === "outer")!;
+      const inner = spans.find((s) => s.name === "inner")!;
+      expect(outer.attributes).toMatchObject({ "agent.turn.id": "trn_1", "agent.turn.stop_reason": "end_turn" });
+      expect(inner.attributes).toMatchObject({ count: 3, ok: true });
+      expect(inner.parentSpanId).toBe(outer.spanId);
+      expect(inner.traceId).toBe(outer.traceId);
+      expect(outer.resource).toMatchObject({ "service.name": "agent-test", "agent.role": "daemon" });
+      const request = receiver.requests[0]!;
+      expect(request.path).toBe("/v1/traces");
+      expect(request.contentType).toContain(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+      expect(request.headers["x-team"]).toBe("blue");
+    });
+  }
+
+  test("a throw marks the span failed with the error's kind and is rethrown", async () => {
+    receiver = startOtlpReceiver();
+    const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json" }, env: {}, role: "cli" });
+    const failure = Object.assign(new Error("the prompt said: launch codes 1234"), { code: "rate_limited" });
+    await expect(tracer.run("fails", {}, async () => Promise.reject(failure))).rejects.toBe(failure);
+    await tracer.shutdown();
+    const span = receiver.spans().find((s) => s.name === "fails")!;
+    expect(span.statusCode).toBe(2);
+    expect(span.attributes["error.type"]).toBe("rate_limited");
+    // The message (which can quote content) never travels.
+    expect(new TextDecoder().decode(receiver.requests[0]!.body)).not.toContain("launch codes");
+  });
+
+  test("configured secrets and header values never reach an attribute", async () => {
+    receiver = startOtlpReceiver();
+    const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json", headers: { authorization: "Bearer otlp-ingest-token-123" } }, env: {}, role: "cli", secrets: ["hunter2-secret"] });
+    await tracer.run("s", { a: "value hunter2-secret here", b: "otlp-ingest-token-123" }, async () => {});
+    await tracer.shutdown();
+    const body = new TextDecoder().decode(receiver.requests[0]!.body);
+    expect(body).not.toContain("hunter2-secret");
+    expect(body).not.toContain("otlp-ingest-token-123");
+    expect(receiver.spans()[0]!.attributes.a).toBe("value [redacted] here");
+  });
+
+  test("sample_ratio 0 exports nothing; OTEL_TRACES_SAMPLER=always_on overrides it", async () => {
+    receiver = startOtlpReceiver();
+    const off = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json", sample_ratio: 0 }, env: {}, role: "cli" });
+    await off.run("dropped", {}, async () => {});
+    await off.shutdown();
+    expect(receiver.spans()).toHaveLength(0);
+    const on = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json", sample_ratio: 0 }, env: { OTEL_TRACES_SAMPLER: "always_on" }, role: "cli" });
+    await on.run("kept", {}, async () => {});
+    await on.shutdown();
+    expect(receiver.spans().map((s) => s.name)).toEqual(["kept"]);
+  });
+
+  test("OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME override the block", async () => {
+    receiver = startOtlpReceiver();
+    const unused = startOtlpReceiver();
+    try {
+      const tracer = await startTelemetry({ block: { endpoint: unused.url, protocol: "http/json", service_name: "from-block" }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "from-env" }, role: "cli" });
+      await tracer.run("s", {}, async () => {});
+      await tracer.shutdown();
+      expect(unused.requests).toHaveLength(0);
+      expect(receiver.spans()[0]!.resource["service.name"]).toBe("from-env");
+    } finally {
+      unused.stop();
+    }
+  });
+});
+
+test("an unreachable collector never fails the traced work, flush or shutdown", async () => {
+  const dead = startOtlpReceiver();
+  const url = dead.url;
+  dead.stop();
+  const tracer = await startTelemetry({ block: { endpoint: url, protocol: "http/json" }, env: {}, role: "cli" });
+  expect(await tracer.run("s", {}, async () => 42)).toBe(42);
+  await tracer.flush();
+  await tracer.shutdown();
+});

@@ -1,0 +1,120 @@
+// Real `agent daemon` and `agent exec` processes (bun src/cli/main.ts) with a local OTLP receiver: with
+// the global telemetry block the daemon exports route spans and its engine's turn spans; without the
+// block nothing is ever sent, whatever OTEL_* variables say.
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
+const TOKEN = "dmn_telemetry-test-token-0123456789abcdefghij";
+
+let receiver: OtlpReceiver;
+afterEach(() => receiver?.stop());
+
+function sandbox(globalConfig: string | null, extraEnv: Record<string, string> = {}) {
+  const base = mkdtempSync(join(tmpdir(), "agent-telemetry-proc-"));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: base,
+    XDG_CONFIG_HOME: join(base, "config"),
+    XDG_DATA_HOME: join(base, "data"),
+    ...extraEnv,
+  };
+  if (globalConfig !== null) {
+    mkdirSync(join(base, "config", "agent"), { recursive: true });
+    writeFileSync(join(base, "config", "agent", "config.yaml"), globalConfig);
+  }
+  const project = join(base, "project");
+  mkdirSync(join(project, ".git"), { recursive: true });
+  return { base, env, project };
+}
+
+async function runDaemon(box: ReturnType<typeof sandbox>, work: (url: string) => Promise<void>): Promise<void> {
+  const credDir = join(box.base, "cred");
+  mkdirSync(credDir, { mode: 0o700 });
+  const cred = join(credDir, "credential.json");
+  writeFileSync(cred, JSON.stringify({ token: TOKEN }));
+  chmodSync(cred, 0o600);
+  const proc = Bun.spawn(["bun", MAIN, "daemon", "--session-dir", join(box.base, "session"), "--credential-file", cred, "--project", box.project, "--demo"], { cwd: box.project, env: box.env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`daemon exited early: ${await new Response(proc.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+  }
+  const { port } = JSON.parse(text.split("\n")[0]!) as { port: number };
+  try {
+    await work(`http://127.0.0.1:${port}`);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
+const authed = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...(init.headers ?? {}) } });
+
+/** Sends a prompt and waits until the daemon's turn is over (the demo answers without a model). */
+async function promptAndWait(url: string): Promise<void> {
+  const accepted = await authed(`${url}/prompt`, { method: "POST", body: JSON.stringify({ text: "hello there, secret-prompt-words" }) });
+  expect(accepted.status).toBe(202);
+  for (;;) {
+    const sync = (await (await authed(`${url}/sync`)).json()) as { turn: { busy: boolean; queue: unknown[] } };
+    if (!sync.turn.busy && sync.turn.queue.length === 0) return;
+    await Bun.sleep(20);
+  }
+}
+
+describe("telemetry in real processes", () => {
+  test("agent daemon with the block: route spans and engine turn spans, role daemon, no prompt text", async () => {
+    receiver = startOtlpReceiver();
+    const box = sandbox(`telemetry: { endpoint: "${receiver.url}" }\n`);
+    await runDaemon(box, async (url) => {
+      expect((await authed(`${url}/health`)).status).toBe(200);
+      expect((await fetch(`${url}/health`)).status).toBe(401);
+      await promptAndWait(url);
+      await receiver.waitFor((spans) => spans.some((s) => s.name === "agent.turn"));
+    });
+    const spans = receiver.spans();
+    const health = spans.filter((s) => s.name === "GET /health");
+    expect(health.map((s) => s.attributes["http.response.status_code"]).sort()).toEqual([200, 401]);
+    expect(health[0]!.attributes["http.route"]).toBe("/health");
+    expect(health[0]!.kind).toBe(2); // server
+    expect(spans.some((s) => s.name === "POST /prompt" && s.attributes["http.response.status_code"] === 202)).toBe(true);
+    const turn = spans.find((s) => s.name === "agent.turn")!;
+    expect(turn.resource["agent.role"]).toBe("daemon");
+    expect(turn.resource["service.name"]).toBe("agent");
+    // The default protocol is http/protobuf.
+    expect(receiver.requests[0]!.contentType).toContain("application/x-protobuf");
+    expect(Buffer.concat(receiver.requests.map((r) => r.body)).toString("latin1")).not.toContain("secret-prompt-words");
+  }, 30000);
+
+  test("agent daemon without the block sends nothing, even with OTEL_* variables pointing at a receiver", async () => {
+    receiver = startOtlpReceiver();
+    const box = sandbox("daemon: { max_tool_turns: 5 }\n", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_TRACES_SAMPLER: "always_on", OTEL_SERVICE_NAME: "nope" });
+    await runDaemon(box, async (url) => {
+      expect((await authed(`${url}/health`)).status).toBe(200);
+      await promptAndWait(url);
+    });
+    expect(receiver.requests).toHaveLength(0);
+  }, 30000);
+
+  test("agent exec: with the block the run's spans are flushed before exit; without it nothing is sent", async () => {
+    receiver = startOtlpReceiver();
+    const withBlock = sandbox(`telemetry: { endpoint: "${receiver.url}", protocol: http/json }\n`);
+    // Spawned asynchronously: the receiver runs in this test's event loop.
+    const exec = async (box: ReturnType<typeof sandbox>) => Bun.spawn(["bun", MAIN, "exec", "--demo", "say hello"], { cwd: box.project, env: box.env, stdout: "ignore", stderr: "ignore" }).exited;
+    expect(await exec(withBlock)).toBe(0);
+    const names = receiver.spans().map((s) => s.name);
+    expect(names).toContain("agent.turn");
+    expect(names).toContain("chat");
+    expect(receiver.spans()[0]!.resource["agent.role"]).toBe("cli");
+
+    const before = receiver.requests.length;
+    const noBlock = sandbox(null, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    expect(await exec(noBlock)).toBe(0);
+    expect(receiver.requests.length).toBe(before);
+  }, 30000);
+});

@@ -55,8 +55,23 @@ export interface ToolResultsMessage {
 
 export type ConversationEntry = UserMessage | AssistantMessage | ToolResultsMessage;
 
+/**
+ * Where the provider-visible context begins after a compaction or /clear; `entries` keeps the full
+ * transcript for display and history (src/agent/compaction/).
+ */
+export interface ContextStart {
+  /** Index in `entries` of the first entry the provider sees. */
+  index: number;
+  /** The compaction summary the context starts with; null after /clear. */
+  summary: string | null;
+  /** Entries from this index on were produced after the compaction: only their usage reflects the new context. */
+  fresh: number;
+}
+
 export interface Conversation {
   entries: ConversationEntry[];
+  /** Absent: the provider sees every entry. */
+  context?: ContextStart;
 }
 
 export function emptyConversation(): Conversation {

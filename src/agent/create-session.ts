@@ -40,6 +40,7 @@ import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
+import { compactionSettings } from "./compaction/settings.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
@@ -280,6 +281,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       scrub,
       inbox: notifications,
       tracer: telemetry.tracer,
+      compaction: compactionSettings(loaded, warnings),
     },
     gate,
     interactive: opts.interactive,

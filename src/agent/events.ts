@@ -2,6 +2,7 @@
 // plain JSON. The daemon turns each into a sync record; `agent exec --json` prints them one per line.
 // The conversation is a fold of these events (applyEvent), so the ordered events are the source of truth.
 import type { StopReason, Usage } from "../providers/events.ts";
+import { applyContextEvent } from "./compaction/context.ts";
 import type {
   AssistantContentPart,
   Conversation,
@@ -80,6 +81,28 @@ export type EngineEvent =
   | { type: "progress"; turn_id: string; text: string }
   /** Something the user should know that is not an error of the turn (a skipped symlink, a disabled required tool). */
   | { type: "notice"; level: "info" | "warning"; message: string }
+  /** Compaction began: the context passed compaction_threshold (`threshold`) or the user ran /compact (`manual`). */
+  | { type: "compaction_started"; turn_id: string | null; reason: "threshold" | "manual"; tokens_before: number; model: string }
+  /**
+   * The provider-visible context now starts with `summary`, then the entries from `kept_from_message_id` on
+   * (null: none kept). The full transcript stays for display and history. Tokens are estimates.
+   */
+  | {
+      type: "context_compacted";
+      turn_id: string | null;
+      summary: string;
+      kept_from_message_id: string | null;
+      tokens_before: number;
+      tokens_after: number;
+      model: string;
+      /** Summary calls made (1 + retries). */
+      attempts: number;
+      usage: Usage;
+    }
+  /** Compaction gave up; the context is unchanged. */
+  | { type: "compaction_failed"; turn_id: string | null; attempts: number; error: EngineErrorInfo }
+  /** /clear: the provider-visible context starts empty from here; the transcript stays for display and history. */
+  | { type: "context_cleared"; tokens_before: number }
   /** The active facet changed (`/facet`); `model` is the model in effect after the switch (a facet may pin one). */
   | { type: "facet_changed"; facet: string; previous: string; model: string }
   /** The user chose another model (`/model`): `name` or `name(level)`. */
@@ -129,6 +152,10 @@ export function applyEvent(conversation: Conversation, event: EngineEvent): void
       sortByCallOrder(entries, results);
       return;
     }
+    case "context_compacted":
+    case "context_cleared":
+      applyContextEvent(conversation, event);
+      return;
     default:
       return;
   }

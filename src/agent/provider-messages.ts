@@ -1,8 +1,10 @@
 // The conversation as the provider sees it: images only for vision models, reminders as user text,
-// and the partial content of a broken attempt as the assistant's prefix for the retry.
+// the context from its compaction summary or /clear on, and the partial content of a broken attempt as
+// the assistant's prefix for the retry.
 import type { AssembledResponse, AssistantPart } from "../providers/events.ts";
 import type { ConversationMessage, UserPart } from "../providers/request.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
+import { contextEntries, summaryMessageText } from "./compaction/context.ts";
 
 export const IMAGE_OMITTED = "[image omitted: the current model does not accept images]";
 
@@ -12,7 +14,10 @@ function userParts(content: UserContentPart[], vision: boolean): UserPart[] {
 
 export function toProviderMessages(conversation: Conversation, supportsVision: boolean): ConversationMessage[] {
   const out: ConversationMessage[] = [];
-  for (const entry of conversation.entries) {
+  // After a compaction the context starts with its summary, then the kept entries.
+  const summary = conversation.context?.summary;
+  if (summary) out.push({ role: "user", content: [{ type: "text", text: summaryMessageText(summary) }] });
+  for (const entry of contextEntries(conversation)) {
     if (entry.role === "user") out.push({ role: "user", content: userParts(entry.content, supportsVision) });
     else if (entry.role === "assistant") {
       const content: AssistantPart[] = entry.content.map((p) =>

@@ -8,6 +8,7 @@ import type { ResolvedProvider } from "../providers/resolve.ts";
 import type { RetrySettings } from "../providers/settings.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
+import type { CompactionSettings } from "./compaction/settings.ts";
 import type { UserMessage } from "./conversation.ts";
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
@@ -40,4 +41,6 @@ export interface AgentRuntime {
   inbox?: { take(turnStart: boolean): UserMessage[] };
   /** Spans for turns and tool calls (src/telemetry); absent: none. */
   tracer?: Tracer;
+  /** Who summarizes when the context fills up, retries, whether /clear is allowed. */
+  compaction: CompactionSettings;
 }

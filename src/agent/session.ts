@@ -134,7 +134,21 @@ export class AgentSession implements EngineSession {
     if (this.closed) throw new SessionCommandError("command_unavailable", "the session is closed");
     if (this.busy && !command.whileBusy) throw new SessionCommandError("command_unavailable", `/${name} cannot run while a turn is running; interrupt it (Esc) or wait for it to end`);
     const services: CommandServices = { mcp: null, ...this.options.services };
-    return command.run({ session: this, runtime: this.runtime, services }, args);
+    if (command.whileBusy) return command.run({ session: this, runtime: this.runtime, services, signal: new AbortController().signal }, args);
+    return this.holding((signal) => command.run({ session: this, runtime: this.runtime, services, signal }, args));
+  }
+
+  /** Runs a command that must not overlap a turn (/compact): input sent meanwhile queues, interrupt() cancels it. */
+  private holding<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.controller = controller;
+    const run = work(controller.signal);
+    const settle = () => {
+      this.controller = null;
+      return this.drain();
+    };
+    this.loop = run.then(settle, settle);
+    return run;
   }
 
   interrupt(): void {

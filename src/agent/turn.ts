@@ -14,6 +14,7 @@ import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
 import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
 import { wrapReminder } from "./reminders.ts";
 import { traceTurn } from "../telemetry/engine-spans.ts";
+import { compactIfNeeded } from "./compaction/compact.ts";
 
 /** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
 export const MAX_CONTINUATIONS = 5;
@@ -137,6 +138,9 @@ interface ModelCall {
 }
 
 async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal, toolChoice: ToolChoice | null = null): Promise<ModelCall> {
+  // Every model call, the first of a turn or one between tool rounds, first compacts a context that is too full.
+  const compactionError = await compactIfNeeded(rt, conversation, turnId, signal);
+  if (compactionError) return { stream: new MessageStream(rt.newId("msg"), () => rt.newId("prt"), () => {}), usage: emptyUsage(), error: compactionError };
   const messageId = rt.newId("msg");
   rt.emit({ type: "assistant_message_started", turn_id: turnId, message_id: messageId, model: rt.model.key, created_at: rt.clock.now() });
   const stream = new MessageStream(messageId, () => rt.newId("prt"), (e) => rt.emit(e));

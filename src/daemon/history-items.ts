@@ -7,7 +7,8 @@ export interface HistoryItem {
   item_id: string;
   seq: string;
   at: number;
-  kind: "user_message" | "assistant_part" | "tool_result" | "turn_completed" | "interrogative" | "notice";
+  /** `context`: a compaction (its summary) or a /clear, where the model's context restarted. */
+  kind: "user_message" | "assistant_part" | "tool_result" | "turn_completed" | "interrogative" | "notice" | "context";
   turn_id: string | null;
   /** Facet and model in effect when the record was written; `historical_unknown` when it cannot be established. */
   attribution: { facet: string; model: string };
@@ -82,6 +83,15 @@ export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly 
         break;
       case "notice":
         push("notice", { level: body.level, message: body.message });
+        break;
+      case "context_compacted":
+        push("context", { event: "compacted", summary: body.summary, kept_from_message_id: body.kept_from_message_id, tokens_before: body.tokens_before, tokens_after: body.tokens_after, model: body.model });
+        break;
+      case "compaction_failed":
+        push("context", { event: "compaction_failed", error: body.error });
+        break;
+      case "context_cleared":
+        push("context", { event: "cleared", tokens_before: body.tokens_before });
         break;
     }
   }

@@ -45,10 +45,12 @@ export const ERROR_STATUS = {
   /** 413 at a fleet response's capacity boundary; generic surfaces send it with 503 (pass the status). */
   fleet_capacity_exceeded: 413,
   operation_capacity_exceeded: 429,
-  /** Session commands (`POST /commands/{name}`): no such command, arguments that do not fit, cannot run now. */
+  /** Session commands (`POST /commands/{name}`): no such command, arguments that do not fit, cannot run now, failed. */
   unknown_command: 404,
   invalid_command: 422,
   command_unavailable: 409,
+  /** The command ran and failed upstream (e.g. /compact's summary model); nothing changed. */
+  command_failed: 502,
   snapshot_capacity_exceeded: 503,
 } as const;
 

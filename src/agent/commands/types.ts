@@ -20,7 +20,9 @@ export type SessionCommandErrorCode =
   /** The arguments do not fit the command's usage. */
   | "invalid_command"
   /** The command exists but cannot run now (turn running, feature disabled by config, nothing to act on). */
-  | "command_unavailable";
+  | "command_unavailable"
+  /** The command ran and failed (a compaction whose summary model failed); nothing was changed. */
+  | "command_failed";
 
 export class SessionCommandError extends Error {
   constructor(
@@ -46,6 +48,8 @@ export interface CommandContext {
   /** The session's runtime; commands that switch session state (facet, model) change it here. */
   runtime: AgentRuntime;
   services: CommandServices;
+  /** Cancelled by interrupt() while a command that holds the session (whileBusy false) runs. */
+  signal: AbortSignal;
 }
 
 export interface SessionCommand {

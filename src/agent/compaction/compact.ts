@@ -1,0 +1,184 @@
+// A compaction pass: the summarizer model writes a structured summary of the older context, recent
+// entries stay word for word, and a `context_compacted` event makes the provider-visible context start
+// from the summary. A failed summary call (provider error, empty answer) is retried with a more stripped
+// transcript, and a stronger instruction after an empty one; when every attempt fails the context is left
+// exactly as it was and the caller gets a typed error.
+import { callProvider } from "../../providers/call.ts";
+import { ProviderError } from "../../providers/errors.ts";
+import { emptyUsage, type Usage } from "../../providers/events.ts";
+import type { ProviderRequest } from "../../providers/request.ts";
+import type { Conversation } from "../conversation.ts";
+import type { EngineErrorInfo } from "../events.ts";
+import { addUsage } from "../message-stream.ts";
+import type { AgentRuntime } from "../runtime.ts";
+import { summaryMessageText } from "./context.ts";
+import { contextTokens, overheadTokens, textTokens } from "./estimate.ts";
+import { keptTokenBudget, planCompaction, summaryTokenLimit, type CompactionPlan } from "./plan.ts";
+import type { Summarizer } from "./settings.ts";
+import { renderTranscript, type Transcript } from "./transcript.ts";
+import SYSTEM from "./summarizer-prompt.txt" with { type: "text" };
+import REQUEST from "./request.txt" with { type: "text" };
+import EMPTY_RETRY from "./empty-retry.txt" with { type: "text" };
+
+export interface CompactOptions {
+  /** The turn the compaction runs in; null for /compact. */
+  turnId: string | null;
+  reason: "threshold" | "manual";
+  /** /compact's arguments: what the summary should focus on. */
+  instructions?: string;
+  signal: AbortSignal;
+}
+
+export type CompactResult = { ok: true; summary: string; tokensBefore: number; tokensAfter: number } | { ok: false; error: EngineErrorInfo };
+
+/** Room left for framing in the summarizer's window (its own estimate may be off). */
+const SUMMARIZER_MARGIN = 0.05;
+
+function overheadOf(rt: AgentRuntime): number {
+  return overheadTokens(rt.systemPrompt(), rt.toolSpecs());
+}
+
+function summarizerOf(rt: AgentRuntime): Summarizer {
+  return rt.compaction.summarizer ?? { model: rt.model, provider: rt.provider, reasoning: null };
+}
+
+/** The context size the next request would have, in (estimated) tokens. */
+export function currentContextTokens(rt: AgentRuntime, conversation: Conversation): number {
+  return contextTokens(conversation, overheadOf(rt));
+}
+
+/** What a compaction would do now, or null when there is nothing to summarize. */
+export function compactionPlan(rt: AgentRuntime, conversation: Conversation): CompactionPlan | null {
+  const limit = summaryTokenLimit(rt.model, summarizerOf(rt).model);
+  return planCompaction(conversation, keptTokenBudget(rt.model, overheadOf(rt), limit));
+}
+
+/**
+ * Before a model call inside a turn: compacts when the context has reached the model's
+ * compaction_threshold. Returns the error that must end the turn, or null to go on.
+ */
+export async function compactIfNeeded(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<EngineErrorInfo | null> {
+  const threshold = Math.floor(rt.model.compaction_threshold * rt.model.context_window);
+  if (currentContextTokens(rt, conversation) < threshold) return null;
+  if (!compactionPlan(rt, conversation)) return null;
+  const result = await compactContext(rt, conversation, { turnId, reason: "threshold", signal });
+  return result.ok ? null : result.error;
+}
+
+export async function compactContext(rt: AgentRuntime, conversation: Conversation, opts: CompactOptions): Promise<CompactResult> {
+  const plan = compactionPlan(rt, conversation);
+  if (!plan) return { ok: false, error: { code: "nothing_to_compact", message: "there is nothing to compact yet" } };
+  const summarizer = summarizerOf(rt);
+  const tokensBefore = currentContextTokens(rt, conversation);
+  const overhead = overheadOf(rt);
+  rt.emit({ type: "compaction_started", turn_id: opts.turnId, reason: opts.reason, tokens_before: tokensBefore, model: summarizer.model.key });
+  const attempts = rt.compaction.maxRetries + 1;
+  let usage: Usage = emptyUsage();
+  let lastFailure = "";
+  let emptyBefore = false;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const request = summaryRequest(rt, conversation, plan, summarizer, { level: attempt, stronger: emptyBefore, instructions: opts.instructions });
+    const call = await summarize(rt, summarizer, request, opts.signal);
+    usage = addUsage(usage, call.usage);
+    if (call.cancelled) return fail(rt, opts, attempt + 1, { code: "cancelled", message: "compaction interrupted; the conversation is unchanged" });
+    if (call.text) {
+      const tokensAfter = overhead + textTokens(summaryMessageText(call.text)) + plan.keptTokens;
+      if (tokensAfter + rt.model.max_output_tokens_per_turn > rt.model.context_window) {
+        return fail(rt, opts, attempt + 1, {
+          code: "compaction_failed",
+          message: `even compacted, the context (about ${tokensAfter} tokens, mostly the system prompt and ${rt.toolSpecs().length} tool definitions) leaves no room for the output limit of ${rt.model.max_output_tokens_per_turn} tokens in ${rt.model.key}'s window of ${rt.model.context_window}; the conversation is unchanged. Disable tools (daemon.disabled_tools) or use a model with a larger window.`,
+        });
+      }
+      rt.emit({
+        type: "context_compacted",
+        turn_id: opts.turnId,
+        summary: call.text,
+        kept_from_message_id: plan.kept[0]?.id ?? null,
+        tokens_before: tokensBefore,
+        tokens_after: tokensAfter,
+        model: summarizer.model.key,
+        attempts: attempt + 1,
+        usage,
+      });
+      return { ok: true, summary: call.text, tokensBefore, tokensAfter };
+    }
+    emptyBefore = call.error === null;
+    lastFailure = call.error ?? "the summary was empty";
+    if (attempt + 1 < attempts) {
+      rt.emit({ type: "notice", level: "warning", message: `compaction attempt ${attempt + 1} of ${attempts} failed (${lastFailure}); retrying with a shorter transcript` });
+    }
+  }
+  const tried = attempts === 1 ? "" : ` after ${attempts} attempts`;
+  return fail(rt, opts, attempts, {
+    code: "compaction_failed",
+    message: `compaction failed${tried}: ${lastFailure}. Nothing was lost: the conversation is unchanged. Send a message to try again, or start a fresh context with /clear.`,
+  });
+}
+
+function fail(rt: AgentRuntime, opts: CompactOptions, attempts: number, error: EngineErrorInfo): CompactResult {
+  rt.emit({ type: "compaction_failed", turn_id: opts.turnId, attempts, error });
+  return { ok: false, error };
+}
+
+interface RequestShape {
+  /** Strip level: the attempt number. */
+  level: number;
+  /** The previous answer was empty: insist. */
+  stronger: boolean;
+  instructions?: string;
+}
+
+function summaryRequest(rt: AgentRuntime, conversation: Conversation, plan: CompactionPlan, summarizer: Summarizer, shape: RequestShape): ProviderRequest {
+  const limit = summaryTokenLimit(rt.model, summarizer.model);
+  const previous = conversation.context?.summary;
+  const frame = (transcript: Transcript) => {
+    const { changed, read } = transcript.files;
+    const files = [changed.length ? `Files changed by tools: ${changed.join(", ")}` : "", read.length ? `Files read: ${read.join(", ")}` : ""].filter(Boolean).join("\n");
+    return REQUEST.replace("{{previous}}", () => (previous ? `The summary of the conversation before this part:\n<earlier-summary>\n${previous}\n</earlier-summary>\n\n` : ""))
+      .replace("{{transcript}}", () => transcript.text)
+      .replace("{{files}}", () => (files ? `\n${files}\n` : ""))
+      .replace("{{instructions}}", () => (shape.instructions ? `\nThe user asks the summary to: ${shape.instructions}\n` : ""))
+      .concat(shape.stronger ? `\n${EMPTY_RETRY}` : "");
+  };
+  const window = summarizer.model.context_window;
+  const fixed = textTokens(SYSTEM) + textTokens(frame({ text: "", omitted: 0, files: { changed: [], read: [] } })) + 64;
+  const room = Math.floor(window * (1 - SUMMARIZER_MARGIN)) - limit - fixed;
+  const text = frame(renderTranscript(plan.summarize, shape.level, room));
+  return {
+    model: summarizer.model.provider_name,
+    system: SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text }] }],
+    tools: [],
+    max_output_tokens: limit,
+    stop_sequences: [],
+    reasoning: summarizer.reasoning,
+    request_options: { ...summarizer.model.request_option_defaults },
+    prompt_cache_key: rt.sessionId,
+  };
+}
+
+interface SummaryCall {
+  text: string;
+  usage: Usage;
+  /** Why the call failed, or null when it answered (possibly with nothing). */
+  error: string | null;
+  cancelled: boolean;
+}
+
+async function summarize(rt: AgentRuntime, summarizer: Summarizer, request: ProviderRequest, signal: AbortSignal): Promise<SummaryCall> {
+  let text = "";
+  let usage = emptyUsage();
+  try {
+    for await (const e of callProvider({ provider: summarizer.provider, retry: rt.retry, deps: rt.callDeps, buildRequest: () => request, signal })) {
+      if (e.type === "text_delta") text += e.text;
+      // A broken attempt's partial text is not a summary; the retry writes it again.
+      else if (e.type === "retry") text = "";
+      else if (e.type === "usage" || e.type === "done") usage = e.usage;
+    }
+  } catch (caught) {
+    if (signal.aborted) return { text: "", usage, error: "interrupted", cancelled: true };
+    const reason = caught instanceof ProviderError ? `${caught.kind}${caught.status ? ` ${caught.status}` : ""}: ${caught.message}` : ((caught as Error)?.message ?? String(caught));
+    return { text: "", usage, error: `the summary model failed: ${reason}`, cancelled: false };
+  }
+  return { text: text.trim(), usage, error: null, cancelled: false };
+}

@@ -1,0 +1,60 @@
+// How a session compacts: which model writes the summaries (the `mini` tier, as the autonomous
+// classifier resolves it), how often a failed pass is retried, and whether /clear is allowed.
+import { parseModelRef } from "../../config/defaults.ts";
+import type { LoadedConfig } from "../../config/load.ts";
+import type { ResolvedModel } from "../../config/models.ts";
+import { catalogProvider } from "../../providers/catalog.ts";
+import type { ReasoningRequest } from "../../providers/request.ts";
+import { resolveProvider, type ResolvedProvider } from "../../providers/resolve.ts";
+import type { ProviderSettings } from "../../providers/settings.ts";
+
+/** Built-in default of `daemon.compaction_max_retries` (the spec leaves it open; docs/decisions-engine.md). */
+export const DEFAULT_COMPACTION_MAX_RETRIES = 3;
+
+export interface Summarizer {
+  model: ResolvedModel;
+  provider: ResolvedProvider;
+  reasoning: ReasoningRequest | null;
+}
+
+export interface CompactionSettings {
+  /** The model that writes summaries; null: the session's own model. */
+  summarizer: Summarizer | null;
+  /** Retries after a failed summary call (0: one attempt only). */
+  maxRetries: number;
+  /** `daemon.disable_context_clear`: /clear is refused (compaction is unaffected). */
+  clearDisabled: boolean;
+}
+
+/**
+ * `defaults.mini` (which falls back to `defaults.full`); without either, or when that model cannot be
+ * called, the session's model summarizes (a warning says why).
+ */
+export function compactionSettings(loaded: LoadedConfig, warnings: string[]): CompactionSettings {
+  const daemon = loaded.config.daemon ?? {};
+  return {
+    summarizer: resolveSummarizer(loaded, warnings),
+    maxRetries: daemon.compaction_max_retries ?? DEFAULT_COMPACTION_MAX_RETRIES,
+    clearDisabled: daemon.disable_context_clear ?? false,
+  };
+}
+
+function resolveSummarizer(loaded: LoadedConfig, warnings: string[]): Summarizer | null {
+  const choice = loaded.defaults.mini;
+  if (!choice) return null;
+  const model = loaded.models.models.get(parseModelRef(choice.model).name);
+  const settings = model ? (loaded.config.providers?.[model.provider] as ProviderSettings | undefined) : undefined;
+  if (!model || !settings) {
+    warnings.push(`compaction: the mini model '${choice.model}' is not available; the session's model writes the summaries`);
+    return null;
+  }
+  try {
+    const catalog = settings.kind.type === "catalog" ? catalogProvider(settings.kind.name) : undefined;
+    const provider = resolveProvider(model.provider, settings, catalog ? { protocol: catalog.protocol, url: null } : null);
+    const reasoning: ReasoningRequest | null = model.reasoning.type === "effort" && choice.effort ? { effort: choice.effort, enabled: true } : null;
+    return { model, provider, reasoning };
+  } catch (error) {
+    warnings.push(`compaction: the mini model '${model.key}' cannot be called (${(error as Error).message}); the session's model writes the summaries`);
+    return null;
+  }
+}

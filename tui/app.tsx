@@ -122,7 +122,7 @@ export function App({ store, actions, onExit }: AppProps): ReactNode {
         {flash ? <Text color="red">{flash}</Text> : null}
         {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
         {dialog === "confirm" ? <ConfirmDialog text="Stop this session? Its daemon exits; 'agent continue' starts it again." onResult={kill} active /> : null}
-        {dialog === "question" && question ? (
+        {dialog === "question" && question && live ? (
           answering === question.id ? (
             <Text dimColor>sending the answer…</Text>
           ) : (

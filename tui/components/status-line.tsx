@@ -43,12 +43,17 @@ export interface StatusProps {
   sessionState: string;
 }
 
+/** Fetch errors run on with advice for developers; the first sentence says what happened. */
+function firstSentence(message: string): string {
+  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
+}
+
 export function ConnectionBanner({ health }: { health: Health }): ReactNode {
   if (health.state !== "disconnected") return null;
   return (
-    <Box borderStyle="round" borderColor="red" paddingX={1}>
+    <Box borderStyle="round" borderColor="red" paddingX={1} flexDirection="column">
       <Text color="red" bold>{`DISCONNECTED — reconnecting${health.attempts > 1 ? ` (attempt ${health.attempts})` : ""}. The screen is not live.`}</Text>
-      {health.message ? <Text color="red">{` ${health.message}`}</Text> : null}
+      {health.message ? <Text color="red" wrap="truncate-end">{firstSentence(health.message)}</Text> : null}
     </Box>
   );
 }

@@ -1,0 +1,135 @@
+// The terminal UI of the compiled binary in a real terminal (a PTY feeding @xterm/headless), driven as a
+// person would: `agent new`, type, read the streamed answer, answer a permission ask, detach, `agent
+// continue` and see the history; kill -9 the daemon mid-turn and watch the banner and the recovery.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { TermSession } from "../tui/terminal.ts";
+
+interface Project {
+  root: string;
+  env: Record<string, string>;
+}
+
+function project(script: string): Project {
+  const base = mkdtempSync(join(tmpdir(), "agent-tui-e2e-"));
+  const root = join(base, "proj");
+  mkdirSync(join(root, ".git"), { recursive: true });
+  mkdirSync(join(root, ".agent"));
+  writeFileSync(join(root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\ndefault_permission_matcher: standard\n");
+  writeFileSync(join(root, "script.yaml"), script);
+  const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+  return { root, env };
+}
+
+const open: TermSession[] = [];
+const sessions: { id: string; p: Project }[] = [];
+
+function start(p: Project, args: string[]): TermSession {
+  const t = new TermSession([BINARY, ...args], { cwd: p.root, env: p.env });
+  open.push(t);
+  return t;
+}
+
+/** Types text, waits until the editor shows it, then presses Enter (text and CR in one chunk read as a paste). */
+async function send(t: TermSession, text: string): Promise<void> {
+  t.write(text);
+  await t.waitFor((s) => s.screen().includes(`› ${text}`), `the editor to show '${text}'`);
+  t.write("\r");
+}
+
+function sessionIdOf(t: TermSession): string {
+  const m = /session (ses_[0-9a-z]+)/.exec(t.text());
+  if (!m) throw new Error(`no session id on screen:\n${t.screen()}`);
+  return m[1]!;
+}
+
+beforeAll(() => ensureBinary(), 180_000);
+
+afterAll(async () => {
+  for (const t of open) await t.close();
+  for (const { id, p } of sessions) Bun.spawnSync([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env });
+});
+
+describe("agent new / continue in a terminal (compiled binary)", () => {
+  test("chat with a streamed markdown answer, a permission ask, detach, and the history on continue", async () => {
+    const p = project(`responses:
+  - text: "Hello **there**. Steps:\\n\\n- first item\\n- second item\\n\\n\`\`\`sh\\necho code-block\\n\`\`\`"
+  - text: "Running it."
+    tool_calls:
+      - { name: shell, arguments: { command: "echo hi-from-shell" } }
+  - text: "The shell printed hi."
+`);
+    const t = start(p, ["new"]);
+    await t.waitFor("Type a message", "the prompt editor");
+    const id = sessionIdOf(t);
+    sessions.push({ id, p });
+
+    await send(t, "say hello");
+    await t.waitFor("second item", "the streamed answer");
+    await t.waitFor("echo code-block", "the code block");
+    expect(t.text()).toContain("Hello there.");
+    expect(t.text()).not.toContain("**there**");
+    expect(t.text()).toContain("• first item");
+    await t.waitFor(/ready\s/, "the turn to end");
+
+    await send(t, "run it");
+    await t.waitFor("Allow shell echo hi-from-shell?", "the permission dialog");
+    expect(t.screen()).toContain("1. Allow once");
+    expect(t.screen()).toContain("4. Deny");
+    t.write("1");
+    await t.waitFor("The shell printed hi.", "the answer after the tool ran");
+    expect(t.text()).toMatch(/shell echo hi-from-shell/);
+    expect(t.text()).toMatch(/⎿ completed/);
+    expect(t.text()).toContain("hi-from-shell");
+    await t.waitFor(/ready\s/, "the turn to end");
+
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+
+    const again = start(p, ["continue"]);
+    await again.waitFor("The shell printed hi.", "the history after continue");
+    expect(again.text()).toContain("› say hello");
+    expect(again.text()).toContain("› run it");
+    expect(again.text()).toContain(`session ${id}`);
+    await send(again, "/help");
+    await again.waitFor("/kill-session", "the help text");
+    expect(again.text()).toContain("/exit");
+    await send(again, "/nonsense");
+    await again.waitFor("unknown_command", "the typed error of an unknown session command");
+    await send(again, "/exit");
+    expect(await again.proc.exited).toBe(0);
+  }, 120_000);
+
+  test("kill -9 of the daemon mid-turn: a banner, then the view restarts it and resyncs", async () => {
+    const p = project(`responses:
+  - text: "Let me check."
+    tool_calls:
+      - { name: shell, arguments: { command: "echo never-runs" } }
+  - text: "Back after the restart."
+`);
+    const t = start(p, ["new", "check something"]);
+    await t.waitFor("Allow shell echo never-runs?", "the permission ask that holds the turn");
+    const id = sessionIdOf(t);
+    sessions.push({ id, p });
+    const ready = JSON.parse(readFileSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions", id, "daemon.json"), "utf8")) as { pid: number };
+    process.kill(ready.pid, "SIGKILL");
+
+    await t.waitFor("DISCONNECTED", "the disconnected banner");
+    expect(t.screen()).toContain("The screen is not live.");
+    await t.waitFor((s) => !s.screen().includes("DISCONNECTED") && /ready\s/.test(s.screen()), "the view to reconnect to a restarted daemon");
+    const restarted = JSON.parse(readFileSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions", id, "daemon.json"), "utf8")) as { pid: number };
+    expect(restarted.pid).not.toBe(ready.pid);
+    await t.waitFor("■ interrupted", "the interrupted turn in the replayed history");
+    expect(t.screen()).not.toContain("Allow shell");
+
+    await send(t, "go on");
+    await t.waitFor("Back after the restart.", "an answer from the restarted daemon");
+    // Blocks printed before the restart are not printed twice.
+    expect(t.text().split("› check something").length - 1).toBe(1);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 120_000);
+});

@@ -44,6 +44,7 @@ import { compactionSettings } from "./compaction/settings.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
+import { SubagentHost } from "./subagents/host.ts";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 
@@ -146,6 +147,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   if (project.agentDir) skillDirs.push({ dir: join(project.agentDir, "skills"), origin: "project" });
   const skills = loadSkills(skillDirs, followSymlinks, warnings);
   const variables = loadVariables(project.agentDir, followSymlinks, warnings);
+  const subagents = new SubagentHost({ loaded, followSymlinks, instructions, variables }, warnings);
   // Facet and model can switch later (/facet, /model; a resumed session takes back its last ones).
   const initialEvents = [...(opts.initialEvents ?? [])];
   const promptParts = { projectRoot: project.root, cwd: resolve(project.root, opts.cwd), shell: config.agent_behavior?.shell.command ?? "bash", date: new Date(clock.now()).toISOString().slice(0, 10), instructions, skills, variables };
@@ -207,6 +209,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const engineTools: Tool[] = [
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
+    subagents.tool,
     ...createGoalTools(goals),
     createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
     ...(opts.extraTools ?? []),
@@ -298,6 +301,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
   });
   emitProgress = (text) => session.progress(text);
+  subagents.attach(session.engineRuntime);
   session.subscribe((e) => modes.fold.apply(e));
   goals.bind(session);
   notifications.bind(session);

@@ -30,9 +30,18 @@ export interface QueuedInput {
   text: string;
 }
 
+/** Which subagent made a tool call (its permission ask surfaces in the root session). */
+export interface SubagentRef {
+  id: string;
+  name: string;
+}
+
+/** How a subagent ended: `completed` (it reported), `failed` (an error), `cancelled` (the parent was interrupted). */
+export type SubagentStatus = "completed" | "failed" | "cancelled";
+
 /** A question the engine needs a person to answer before it can go on. */
 export type Interrogative =
-  | { id: string; kind: "permission"; turn_id: string; tool: string; arguments: Record<string, unknown>; reason: string }
+  | { id: string; kind: "permission"; turn_id: string; tool: string; arguments: Record<string, unknown>; reason: string; subagent?: SubagentRef }
   | { id: string; kind: "goal_approval"; turn_id: string; goal: string };
 
 export type InterrogativeAnswer =
@@ -81,6 +90,14 @@ export type EngineEvent =
   | { type: "progress"; turn_id: string; text: string }
   /** Something the user should know that is not an error of the turn (a skipped symlink, a disabled required tool). */
   | { type: "notice"; level: "info" | "warning"; message: string }
+  /** The `task` tool call `parent_tool_call_id` started a subagent; its own messages are not recorded, only these events. */
+  | { type: "subagent_started"; subagent_id: string; name: string; parent_tool_call_id: string; model: string; description: string }
+  /** A running subagent's activity: a tool call it started (text: the tool's name), its status line, a provider retry. */
+  | { type: "subagent_progress"; subagent_id: string; activity: "tool_call" | "progress" | "retry"; text: string }
+  /** No activity for subagent_stall_threshold_secs while it waited on the model: its provider stream is forced to reconnect. */
+  | { type: "subagent_stalled"; subagent_id: string; idle_ms: number }
+  /** A subagent ended; `report` (bounded) is what the parent receives as the tool result. */
+  | { type: "subagent_completed"; subagent_id: string; status: SubagentStatus; report: string; usage: Usage; tool_turns: number; error?: EngineErrorInfo }
   /** Compaction began: the context passed compaction_threshold (`threshold`) or the user ran /compact (`manual`). */
   | { type: "compaction_started"; turn_id: string | null; reason: "threshold" | "manual"; tokens_before: number; model: string }
   /**

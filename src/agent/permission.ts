@@ -1,11 +1,14 @@
 // What the engine asks before running a tool call. The permission rules and matchers (src/permissions)
 // implement PermissionGate; the session turns an `ask` into an interrogative for the user.
+import type { SubagentRef } from "./events.ts";
 
 export interface PermissionRequest {
   tool: string;
   input: Record<string, unknown>;
   cwd: string;
   projectRoot: string;
+  /** The subagent making the call, named in the ask the user sees. */
+  subagent?: SubagentRef;
 }
 
 export type PermissionDecision =

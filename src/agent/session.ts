@@ -58,6 +58,11 @@ export class AgentSession implements EngineSession {
     this.runtime = { ...options.runtime, emit: (e) => this.emit(e), authorize: (req, signal) => this.authorize(req, signal) };
   }
 
+  /** The runtime with this session's event stream and permission asks bound in: subagents run on a derived copy. */
+  get engineRuntime(): AgentRuntime {
+    return this.runtime;
+  }
+
   get busy(): boolean {
     return this.loop !== null;
   }
@@ -222,7 +227,8 @@ export class AgentSession implements EngineSession {
     if (!this.options.interactive) {
       return { allowed: false, message: `Permission denied: this call needs the user's approval (${decision.reason}), and nobody can answer in a headless run. Choose another approach, or tell the user which permission rule would allow it.` };
     }
-    const answer = await this.ask({ id: this.runtime.newId("ask"), kind: "permission", turn_id: this.turnId, tool: req.tool, arguments: req.input, reason: decision.reason }, signal);
+    const asked: Interrogative = { id: this.runtime.newId("ask"), kind: "permission", turn_id: this.turnId, tool: req.tool, arguments: req.input, reason: decision.reason };
+    const answer = await this.ask(req.subagent ? { ...asked, subagent: req.subagent } : asked, signal);
     const allowed = answer.decision === "allow_once" || answer.decision === "allow_always";
     this.options.gate.recordAnswer(req, allowed);
     if (answer.decision === "allow_always") await this.options.gate.allowAlways(req, answer.scope);

@@ -77,7 +77,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
           auth = { allowed: false, message: `The permission check failed (${(error as Error).message}); the call was not run.` };
         }
         if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, started);
-        const r = await runTool(tool, call.arguments, deps.ctx, batchSignal);
+        const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id }, batchSignal);
         if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, started);
         finish(call, r.isError ? "error" : "completed", r, started);
       }),

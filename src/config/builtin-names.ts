@@ -30,6 +30,7 @@ export const BUILTIN_TOOL_NAMES = [
   "goal_propose",
   "goal_update",
   "goal_complete",
+  "task",
 ] as const;
 
 /** Tools the loop cannot work without; listing them in `disabled_tools` is ignored with a warning. */
@@ -37,6 +38,12 @@ export const REQUIRED_TOOL_NAMES = ["exit_tool", "progress_update", "tool_search
 
 /** The goal tools (src/agent/goals): they change only the session's goal, so they never need permission. */
 export const GOAL_TOOL_NAMES = ["goal_propose", "goal_update", "goal_complete"] as const;
+
+/** The delegation tool: starts a subagent (src/agent/subagents). */
+export const DELEGATION_TOOL_NAME = "task";
+
+/** Tools that never need permission: the loop's own, and delegation (each call a subagent makes passes the gate). */
+export const NO_PERMISSION_TOOL_NAMES: readonly string[] = [...REQUIRED_TOOL_NAMES, DELEGATION_TOOL_NAME];
 
 export const BUILTIN_FACETS = ["execute", "plan"] as const;
 export const BUILTIN_SUBAGENTS = ["explore", "general"] as const;

@@ -1,7 +1,7 @@
 // The rule grammar (docs/permissions.md): `tool`, `tool(specifier)`, `mcp__server__tool`,
 // `mcp__server__*`. The specifier depends on the tool: a command for `shell` (`:*` at the end makes it a
 // prefix), a path glob for the file tools, `domain:host` for `web_fetch`.
-import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
+import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES } from "../config/builtin-names.ts";
 import { didYouMean } from "../cli/suggest.ts";
 import { splitShellCommand } from "./shell-parse.ts";
 
@@ -27,8 +27,8 @@ export interface Rule {
 
 export type RuleParse = { ok: true; rule: Omit<Rule, "effect" | "origin"> } | { ok: false; message: string; offset: number };
 
-/** The engine's own tools: they change nothing outside the conversation and never need permission. */
-export const NO_PERMISSION_TOOLS: readonly string[] = [...REQUIRED_TOOL_NAMES, ...GOAL_TOOL_NAMES];
+/** The engine's own tools change nothing outside the conversation; `task` only delegates (its subagent's calls are checked). */
+export const NO_PERMISSION_TOOLS: readonly string[] = [...NO_PERMISSION_TOOL_NAMES, ...GOAL_TOOL_NAMES];
 
 /** Tools a rule may name, and what their specifier is. */
 const SPECIFIERS: Record<string, "shell" | "path" | "domain" | "none"> = {

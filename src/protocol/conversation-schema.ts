@@ -80,6 +80,7 @@ export const InterrogativeSchema = Type.Union([
     tool: Type.String(),
     arguments: Type.Record(Type.String(), Type.Unknown()),
     reason: Type.String(),
+    subagent: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() }, { description: "Set when a subagent made the call: show its name." })),
   }),
   Type.Object({ id: Type.String(), kind: Type.Literal("goal_approval"), turn_id: Type.String(), goal: Type.String() }),
 ]);

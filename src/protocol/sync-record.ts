@@ -108,6 +108,30 @@ export const RecordBodyVariants = [
     notification: NotificationSchema,
     delivery: NotificationDeliverySchema,
   }),
+  variant("subagent_started", "The task tool call parent_tool_call_id started a subagent (its own messages are not recorded).", {
+    subagent_id: S,
+    name: S,
+    parent_tool_call_id: S,
+    model: S,
+    description: S,
+  }),
+  variant("subagent_progress", "A running subagent's activity: a tool call it started (text: the tool name), its status line, a provider retry.", {
+    subagent_id: S,
+    activity: Type.Union([Type.Literal("tool_call"), Type.Literal("progress"), Type.Literal("retry")]),
+    text: S,
+  }),
+  variant("subagent_stalled", "A subagent showed no activity for subagent_stall_threshold_secs; its provider stream is forced to reconnect.", {
+    subagent_id: S,
+    idle_ms: Type.Number({ minimum: 0 }),
+  }),
+  variant("subagent_completed", "A subagent ended; report (bounded) is the parent's tool result.", {
+    subagent_id: S,
+    status: Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("cancelled")]),
+    report: S,
+    usage: UsageSchema,
+    tool_turns: Type.Integer({ minimum: 0 }),
+    error: Type.Optional(EngineErrorSchema),
+  }),
   variant("session_state", "The session's lifecycle changed (a stopped, finalized session serves its history).", {
     state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),
     finalized: Type.Boolean(),

@@ -38,6 +38,8 @@ export interface ToolContext {
   supportsVision: boolean;
   /** `permissions.secret_files`: such files are left out of glob and grep results. */
   isSecretFile?(absolute: string): boolean;
+  /** The id of the model's tool call being run (set by the engine for each call). */
+  callId?: string;
 }
 
 export interface Tool<S extends TSchema = TSchema> {

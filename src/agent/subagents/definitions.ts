@@ -1,0 +1,136 @@
+// Subagent definitions: the built-ins (`explore`, `general`), files in `.agent/subagents/<name>.md`, and
+// explicit `subagents.<name>.source` entries of the config. For one name the explicit source wins over a
+// file, and a file over the built-in. A definition that cannot be used is kept with its error (file:line),
+// so a request for it explains what is wrong instead of saying it does not exist.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { BUILTIN_SUBAGENTS, BUILTIN_TOOL_NAMES, DELEGATION_TOOL_NAME } from "../../config/builtin-names.ts";
+import type { ModelClassName } from "../../config/models.ts";
+import { checkProjectFile } from "../../config/project-paths.ts";
+import type { AppConfig } from "../../config/schema.ts";
+import { readContextFile, type ContextWarnings } from "../context/context-file.ts";
+import { DefinitionError, parseDefinitionFile, type DefinitionChecks, type DefinitionFields } from "./definition-file.ts";
+import explorePrompt from "./prompts/explore.txt" with { type: "text" };
+import generalPrompt from "./prompts/general.txt" with { type: "text" };
+
+/** The model a subagent runs on: the parent session's, a class default, or a pinned model key. */
+export type SubagentModel = { kind: "inherit" } | { kind: "class"; class: ModelClassName } | { kind: "pin"; ref: string };
+
+export interface SubagentDefinition {
+  name: string;
+  description: string;
+  prompt: string;
+  model: SubagentModel;
+  /** Tools it may use, from the session's tools; null: all of them (never `task`). */
+  tools: string[] | null;
+  tags: string[];
+  maxToolTurns: number;
+  /** Coarse origin for the catalog: shipped with agent, or written in the project. */
+  origin: "builtin" | "project";
+  /** `agent://subagents/<name>` or the file it was read from. */
+  source: string;
+}
+
+export interface SubagentDefinitions {
+  /** Usable definitions by name. */
+  usable: Map<string, SubagentDefinition>;
+  /** Names whose definition has a problem, with the message (file:line: ...). */
+  broken: Map<string, string>;
+}
+
+export interface DefinitionSources {
+  config: AppConfig;
+  projectRoot: string;
+  agentDir?: string;
+  followSymlinks: boolean;
+  /** Configured model keys (a definition may pin one). */
+  modelKeys: readonly string[];
+}
+
+/** Tool round-trips of one subagent run unless its definition sets `max_tool_turns`. */
+export const DEFAULT_SUBAGENT_MAX_TOOL_TURNS = 30;
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Tools a subagent never gets: no nesting; tool_search is pointless (a subagent sees its whole tool list). */
+const FORBIDDEN_TOOLS = new Map([
+  [DELEGATION_TOOL_NAME, "subagents cannot start subagents"],
+  ["tool_search", "a subagent is offered all of its tools from the start"],
+]);
+
+const BUILTINS: Record<(typeof BUILTIN_SUBAGENTS)[number], DefinitionFields> = {
+  explore: {
+    description:
+      "Read-only researcher: searches and reads the project (and the web) to answer one question, and reports what it found with file paths. Changes nothing. Use it for broad searches that would fill your own context.",
+    model: { kind: "class", class: "mini" },
+    tools: ["read", "glob", "grep", "web_fetch", "web_search"],
+    tags: ["read-only", "research"],
+    maxToolTurns: null,
+    prompt: explorePrompt.trim(),
+  },
+  general: {
+    description:
+      "General-purpose agent with your tools, for a self-contained multi-step task (research, edits, commands) that you can describe completely. It reports what it did.",
+    model: { kind: "inherit" },
+    tools: null,
+    tags: ["general"],
+    maxToolTurns: null,
+    prompt: generalPrompt.trim(),
+  },
+};
+
+function definitionChecks(src: DefinitionSources): DefinitionChecks {
+  return { modelKeys: src.modelKeys, toolNames: BUILTIN_TOOL_NAMES.filter((n) => !FORBIDDEN_TOOLS.has(n)), forbiddenTools: FORBIDDEN_TOOLS };
+}
+
+function complete(name: string, fields: DefinitionFields, origin: SubagentDefinition["origin"], source: string): SubagentDefinition {
+  return { name, ...fields, maxToolTurns: fields.maxToolTurns ?? DEFAULT_SUBAGENT_MAX_TOOL_TURNS, origin, source };
+}
+
+function fileNames(agentDir: string | undefined): string[] {
+  const dir = agentDir ? join(agentDir, "subagents") : null;
+  if (!dir || !existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
+}
+
+export function loadSubagentDefinitions(src: DefinitionSources, warnings: ContextWarnings): SubagentDefinitions {
+  const out: SubagentDefinitions = { usable: new Map(), broken: new Map() };
+  const checks = definitionChecks(src);
+  const explicit = (src.config.subagents ?? {}) as Record<string, { source: string }>;
+  const files = fileNames(src.agentDir);
+  const names = new Set<string>([...BUILTIN_SUBAGENTS, ...Object.keys(explicit)]);
+  for (const name of files) {
+    if (NAME.test(name)) names.add(name);
+    else warnings.push(`skipped subagent ${join(src.agentDir!, "subagents", `${name}.md`)}: the name '${name}' must be lowercase letters, digits, '-' or '_'`);
+  }
+  const fromFile = (name: string, path: string, shownAs: string): SubagentDefinition => {
+    const text = readContextFile(path, src.followSymlinks, warnings);
+    if (text === null) throw new DefinitionError(`${shownAs}: cannot be read`);
+    return complete(name, parseDefinitionFile(text, shownAs, checks), "project", shownAs);
+  };
+  for (const name of [...names].sort()) {
+    try {
+      const source = explicit[name]?.source;
+      let def: SubagentDefinition;
+      if (source?.startsWith("agent://")) {
+        const builtin = source.startsWith("agent://subagents/") ? BUILTINS[source.slice("agent://subagents/".length) as keyof typeof BUILTINS] : undefined;
+        if (!builtin) throw new DefinitionError(`subagents.${name}.source: '${source}' is not a shipped subagent; allowed: ${BUILTIN_SUBAGENTS.map((s) => `agent://subagents/${s}`).join(", ")}`);
+        def = complete(name, builtin, "builtin", source);
+      } else if (source) {
+        const check = checkProjectFile(src.projectRoot, source, src.followSymlinks);
+        if (!check.ok) throw new DefinitionError(`subagents.${name}.source: '${source}' ${check.reason}`);
+        def = fromFile(name, check.absolute, source);
+      } else if (files.includes(name)) {
+        def = fromFile(name, join(src.agentDir!, "subagents", `${name}.md`), join(src.agentDir!, "subagents", `${name}.md`));
+      } else {
+        def = complete(name, BUILTINS[name as keyof typeof BUILTINS], "builtin", `agent://subagents/${name}`);
+      }
+      out.usable.set(name, def);
+    } catch (error) {
+      if (!(error instanceof DefinitionError)) throw error;
+      out.broken.set(name, error.message);
+      warnings.push(`subagent '${name}' cannot be used: ${error.message}`);
+    }
+  }
+  return out;
+}

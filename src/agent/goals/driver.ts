@@ -77,8 +77,9 @@ export class GoalDriver {
   }
 
   /** Activates a goal the user asked for (a plan handoff): no approval needed. */
-  activate(objective: string, criteria: string | null, origin: Goal["origin"]): Goal {
-    const goal = this.change("activated", { ...this.create(objective, criteria, origin), status: "active" });
+  activate(objective: string, criteria: string | null, origin: Goal["origin"], id?: string): Goal {
+    const created = this.create(objective, criteria, origin);
+    const goal = this.change("activated", { ...created, id: id ?? created.id, status: "active" });
     this.deps.reminders.raise("goal_status", `${describeGoal(goal)}\nThis goal is active: work toward it; the session continues automatically until you call goal_complete.`);
     return goal;
   }

@@ -41,7 +41,7 @@ describe("agent daemon", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("--credential-file");
     expect(existsSync(join(session, "daemon.json"))).toBe(false);
-  });
+  }, 30_000);
 });
 
 describe("agent new / sessions", () => {

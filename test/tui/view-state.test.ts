@@ -1,0 +1,154 @@
+// The record fold behind the conversation view, and the store's rule for what is printed once: the
+// conversation is the engine's own fold, blocks stream and then freeze, a long history prints only its
+// newest blocks, and a resync never prints a block twice.
+import { describe, expect, test } from "bun:test";
+import { foldEvents, type EngineEvent } from "../../src/agent/events.ts";
+import type { SyncRecord } from "../../src/protocol/sync-record.ts";
+import type { SyncSnapshotBody } from "../../src/protocol/sync-shapes.ts";
+import { applyRecords, emptyViewState } from "../../tui/view-state.ts";
+import { HISTORY_LIMIT, ViewStore } from "../../tui/view-store.ts";
+import { richTurnEvents } from "../daemon/fake-engine.ts";
+
+let seq = 0;
+function records(events: (EngineEvent | Record<string, unknown>)[]): SyncRecord[] {
+  return events.map((e) => ({ version: 1, seq: String(++seq), at: 0, ...e }) as unknown as SyncRecord);
+}
+
+function snapshot(over: Partial<SyncSnapshotBody> = {}): SyncSnapshotBody {
+  return {
+    version: 1,
+    session_id: "ses_x",
+    daemon_epoch: "e1",
+    cursor: "c",
+    origin_cursor: "o",
+    seq: String(seq),
+    catalog_revision: "1",
+    features: [],
+    session_state: "running",
+    turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] },
+    actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true },
+    history_checkpoint: null,
+    operation_window: null,
+    ...over,
+  };
+}
+
+const usage = { input_tokens: 1000, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
+
+function textTurn(n: number, reply: string): EngineEvent[] {
+  const t = `trn_${n}`;
+  const m = `msg_a${n}`;
+  return [
+    { type: "turn_started", turn_id: t, model: "m1", facet: "plan" },
+    { type: "user_message", turn_id: t, message: { id: `msg_u${n}`, role: "user", origin: "prompt", content: [{ type: "text", text: `prompt ${n}` }], created_at: 1 } },
+    { type: "assistant_message_started", turn_id: t, message_id: m, model: "m1", created_at: 2 },
+    { type: "part_started", message_id: m, part_id: `prt_${n}`, kind: "text" },
+    { type: "part_delta", message_id: m, part_id: `prt_${n}`, delta: reply },
+    { type: "part_completed", message_id: m, part: { id: `prt_${n}`, type: "text", text: reply } },
+    { type: "assistant_message_completed", message_id: m, usage, stop_reason: "end_turn" },
+    { type: "turn_completed", turn_id: t, stop_reason: "end_turn", usage },
+  ];
+}
+
+describe("view-state fold", () => {
+  test("a full turn: the conversation equals the engine's fold; blocks show prompt, reasoning, tool with result, retry, notice", () => {
+    const events = richTurnEvents("trn_r");
+    const state = emptyViewState();
+    applyRecords(state, records(events));
+    expect(state.conversation).toEqual(foldEvents(events));
+    expect(state.blocks.map((b) => b.kind)).toEqual(["user", "retry", "reasoning", "tool", "notice"]);
+    const tool = state.blocks.find((b) => b.kind === "tool")!;
+    expect(tool).toMatchObject({ id: "call_1", name: "shell", args: { command: "ls" }, running: false, durationMs: 12, done: true });
+    expect(tool.kind === "tool" && tool.result?.output).toBe("a\nb\n");
+    expect(state.blocks.every((b) => b.done)).toBe(true);
+    expect(state).toMatchObject({ busy: false, model: "a-large", facet: "default", queue: [{ id: "inp_1", text: "next" }], pending: [] });
+  });
+
+  test("streaming: text grows by deltas, tool arguments stream into their block, a discarded part disappears", () => {
+    const state = emptyViewState();
+    applyRecords(state, records(textTurn(1, "").slice(0, 4)));
+    applyRecords(state, records([{ type: "part_delta", message_id: "msg_a1", part_id: "prt_1", delta: "Hel" }]));
+    applyRecords(state, records([{ type: "part_delta", message_id: "msg_a1", part_id: "prt_1", delta: "lo" }]));
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "text", text: "Hello", done: false });
+    expect(state.busy).toBe(true);
+    applyRecords(state, records([
+      { type: "part_started", message_id: "msg_a1", part_id: "prt_t", kind: "tool_call", call_id: "call_9", name: "edit" },
+      { type: "part_delta", message_id: "msg_a1", part_id: "prt_t", delta: '{"path":' },
+    ]));
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "tool", id: "call_9", argsText: '{"path":', running: false, done: false });
+    applyRecords(state, records([{ type: "part_discarded", message_id: "msg_a1", part_id: "prt_t" }]));
+    expect(state.blocks.map((b) => b.id)).toEqual(["msg_u1", "prt_1"]);
+  });
+
+  test("an interrupted turn freezes its open blocks and says so; questions open and close", () => {
+    const state = emptyViewState();
+    applyRecords(state, records(textTurn(1, "x").slice(0, 5)));
+    applyRecords(state, records([
+      { type: "interrogative_opened", interrogative: { id: "itg_1", kind: "goal_approval", turn_id: "trn_1", goal: "ship it" } },
+    ]));
+    expect(state.pending).toHaveLength(1);
+    applyRecords(state, records([
+      { type: "interrogative_closed", id: "itg_1", outcome: "withdrawn" },
+      { type: "turn_completed", turn_id: "trn_1", stop_reason: "interrupted", usage },
+    ]));
+    expect(state.pending).toHaveLength(0);
+    expect(state.blocks.every((b) => b.done)).toBe(true);
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "turn_end", stopReason: "interrupted" });
+    expect(state.busy).toBe(false);
+  });
+});
+
+describe("view store", () => {
+  test("finished blocks are printed once, in order; the live tail holds what still changes", () => {
+    const store = new ViewStore();
+    store.onSnapshot(snapshot(), true);
+    store.onRecords(records(textTurn(1, "one").slice(0, 5)));
+    expect(store.printed.map((b) => b.id)).toEqual(["msg_u1"]);
+    expect(store.tail().map((b) => b.id)).toEqual(["prt_1"]);
+    store.onRecords(records(textTurn(1, "one").slice(5)));
+    expect(store.printed.map((b) => b.id)).toEqual(["msg_u1", "prt_1"]);
+    expect(store.tail()).toEqual([]);
+  });
+
+  test("attaching to a long history prints only the newest blocks, with a note of how many are hidden", () => {
+    const history: SyncRecord[] = [];
+    for (let i = 0; i < HISTORY_LIMIT; i++) history.push(...records(textTurn(i, `answer ${i}`)));
+    const store = new ViewStore();
+    store.onSnapshot(snapshot(), true);
+    expect(store.catchingUp).toBe(true);
+    store.onRecords(history.slice(0, 100));
+    expect(store.printed).toEqual([]);
+    store.onRecords(history.slice(100));
+    expect(store.catchingUp).toBe(false);
+    expect(store.printed).toHaveLength(HISTORY_LIMIT + 1);
+    expect(store.printed[0]).toMatchObject({ kind: "notice", message: `${HISTORY_LIMIT} earlier items of this session are not shown` });
+    expect(store.printed.at(-1)).toMatchObject({ id: `prt_${HISTORY_LIMIT - 1}`, text: `answer ${HISTORY_LIMIT - 1}` });
+  });
+
+  test("a rebuild (new epoch) replays the same history without printing it again; new blocks still print", () => {
+    const first = records(textTurn(1, "one"));
+    const store = new ViewStore();
+    store.onSnapshot(snapshot(), true);
+    store.onRecords(first);
+    const before = store.printed.length;
+    store.onProblem("connection lost", 1);
+    expect(store.health.state).toBe("disconnected");
+    store.onSnapshot(snapshot({ daemon_epoch: "e2" }), true);
+    store.onRecords(first);
+    expect(store.printed.length).toBe(before);
+    store.onRecords(records(textTurn(2, "two")));
+    expect(store.printed.slice(before).map((b) => b.id)).toEqual(["msg_u2", "prt_2"]);
+    expect(store.health.state).toBe("connected");
+  });
+
+  test("the snapshot's pending questions and queue show at once, before any replay", () => {
+    const store = new ViewStore();
+    store.onSnapshot(
+      snapshot({ turn: { busy: true, turn_id: "trn_9", queue: [{ id: "inp_1", text: "later" }], pending_interrogatives: [{ id: "itg_9", kind: "goal_approval", turn_id: "trn_9", goal: "g" }] } }),
+      true,
+    );
+    expect(store.state.pending.map((q) => q.id)).toEqual(["itg_9"]);
+    expect(store.state.queue.map((q) => q.text)).toEqual(["later"]);
+    expect(store.state.busy).toBe(true);
+  });
+});

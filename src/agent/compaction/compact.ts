@@ -47,10 +47,10 @@ export function currentContextTokens(rt: AgentRuntime, conversation: Conversatio
   return contextTokens(conversation, overheadOf(rt));
 }
 
-/** What a compaction would do now, or null when there is nothing to summarize. */
-export function compactionPlan(rt: AgentRuntime, conversation: Conversation): CompactionPlan | null {
+/** What a compaction would do now (`manual`: /compact), or null when there is nothing to summarize. */
+export function compactionPlan(rt: AgentRuntime, conversation: Conversation, manual = false): CompactionPlan | null {
   const limit = summaryTokenLimit(rt.model, summarizerOf(rt).model);
-  return planCompaction(conversation, keptTokenBudget(rt.model, overheadOf(rt), limit));
+  return planCompaction(conversation, keptTokenBudget(rt.model, overheadOf(rt), limit), manual);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function compactIfNeeded(rt: AgentRuntime, conversation: Conversati
 }
 
 export async function compactContext(rt: AgentRuntime, conversation: Conversation, opts: CompactOptions): Promise<CompactResult> {
-  const plan = compactionPlan(rt, conversation);
+  const plan = compactionPlan(rt, conversation, opts.reason === "manual");
   if (!plan) return { ok: false, error: { code: "nothing_to_compact", message: "there is nothing to compact yet" } };
   const summarizer = summarizerOf(rt);
   const tokensBefore = currentContextTokens(rt, conversation);

@@ -31,13 +31,15 @@ export function keptTokenBudget(model: ResolvedModel, overhead: number, summaryL
 
 /**
  * Splits the context: the newest entries within `keptBudget` stay, the rest is summarized. The kept part
- * never starts with tool results (their calls would be gone). Null when there is nothing to summarize.
+ * never starts with tool results (their calls would be gone). `lastTurnOnly` (a manual /compact) keeps
+ * at most the latest turn, from its prompt on. Null when there is nothing to summarize.
  */
-export function planCompaction(conversation: Conversation, keptBudget: number): CompactionPlan | null {
+export function planCompaction(conversation: Conversation, keptBudget: number, lastTurnOnly = false): CompactionPlan | null {
   const entries = contextEntries(conversation);
+  const floor = lastTurnOnly ? entries.findLastIndex((e) => e.role === "user" && e.origin === "prompt") : 0;
   let cutAt = entries.length;
   let kept = 0;
-  for (let i = entries.length - 1; i >= 0; i--) {
+  for (let i = entries.length - 1; i >= Math.max(floor, 0); i--) {
     const t = entryTokens(entries[i]!);
     if (kept + t > keptBudget) break;
     kept += t;

@@ -20,6 +20,11 @@ export function describeEvent(e: EngineEvent): string | null {
       return `retrying (attempt ${e.attempt} of ${e.max_retries + 1}) in ${Math.round(e.delay_ms / 1000)} s: ${e.code}${e.status ? ` (HTTP ${e.status})` : ""}`;
     case "notice":
       return `${e.level}: ${e.message}`;
+    // A failed compaction ends the turn, whose error is printed anyway.
+    case "compaction_started":
+      return `compacting the context (about ${e.tokens_before} tokens) with ${e.model}…`;
+    case "context_compacted":
+      return `context compacted: about ${e.tokens_before} → ${e.tokens_after} tokens`;
     default:
       return null;
   }

@@ -71,6 +71,15 @@ export class SessionPrinter {
       case "notice":
         this.note(`${r.level}: ${r.message}`);
         return;
+      case "compaction_started":
+        this.note(`(compacting the context: about ${r.tokens_before} tokens)`);
+        return;
+      case "context_compacted":
+        this.note(`(context compacted: about ${r.tokens_before} → ${r.tokens_after} tokens)`);
+        return;
+      case "context_cleared":
+        this.note("(context cleared: the model starts fresh)");
+        return;
       case "turn_completed":
         if (!this.atLineStart) this.text("\n");
         this.turnsCompleted++;

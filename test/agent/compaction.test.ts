@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { unansweredCalls } from "../../src/agent/conversation.ts";
 import { foldEvents } from "../../src/agent/events.ts";
 import { toProviderMessages } from "../../src/agent/provider-messages.ts";
+import { describeEvent } from "../../src/cli/exec-progress.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import { makeProject, startSession } from "./harness.ts";
 
@@ -100,6 +101,9 @@ describe("compaction in a turn", () => {
     expect(done).toMatchObject({ summary: SUMMARY, attempts: 1, model: "s" });
     expect(done!.tokens_after).toBeLessThan(done!.tokens_before / 2);
     expect(done!.tokens_after + MAX_OUT).toBeLessThanOrEqual(WINDOW);
+    // `agent exec` tells the person on stderr.
+    expect(describeEvent(started!)).toBe(`compacting the context (about ${started!.tokens_before} tokens) with s…`);
+    expect(describeEvent(done!)).toBe(`context compacted: about ${done!.tokens_before} → ${done!.tokens_after} tokens`);
 
     // The request after the compaction: summary first, then the kept turns word for word; the big file is gone.
     expect(f.main.requests).toHaveLength(4);

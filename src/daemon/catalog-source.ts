@@ -1,4 +1,5 @@
-// The catalog of a session built from its loaded config: facets and subagents as declared, models with
+// The catalog of a session built from its loaded config: facets as declared, subagents as defined (built-in,
+// project files, explicit sources: description, tags, origin), models with
 // their capabilities, the built-in tools with their input schemas, and tool servers by name and kind
 // only (never commands, URLs, environment or credentials). With a running session's live view it also
 // describes the loaded skills, the session's actual tools and each tool server's connection state and
@@ -8,6 +9,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import type { ResolvedModel } from "../config/models.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { toolJsonSchema } from "../tools/tool.ts";
+import { subagentCatalog } from "../agent/subagents/catalog.ts";
 import type { CatalogContent } from "./catalog.ts";
 
 export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | null, live?: SessionCatalogView): CatalogContent {
@@ -40,7 +42,7 @@ export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | n
     tools: [],
   }));
   const skills = (live?.skills ?? []).map((k) => ({ name: k.name, description: k.description, origin: k.origin, user_invocable: k.userInvocable, model_invocable: k.modelInvocable }));
-  return { facets: declared(config.facets as never), models, subagents: declared(config.subagents as never), skills, tools, mcp_servers: servers, extensions: [] };
+  return { facets: declared(config.facets as never), models, subagents: subagentCatalog(loaded), skills, tools, mcp_servers: servers, extensions: [] };
 }
 
 /** Each tool server's state, tool count and synthetic tool ids, as the session's manager sees them now. */

@@ -7,6 +7,7 @@ import { continueCommand, newCommand, sessionsCommand } from "./session-commands
 import { execCommand } from "./exec-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { printCommand } from "./print-commands.ts";
+import { updateCommand } from "./update-commands.ts";
 
 export const rootCommand: CommandSpec = {
   name: "agent",
@@ -15,6 +16,6 @@ export const rootCommand: CommandSpec = {
 Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
 'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
 example. Secrets belong in environment variables, referenced as \${VAR}.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
 };

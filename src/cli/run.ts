@@ -20,6 +20,9 @@ export function processIo(): Io {
   };
 }
 
-export function runCli(argv: string[], io: Io): Promise<number> {
-  return dispatch(rootCommand, argv, io);
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const code = await dispatch(rootCommand, argv, io);
+  // After local-use commands only: the update notice and, once a day, a detached check (updates.automatic_check).
+  if (argv[0] === "new" || argv[0] === "continue" || argv[0] === "exec") (await import("../update/launch.ts")).afterCommand(argv, io);
+  return code;
 }

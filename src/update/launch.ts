@@ -1,0 +1,63 @@
+// The check at launch (`updates.automatic_check`, default on): after a local-use command, show the
+// answer a previous check left, and, at most once a day, start a detached `agent update --check` that
+// writes the next answer. The command itself never waits for the network.
+import { spawn } from "node:child_process";
+import type { Io } from "../cli/command.ts";
+import { loadConfig } from "../config/load.ts";
+import { VERSION } from "../version.ts";
+import { lastCheck, type RememberedCheck } from "./check.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
+import { checkFile } from "./check.ts";
+import { selfCommand } from "./self.ts";
+import { compareVersions, parseVersion } from "./semver.ts";
+
+/** Commands after which the notice shows and a check may start (not daemons, exports or admin commands). */
+export const LAUNCH_COMMANDS = new Set(["new", "continue", "exec"]);
+export const CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/** The line to show when the last check found a release newer than this agent. */
+export function updateNotice(last: RememberedCheck | null, running: string = VERSION): string | null {
+  if (!last?.available || !last.latest) return null;
+  const latest = parseVersion(last.latest);
+  const current = parseVersion(running);
+  if (!latest || !current || compareVersions(latest, current) <= 0) return null;
+  return `agent ${last.latest} is available (you have ${running}); run \`agent update\` to install it`;
+}
+
+/** Whether a new background check is due: none yet, older than a day, or made by another version. */
+export function checkDue(last: RememberedCheck | null, now: Date, running: string = VERSION): boolean {
+  if (!last) return true;
+  const at = Date.parse(last.checked_at);
+  return !Number.isFinite(at) || now.getTime() - at >= CHECK_INTERVAL_MS || last.current !== running;
+}
+
+export interface LaunchOptions {
+  now?: Date;
+  /** Starts the detached check (tests observe it). */
+  start?: (argv: string[], env: Record<string, string | undefined>) => void;
+}
+
+function startDetached(argv: string[], env: Record<string, string | undefined>): void {
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: "ignore", env });
+  child.on("error", () => {});
+  child.unref();
+}
+
+export function afterCommand(argv: readonly string[], io: Io, options: LaunchOptions = {}): void {
+  if (!LAUNCH_COMMANDS.has(argv[0] ?? "")) return;
+  try {
+    const updates = loadConfig({ cwd: io.cwd, env: io.env }).config.updates ?? {};
+    if (updates.automatic_check === false || !updates.manifest_url) return;
+    const last = lastCheck(io.env);
+    const notice = updateNotice(last);
+    if (notice) io.err(`${notice}\n`);
+    const now = options.now ?? new Date();
+    if (!checkDue(last, now)) return;
+    // Stamp the attempt first, so that runs started while it is under way (or after it failed) do not start more.
+    const stamped: RememberedCheck = { checked_at: now.toISOString(), current: VERSION, latest: last?.latest ?? null, channel: last?.channel ?? "stable", available: last?.available ?? false };
+    writeFileAtomic(checkFile(io.env), `${JSON.stringify(stamped)}\n`, 0o600);
+    (options.start ?? startDetached)([...selfCommand(), "update", "--check"], { ...io.env });
+  } catch {
+    // The launch check is a courtesy: a broken config or a full disk never fails the command that ran.
+  }
+}

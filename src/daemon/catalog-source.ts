@@ -6,6 +6,7 @@
 // tool ids. Reading is all it does: no server is started, no model selected.
 import type { SessionCatalogView } from "../agent/create-session.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import { facetCatalog } from "../agent/facets/catalog.ts";
 import type { ResolvedModel } from "../config/models.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { toolJsonSchema } from "../tools/tool.ts";
@@ -42,7 +43,7 @@ export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | n
     tools: [],
   }));
   const skills = (live?.skills ?? []).map((k) => ({ name: k.name, description: k.description, origin: k.origin, user_invocable: k.userInvocable, model_invocable: k.modelInvocable }));
-  return { facets: declared(config.facets as never), models, subagents: subagentCatalog(loaded), skills, tools, mcp_servers: servers, extensions: [] };
+  return { facets: facetCatalog(loaded), models, subagents: subagentCatalog(loaded), skills, tools, mcp_servers: servers, extensions: [] };
 }
 
 /** Each tool server's state, tool count and synthetic tool ids, as the session's manager sees them now. */

@@ -98,8 +98,11 @@ export type EngineEvent =
   | { type: "subagent_stalled"; subagent_id: string; idle_ms: number }
   /** A subagent ended; `report` (bounded) is what the parent receives as the tool result. */
   | { type: "subagent_completed"; subagent_id: string; status: SubagentStatus; report: string; usage: Usage; tool_turns: number; error?: EngineErrorInfo }
-  /** Compaction began: the context passed compaction_threshold (`threshold`) or the user ran /compact (`manual`). */
-  | { type: "compaction_started"; turn_id: string | null; reason: "threshold" | "manual"; tokens_before: number; model: string }
+  /**
+   * Compaction began: the context passed compaction_threshold (`threshold`), the provider refused a request
+   * as too long (`overflow`), or the user ran /compact (`manual`).
+   */
+  | { type: "compaction_started"; turn_id: string | null; reason: "threshold" | "overflow" | "manual"; tokens_before: number; model: string }
   /**
    * The provider-visible context now starts with `summary`, then the entries from `kept_from_message_id` on
    * (null: none kept). The full transcript stays for display and history. Tokens are estimates.

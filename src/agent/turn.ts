@@ -14,7 +14,7 @@ import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
 import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
 import { wrapReminder } from "./reminders.ts";
 import { traceTurn } from "../telemetry/engine-spans.ts";
-import { compactIfNeeded } from "./compaction/compact.ts";
+import { compactAfterOverflow, compactIfNeeded } from "./compaction/compact.ts";
 
 /** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
 export const MAX_CONTINUATIONS = 5;
@@ -43,6 +43,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   const outcome = await traceTurn(rt, turnId, () => usage, async (): Promise<TurnOutcome> => {
     let toolTurns = 0;
     let continuations = 0;
+    let overflowCompacted = false;
     for (;;) {
       if (signal.aborted) return { stop: "interrupted" };
       const lastRound = rt.maxToolTurns > 0 && toolTurns === rt.maxToolTurns - 1;
@@ -52,6 +53,13 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
       }
       const call = await callModel(rt, conversation, turnId, signal);
       usage = addUsage(usage, call.usage);
+      // Too long for the provider despite the estimate: compact once and call again.
+      if (call.error?.code === "context_length_exceeded" && !overflowCompacted) {
+        overflowCompacted = true;
+        const failed = await compactAfterOverflow(rt, conversation, turnId, signal, call.error);
+        if (!failed) continue;
+        return failed.code === "cancelled" ? { stop: "interrupted" } : { stop: "error", error: failed };
+      }
       if (call.error) return call.error.code === "cancelled" ? { stop: "interrupted" } : { stop: "error", error: call.error };
       const calls = call.stream.toolCalls();
       if (calls.length === 0) {

@@ -72,9 +72,9 @@ export const RecordBodyVariants = [
     level: Type.Union([Type.Literal("info"), Type.Literal("warning")]),
     message: S,
   }),
-  variant("compaction_started", "Compaction began: the context passed compaction_threshold, or the user ran /compact.", {
+  variant("compaction_started", "Compaction began: the context passed compaction_threshold, the provider refused a request as too long (overflow), or the user ran /compact.", {
     turn_id: Type.Union([S, Type.Null()]),
-    reason: Type.Union([Type.Literal("threshold"), Type.Literal("manual")]),
+    reason: Type.Union([Type.Literal("threshold"), Type.Literal("overflow"), Type.Literal("manual")]),
     tokens_before: Type.Integer({ minimum: 0 }),
     model: S,
   }),

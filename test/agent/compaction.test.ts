@@ -160,6 +160,44 @@ describe("compaction in a turn", () => {
   });
 });
 
+describe("compaction after an overflow", () => {
+  test("a request the provider refuses as too long is compacted once (keeping a smaller tail) and sent again", async () => {
+    const tooLong: FakeStep = { kind: "error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 40000 tokens > 32000 maximum" } } };
+    const f = twoFakes(
+      [...firstTwoTurns().slice(0, 2), tooLong, { kind: "turn", turn: { text: "Fits now.", usage: { input: 5_000, output: 10 } } }],
+      [{ kind: "turn", turn: { text: SUMMARY } }],
+    );
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await r.session.idle();
+    expect(r.of("compaction_started").map((e) => e.reason)).toEqual(["overflow"]);
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["end_turn", "end_turn"]);
+    const sent = JSON.stringify(f.main.requests[3]!.body.messages);
+    expect(sent).toContain("Tune the alpha settings.");
+    expect(sent).toContain("now check small.txt");
+    expect(sent).not.toContain("BIGSTART");
+  });
+
+  test("a second refusal after compacting ends the turn with the provider's error", async () => {
+    const tooLong: FakeStep = { kind: "error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } };
+    const f = twoFakes([...firstTwoTurns().slice(0, 2), tooLong, tooLong], [{ kind: "turn", turn: { text: SUMMARY } }]);
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await r.session.idle();
+    const ended = r.of("turn_completed")[1]!;
+    expect(ended.stop_reason).toBe("error");
+    expect(ended.error?.code).toBe("context_length_exceeded");
+    expect(f.mini.requests).toHaveLength(1);
+    expect(f.main.requests).toHaveLength(4);
+  });
+});
+
 describe("compaction retries", () => {
   test("a provider error and an empty summary are retried, each time with a more stripped transcript; the empty one gets a stronger instruction", async () => {
     const f = twoFakes(

@@ -23,7 +23,7 @@ import EMPTY_RETRY from "./empty-retry.txt" with { type: "text" };
 export interface CompactOptions {
   /** The turn the compaction runs in; null for /compact. */
   turnId: string | null;
-  reason: "threshold" | "manual";
+  reason: "threshold" | "manual" | "overflow";
   /** /compact's arguments: what the summary should focus on. */
   instructions?: string;
   signal: AbortSignal;
@@ -47,10 +47,14 @@ export function currentContextTokens(rt: AgentRuntime, conversation: Conversatio
   return contextTokens(conversation, overheadOf(rt));
 }
 
-/** What a compaction would do now (`manual`: /compact), or null when there is nothing to summarize. */
-export function compactionPlan(rt: AgentRuntime, conversation: Conversation, manual = false): CompactionPlan | null {
+/**
+ * What a compaction would do now, or null when there is nothing to summarize. /compact keeps at most the
+ * latest turn; after an overflow the estimates were too low, so half the usual tail is kept.
+ */
+export function compactionPlan(rt: AgentRuntime, conversation: Conversation, reason: CompactOptions["reason"] = "threshold"): CompactionPlan | null {
   const limit = summaryTokenLimit(rt.model, summarizerOf(rt).model);
-  return planCompaction(conversation, keptTokenBudget(rt.model, overheadOf(rt), limit), manual);
+  const budget = keptTokenBudget(rt.model, overheadOf(rt), limit);
+  return planCompaction(conversation, reason === "overflow" ? Math.floor(budget / 2) : budget, reason === "manual");
 }
 
 /**
@@ -65,8 +69,19 @@ export async function compactIfNeeded(rt: AgentRuntime, conversation: Conversati
   return result.ok ? null : result.error;
 }
 
+/**
+ * The provider refused a request as too long for the window (our estimate was low): compact once, then the
+ * turn retries the call. Returns the error that must end the turn, or null to retry.
+ */
+export async function compactAfterOverflow(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal, overflow: EngineErrorInfo): Promise<EngineErrorInfo | null> {
+  const result = await compactContext(rt, conversation, { turnId, reason: "overflow", signal });
+  if (result.ok) return null;
+  if (result.error.code !== "nothing_to_compact") return result.error;
+  return { ...overflow, message: `${overflow.message} (nothing older is left to compact: the latest prompt or tool output alone is too long)` };
+}
+
 export async function compactContext(rt: AgentRuntime, conversation: Conversation, opts: CompactOptions): Promise<CompactResult> {
-  const plan = compactionPlan(rt, conversation, opts.reason === "manual");
+  const plan = compactionPlan(rt, conversation, opts.reason);
   if (!plan) return { ok: false, error: { code: "nothing_to_compact", message: "there is nothing to compact yet" } };
   const summarizer = summarizerOf(rt);
   const tokensBefore = currentContextTokens(rt, conversation);

@@ -27,6 +27,8 @@ export class Reminders {
   /** Files the model has read, with the modification time it saw. */
   private readonly seen = new Map<string, number>();
   private contextLevel = 0;
+  /** Where the current context began (a compaction or /clear starts the levels over). */
+  private contextFrom = 0;
   private imageNoticeFor = "";
   /** Reminders raised by something that happened (a facet switch, a goal change), for the next model call. */
   private raised: { name: SystemReminderName; text: string }[] = [];
@@ -68,10 +70,13 @@ export class Reminders {
       }
     }
     if (this.enabled("context_usage")) {
+      const from = state.conversation.context?.fresh ?? 0;
+      if (from !== this.contextFrom) [this.contextFrom, this.contextLevel] = [from, 0];
       const used = lastContextTokens(state.conversation);
       const share = used / state.model.context_window;
       const level = CONTEXT_LEVELS.filter((l) => share >= l).length;
-      if (level > this.contextLevel) {
+      // At the compaction threshold the context is compacted before this call: no point in warning.
+      if (level > this.contextLevel && share < state.model.compaction_threshold) {
         out.push(wrapReminder("context_usage", `The conversation uses about ${Math.round(share * 100)}% of the context window (${used} of ${state.model.context_window} tokens). Be concise and avoid reading large files whole.`));
       }
       this.contextLevel = Math.max(this.contextLevel, level);
@@ -98,8 +103,9 @@ function mtimeOf(path: string): number | null {
   }
 }
 
+/** The newest usage report of the current context (reports from before a compaction or /clear do not count). */
 function lastContextTokens(conversation: Conversation): number {
-  for (let i = conversation.entries.length - 1; i >= 0; i--) {
+  for (let i = conversation.entries.length - 1; i >= (conversation.context?.fresh ?? 0); i--) {
     const e = conversation.entries[i]!;
     if (e.role === "assistant" && e.usage) return e.usage.input_tokens + e.usage.cache_read_tokens + e.usage.cache_write_tokens + e.usage.output_tokens;
   }

@@ -100,6 +100,26 @@ describe("/compact", () => {
     expect(text(f.main.requests[2]!.body)).toContain("<context-summary>");
   });
 
+  test("the context_usage reminder counts the compacted context: stale reports do not count, and its levels start over", async () => {
+    const usage = (input: number, text: string): FakeStep => ({ kind: "turn", turn: { text, usage: { input, output: 10 } } });
+    const f = setup([usage(500, "one"), usage(60_000, "two"), usage(61_000, "three"), usage(55_000, "four"), usage(56_000, "five")], [{ kind: "turn", turn: { text: SUMMARY } }]);
+    const r = await startSession(f.project);
+    for (const prompt of ["first", "second", "third"]) {
+      r.session.submit({ text: prompt });
+      await r.session.idle();
+    }
+    const reminders = (n: number) => (text(f.main.requests[n]!.body).match(/The conversation uses about (\d+)%/g) ?? []);
+    expect(reminders(2)).toEqual(["The conversation uses about 60%"]);
+    await r.session.command("compact", []);
+    r.session.submit({ text: "fourth" });
+    await r.session.idle();
+    // Only the kept copy from the third turn: the 61,000 reported before the compaction is not this context's size.
+    expect(reminders(3)).toEqual(["The conversation uses about 60%"]);
+    r.session.submit({ text: "fifth" });
+    await r.session.idle();
+    expect(reminders(4)).toEqual(["The conversation uses about 60%", "The conversation uses about 55%"]);
+  });
+
   test("interrupt cancels a running /compact; the context is unchanged", async () => {
     const f = setup([answer("In cli.ts."), answer("main.ts reads it.")], [{ kind: "turn", turn: { text: SUMMARY }, stallAfter: 2 }]);
     const r = await startSession(f.project);

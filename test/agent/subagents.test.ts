@@ -89,6 +89,8 @@ describe("delegation", () => {
     const last = parentRequests().at(-1)!;
     expect(last.results).toEqual({ call_a: "alpha report", call_b: "beta report" });
     expect(subagentRequests().map((s) => s.body.model)).toEqual(["big", "big"]);
+    // general gets the session's tools, minus delegation (no nesting), tool search and the root's goal tools.
+    expect(subagentRequests()[0]!.tools).toEqual(["edit", "exit_tool", "glob", "grep", "progress_update", "read", "shell", "web_fetch", "web_search", "write"]);
     expect(r.of("subagent_started").map((e) => e.parent_tool_call_id).sort()).toEqual(["call_a", "call_b"]);
     expect(r.of("subagent_completed").map((e) => e.status)).toEqual(["completed", "completed"]);
   });

@@ -2,7 +2,7 @@
 // session's, with its own conversation, model, system prompt, tools and tool-turn budget. Its permission
 // asks go through the root session (named after the subagent); its own messages stay in memory and the
 // root session records only subagent_* events about it. The last assistant text is its report.
-import { DELEGATION_TOOL_NAME } from "../../config/builtin-names.ts";
+import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES } from "../../config/builtin-names.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import type { ResolvedProvider } from "../../providers/resolve.ts";
@@ -50,8 +50,11 @@ export interface SubagentOutcome {
   error?: EngineErrorInfo;
 }
 
-/** Tools never offered to a subagent (no nesting; it sees its whole list, so no search). */
-const WITHHELD = new Set([DELEGATION_TOOL_NAME, "tool_search", "progress_update"]);
+/**
+ * Session tools a subagent never gets: no nesting; no search (it sees its whole list); the goal tools
+ * (the goal belongs to the root session); progress_update is replaced by its own.
+ */
+const WITHHELD = new Set<string>([DELEGATION_TOOL_NAME, "tool_search", "progress_update", ...GOAL_TOOL_NAMES]);
 
 export class SubagentRun implements Watched {
   lastActivity: number;
@@ -117,8 +120,11 @@ export class SubagentRun implements Watched {
     for (const t of parent.tools.list()) if (!WITHHELD.has(t.name) && (allowed === null || allowed.has(t.name))) tools.set(t.name, t);
     const specs = choice.model.tool_loading === "no_tools" ? [] : [...tools.values()].map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
     const ref = { id: spec.id, name: definition.name };
+    // Everything else is the root session's (clock, ids, tool context, redaction, retry, compaction);
+    // its inbox is not: notifications belong to the root conversation.
+    const { inbox: _rootInbox, ...shared } = parent;
     return {
-      ...parent,
+      ...shared,
       model: choice.model,
       provider: choice.provider,
       reasoning: choice.reasoning,

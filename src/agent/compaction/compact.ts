@@ -44,7 +44,7 @@ function summarizerOf(rt: AgentRuntime): Summarizer {
 
 /** The context size the next request would have, in (estimated) tokens. */
 export function currentContextTokens(rt: AgentRuntime, conversation: Conversation): number {
-  return contextTokens(conversation, overheadOf(rt));
+  return contextTokens(conversation, () => overheadOf(rt));
 }
 
 /**

@@ -34,9 +34,10 @@ export function overheadTokens(system: string, tools: readonly ToolSpec[]): numb
 /**
  * The context the next request would send, in tokens: the last usage the provider reported for this
  * context (input + output of the newest assistant message since the last compaction) plus estimates of
- * what came after it; without such a report, an estimate of everything.
+ * what came after it; without such a report, an estimate of everything (`overhead` is only computed then:
+ * it runs before every model call).
  */
-export function contextTokens(conversation: Conversation, overhead: number): number {
+export function contextTokens(conversation: Conversation, overhead: () => number): number {
   const entries = conversation.entries;
   const fresh = conversation.context?.fresh ?? 0;
   let added = 0;
@@ -49,7 +50,7 @@ export function contextTokens(conversation: Conversation, overhead: number): num
     }
     added += entryTokens(e);
   }
-  return overhead + summaryTokens(conversation) + contextEntries(conversation).reduce((n, e) => n + entryTokens(e), 0);
+  return overhead() + summaryTokens(conversation) + contextEntries(conversation).reduce((n, e) => n + entryTokens(e), 0);
 }
 
 function summaryTokens(conversation: Conversation): number {

@@ -93,11 +93,11 @@ export type EngineEvent =
   /** The `task` tool call `parent_tool_call_id` started a subagent; its own messages are not recorded, only these events. */
   | { type: "subagent_started"; subagent_id: string; name: string; parent_tool_call_id: string; model: string; description: string }
   /** A running subagent's activity: a tool call it started (text: the tool's name), its status line, a provider retry. */
-  | { type: "subagent_progress"; subagent_id: string; activity: "tool_call" | "progress" | "retry"; text: string }
+  | { type: "subagent_progress"; subagent_id: string; name: string; activity: "tool_call" | "progress" | "retry"; text: string }
   /** No activity for subagent_stall_threshold_secs while it waited on the model: its provider stream is forced to reconnect. */
-  | { type: "subagent_stalled"; subagent_id: string; idle_ms: number }
+  | { type: "subagent_stalled"; subagent_id: string; name: string; idle_ms: number }
   /** A subagent ended; `report` (bounded) is what the parent receives as the tool result. */
-  | { type: "subagent_completed"; subagent_id: string; status: SubagentStatus; report: string; usage: Usage; tool_turns: number; error?: EngineErrorInfo }
+  | { type: "subagent_completed"; subagent_id: string; name: string; status: SubagentStatus; report: string; usage: Usage; tool_turns: number; error?: EngineErrorInfo }
   /**
    * Compaction began: the context passed compaction_threshold (`threshold`), the provider refused a request
    * as too long (`overflow`), or the user ran /compact (`manual`).

@@ -25,6 +25,15 @@ export function describeEvent(e: EngineEvent): string | null {
       return `compacting the context (about ${e.tokens_before} tokens) with ${e.model}…`;
     case "context_compacted":
       return `context compacted: about ${e.tokens_before} → ${e.tokens_after} tokens`;
+    // Subagents: named on every line, since several may run at once.
+    case "subagent_started":
+      return `⇢ ${e.name}: ${e.description} (${e.model})`;
+    case "subagent_progress":
+      return e.activity === "tool_call" ? `  ${e.name} → ${e.text}` : `  ${e.name} … ${e.text}`;
+    case "subagent_stalled":
+      return `  ${e.name}: no activity for ${Math.round(e.idle_ms / 1000)} s; reconnecting its stream`;
+    case "subagent_completed":
+      return e.status === "completed" ? `⇠ ${e.name} reported (${e.tool_turns} tool round${e.tool_turns === 1 ? "" : "s"})` : `⇠ ${e.name} ${e.status}${e.error ? `: ${e.error.message}` : ""}`;
     default:
       return null;
   }

@@ -117,15 +117,18 @@ export const RecordBodyVariants = [
   }),
   variant("subagent_progress", "A running subagent's activity: a tool call it started (text: the tool name), its status line, a provider retry.", {
     subagent_id: S,
+    name: S,
     activity: Type.Union([Type.Literal("tool_call"), Type.Literal("progress"), Type.Literal("retry")]),
     text: S,
   }),
   variant("subagent_stalled", "A subagent showed no activity for subagent_stall_threshold_secs; its provider stream is forced to reconnect.", {
     subagent_id: S,
+    name: S,
     idle_ms: Type.Number({ minimum: 0 }),
   }),
   variant("subagent_completed", "A subagent ended; report (bounded) is the parent's tool result.", {
     subagent_id: S,
+    name: S,
     status: Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("cancelled")]),
     report: S,
     usage: UsageSchema,

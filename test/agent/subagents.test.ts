@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionGate, PermissionRequest } from "../../src/agent/permission.ts";
 import { InterrogativeError } from "../../src/agent/session-api.ts";
+import { describeEvent } from "../../src/cli/exec-progress.ts";
 import { FakeClock, until } from "../fakes/fake-clock.ts";
 import { makeProject, startSession, waitFor } from "./harness.ts";
 import { call, fromSubagent, routedConfig, startRoutingFake, task, type RoutingFake, type SeenRequest } from "./subagents-harness.ts";
@@ -61,7 +62,7 @@ describe("delegation", () => {
 
     const started = r.of("subagent_started");
     expect(started).toEqual([{ type: "subagent_started", subagent_id: expect.stringMatching(/^sub_/), name: "explore", parent_tool_call_id: "call_t1", model: "small", description: "job call_t1" }]);
-    expect(r.of("subagent_progress")).toEqual([{ type: "subagent_progress", subagent_id: started[0]!.subagent_id, activity: "tool_call", text: "read" }]);
+    expect(r.of("subagent_progress")).toEqual([{ type: "subagent_progress", subagent_id: started[0]!.subagent_id, name: "explore", activity: "tool_call", text: "read" }]);
     const done = r.of("subagent_completed");
     expect(done).toHaveLength(1);
     expect(done[0]).toMatchObject({ status: "completed", report: "REPORT: greet.txt says hello world", tool_turns: 1 });
@@ -70,6 +71,8 @@ describe("delegation", () => {
     // The subagent's own messages stay out of the parent's conversation.
     expect(r.session.conversation.entries.map((e) => e.role)).toEqual(["user", "assistant", "tool_results", "assistant"]);
     expect(r.of("tool_call_started").map((e) => e.name)).toEqual(["task"]);
+    // What `agent exec` prints on stderr about it.
+    expect(r.events.filter((e) => e.type.startsWith("subagent_")).map(describeEvent)).toEqual(["⇢ explore: job call_t1 (small)", "  explore → read", "⇠ explore reported (1 tool round)"]);
   });
 
   test("two subagents run at the same time; both reports come back in call order", async () => {
@@ -215,6 +218,7 @@ describe("stall watchdog", () => {
     }, "the stall report");
     const stalled = r.of("subagent_stalled")[0]!;
     expect(stalled.idle_ms).toBeGreaterThanOrEqual(60_000);
+    expect(describeEvent(stalled)).toMatch(/^ {2}general: no activity for \d+ s; reconnecting its stream$/);
     expect(stalled.subagent_id).toBe(r.of("subagent_started")[0]!.subagent_id);
     // The aborted stream is retried after its backoff: the provider sees a second request.
     await until(() => {

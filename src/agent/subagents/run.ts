@@ -75,7 +75,7 @@ export class SubagentRun implements Watched {
 
   /** The watchdog found it silent: say so, and make the provider layer open a new stream. */
   onStall(idleMs: number): void {
-    this.spec.parent.emit({ type: "subagent_stalled", subagent_id: this.spec.id, idle_ms: idleMs });
+    this.spec.parent.emit({ type: "subagent_stalled", subagent_id: this.spec.id, name: this.spec.definition.name, idle_ms: idleMs });
     this.connection.reconnect(
       `subagent '${this.spec.definition.name}' showed no activity for ${Math.round(idleMs / 1000)} s (daemon.subagent_stall_threshold_secs); its provider stream was reopened`,
     );
@@ -102,6 +102,7 @@ export class SubagentRun implements Watched {
     spec.parent.emit({
       type: "subagent_completed",
       subagent_id: spec.id,
+      name: spec.definition.name,
       status: outcome.status,
       report: outcome.report,
       usage: outcome.usage,
@@ -114,7 +115,7 @@ export class SubagentRun implements Watched {
   private runtime(): AgentRuntime {
     const { spec } = this;
     const { parent, definition, choice } = spec;
-    const progress = createProgressUpdateTool((text) => parent.emit({ type: "subagent_progress", subagent_id: spec.id, activity: "progress", text }));
+    const progress = createProgressUpdateTool((text) => parent.emit({ type: "subagent_progress", subagent_id: spec.id, name: definition.name, activity: "progress", text }));
     const allowed = definition.tools === null ? null : new Set([...definition.tools, "exit_tool"]);
     const tools = new Map<string, Tool>([[progress.name, progress]]);
     for (const t of parent.tools.list()) if (!WITHHELD.has(t.name) && (allowed === null || allowed.has(t.name))) tools.set(t.name, t);
@@ -142,6 +143,7 @@ export class SubagentRun implements Watched {
   /** Every event of the subagent's loop: folded into its conversation, counted as activity, summarized upward. */
   private observe(e: EngineEvent): void {
     const { parent, id } = this.spec;
+    const name = this.spec.definition.name;
     const now = parent.clock.now();
     this.lastActivity = Math.max(this.lastActivity, now);
     applyEvent(this.conversation, e);
@@ -155,10 +157,10 @@ export class SubagentRun implements Watched {
       case "retry":
         // The announced wait is not a stall: activity is due when it ends.
         this.lastActivity = now + e.delay_ms;
-        parent.emit({ type: "subagent_progress", subagent_id: id, activity: "retry", text: `retrying in ${Math.round(e.delay_ms / 1000)} s: ${e.reason}`.slice(0, 300) });
+        parent.emit({ type: "subagent_progress", subagent_id: id, name, activity: "retry", text: `retrying in ${Math.round(e.delay_ms / 1000)} s: ${e.reason}`.slice(0, 300) });
         return;
       case "tool_call_started":
-        parent.emit({ type: "subagent_progress", subagent_id: id, activity: "tool_call", text: e.name });
+        parent.emit({ type: "subagent_progress", subagent_id: id, name, activity: "tool_call", text: e.name });
         return;
       case "tool_call_completed":
         this.toolRounds.add(e.results_message_id);

@@ -8,6 +8,7 @@ import { foldEvents } from "../../src/agent/events.ts";
 import { toProviderMessages } from "../../src/agent/provider-messages.ts";
 import { describeEvent } from "../../src/cli/exec-progress.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import type { Dialect } from "../fakes/request-invariants.ts";
 import { makeProject, startSession } from "./harness.ts";
 
 let fakes: ProviderFake[] = [];
@@ -30,17 +31,20 @@ export function bigFile(): string {
   return lines.join("");
 }
 
-export function twoFakes(main: FakeStep[], mini: FakeStep[]): { main: ProviderFake; mini: ProviderFake } {
-  const m = startProviderFake("a_messages", main);
-  const s = startProviderFake("a_messages", mini);
+const KINDS: Record<Dialect, string> = { a_messages: "custom_a_compatible", b_chat_completions: "custom_b_compatible", b_responses: "custom_b_responses" };
+
+export function twoFakes(main: FakeStep[], mini: FakeStep[], dialect: Dialect = "a_messages"): { main: ProviderFake; mini: ProviderFake; dialect: Dialect } {
+  const m = startProviderFake(dialect, main);
+  const s = startProviderFake(dialect, mini);
   fakes.push(m, s);
-  return { main: m, mini: s };
+  return { main: m, mini: s, dialect };
 }
 
-export function compactionConfig(f: { main: ProviderFake; mini: ProviderFake }, daemon = "retry: { max_retries: 0 }"): string {
+export function compactionConfig(f: { main: ProviderFake; mini: ProviderFake; dialect: Dialect }, daemon = "retry: { max_retries: 0 }"): string {
+  const kind = KINDS[f.dialect];
   return `providers:
-  fake: { kind: { type: custom_a_compatible }, url: "${f.main.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-  small: { kind: { type: custom_a_compatible }, url: "${f.mini.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
+  fake: { kind: { type: ${kind} }, url: "${f.main.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
+  small: { kind: { type: ${kind} }, url: "${f.mini.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
 models:
   m: { provider: fake, class: full, context_window: ${WINDOW}, compaction_threshold: 0.6, max_output_tokens_per_turn: ${MAX_OUT} }
   s: { provider: small, class: mini, context_window: 32000 }
@@ -157,6 +161,26 @@ describe("compaction in a turn", () => {
     // No second compaction: the context after the first one is well below the threshold.
     expect(f.mini.requests).toHaveLength(1);
     await resumed.session.close();
+  });
+});
+
+describe.each(["b_chat_completions", "b_responses"] as const)("compaction on %s", (dialect) => {
+  test("the request after the compaction is valid for the dialect, starts from the summary and keeps the recent turns", async () => {
+    const f = twoFakes([...firstTwoTurns(), { kind: "turn", turn: { text: "Done." } }], [{ kind: "turn", turn: { text: SUMMARY } }], dialect);
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await r.session.idle();
+    expect(f.main.violations).toEqual([]);
+    expect(f.mini.violations).toEqual([]);
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["end_turn", "end_turn"]);
+    expect(JSON.stringify(f.mini.requests[0]!.body)).toContain("please look at the alpha settings");
+    const sent = JSON.stringify(f.main.requests[3]!.body);
+    expect(sent).toContain("Tune the alpha settings.");
+    expect(sent).toContain("call_small");
+    expect(sent).not.toContain("BIGSTART");
   });
 });
 

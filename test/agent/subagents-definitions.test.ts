@@ -15,6 +15,7 @@ const MODELS = `providers:
   offline: { kind: { type: catalog, name: test }, url: script.yaml }
 models:
   small: { provider: offline, class: mini, context_window: 50000 }
+  deep: { provider: offline, class: full, context_window: 50000, reasoning: { type: effort, effort_set: levels, can_disable: false, levels: [low, high], default_level: low } }
 `;
 
 function definitions(p: Project) {
@@ -34,7 +35,7 @@ describe("precedence", () => {
         "prompts/general.md": file("description: General from the config\nmodel: small\n", "Config general prompt."),
         ".agent/subagents/general.md": file("description: General from the file\n", "File general prompt."),
         ".agent/subagents/explore.md": file("description: Project explorer\ntools: [read, grep]\ntags: [mine, fast]\nmax_tool_turns: 5\nmodel: mini\n", "Project explore prompt."),
-        ".agent/subagents/reviewer.md": file("description: Reviews a diff\nmodel: small\n", "Review prompt."),
+        ".agent/subagents/reviewer.md": file("description: Reviews a diff\nmodel: deep(high)\n", "Review prompt."),
       },
     );
     const { usable, broken, warnings } = definitions(p);
@@ -52,7 +53,7 @@ describe("precedence", () => {
       origin: "project",
       source: join(p.root, ".agent/subagents/explore.md"),
     });
-    expect(usable.get("reviewer")).toMatchObject({ model: { kind: "pin", ref: "small" }, tools: null, maxToolTurns: 30 });
+    expect(usable.get("reviewer")).toMatchObject({ model: { kind: "pin", ref: "deep(high)" }, tools: null, maxToolTurns: 30 });
     expect(usable.get("scout")).toMatchObject({ origin: "builtin", source: "agent://subagents/explore", tools: ["read", "glob", "grep", "web_fetch", "web_search"] });
     expect(usable.get("scout")!.prompt).toContain("You are explore");
   });
@@ -72,7 +73,9 @@ describe("bad definition files name file:line and what is allowed", () => {
     ["no description", file("model: mini\n"), /bad\.md:2: `description` is required/],
     ["nesting", file("description: x\ntools:\n  - read\n  - task\n"), /bad\.md:4: 'task' cannot be given to a subagent: subagents cannot start subagents/],
     ["unknown tool", file("description: x\ntools: [read, gerp]\n"), /bad\.md:3: unknown tool 'gerp'.*allowed: .*grep.*mcp__<server>__<tool>/],
-    ["unknown model", file("description: x\nmodel: gpt-9\n"), /bad\.md:3: model 'gpt-9' is not configured; allowed: full, mini, nano, inherit, or a configured model: small/],
+    ["unknown model", file("description: x\nmodel: gpt-9\n"), /bad\.md:3: model 'gpt-9' is not configured; allowed: full, mini, nano, inherit, or a configured model: deep, small/],
+    ["level on a model without levels", file("description: x\nmodel: small(high)\n"), /bad\.md:3: model 'small' takes no effort level; write just 'small'/],
+    ["unknown level", file("description: x\nmodel: deep(max)\n"), /bad\.md:3: 'max' is not an effort level of model 'deep'; allowed: low, high/],
     ["turns", file("description: x\nmax_tool_turns: 0\n"), /bad\.md:3: `max_tool_turns` must be an integer from 1 to 1000 \(got 0\)/],
     ["tags", file("description: x\n\ntags: nope\n"), /bad\.md:4: `tags` must be a list of non-empty strings/],
     ["bad yaml", file("description: x\ntools: [read\n"), /bad\.md:\d+: the frontmatter is not valid YAML/],

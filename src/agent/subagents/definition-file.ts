@@ -19,9 +19,10 @@ export interface DefinitionFields {
   prompt: string;
 }
 
-/** What the fields are checked against: the configured model keys and the tool names a subagent may get. */
+/** What the fields are checked against: the configured models and the tool names a subagent may get. */
 export interface DefinitionChecks {
-  modelKeys: readonly string[];
+  /** Configured model keys with their effort levels (null: the model takes no `(level)`). */
+  models: ReadonlyMap<string, readonly string[] | null>;
   /** Built-in tool names a definition may list (tool-server tools are any `mcp__<server>__<tool>`). */
   toolNames: readonly string[];
   /** Tools no subagent gets, with the reason shown when one is listed. */
@@ -122,14 +123,22 @@ export function parseDefinitionFile(text: string, file: string, checks: Definiti
 }
 
 /** `full` / `mini` / `nano`, `inherit` (the parent's model), or a configured model key with an optional `(level)`. */
-export function parseModelField(text: string, checks: Pick<DefinitionChecks, "modelKeys">, fail: (message: string) => never): SubagentModel {
+export function parseModelField(text: string, checks: Pick<DefinitionChecks, "models">, fail: (message: string) => never): SubagentModel {
   const ref = text.trim();
   if (ref === "inherit") return { kind: "inherit" };
   if ((MODEL_CLASSES as readonly string[]).includes(ref)) return { kind: "class", class: ref as (typeof MODEL_CLASSES)[number] };
-  const name = /^(.*)\(([^()]*)\)$/.exec(ref)?.[1]?.trim() ?? ref;
-  if (!checks.modelKeys.includes(name)) {
-    const known = checks.modelKeys.length > 0 ? `, or a configured model: ${checks.modelKeys.join(", ")}` : "";
-    return fail(`model '${name}' is not configured${didYouMean(name, checks.modelKeys, "'")}; allowed: ${MODEL_CLASSES.join(", ")}, inherit${known}`);
+  const m = /^(.*)\(([^()]*)\)$/.exec(ref);
+  const name = m ? m[1]!.trim() : ref;
+  const keys = [...checks.models.keys()];
+  if (!checks.models.has(name)) {
+    const known = keys.length > 0 ? `, or a configured model: ${keys.join(", ")}` : "";
+    return fail(`model '${name}' is not configured${didYouMean(name, keys, "'")}; allowed: ${MODEL_CLASSES.join(", ")}, inherit${known}`);
+  }
+  if (m) {
+    const level = m[2]!.trim();
+    const levels = checks.models.get(name);
+    if (!levels) return fail(`model '${name}' takes no effort level; write just '${name}'`);
+    if (!levels.includes(level)) return fail(`'${level}' is not an effort level of model '${name}'; allowed: ${levels.join(", ")}`);
   }
   return { kind: "pin", ref };
 }

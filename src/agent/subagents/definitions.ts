@@ -43,8 +43,8 @@ export interface DefinitionSources {
   projectRoot: string;
   agentDir?: string;
   followSymlinks: boolean;
-  /** Configured model keys (a definition may pin one). */
-  modelKeys: readonly string[];
+  /** Configured models with their effort levels (a definition may pin one, with a level). */
+  models: ReadonlyMap<string, readonly string[] | null>;
 }
 
 /** Tool round-trips of one subagent run unless its definition sets `max_tool_turns`. */
@@ -81,7 +81,7 @@ const BUILTINS: Record<(typeof BUILTIN_SUBAGENTS)[number], DefinitionFields> = {
 };
 
 function definitionChecks(src: DefinitionSources): DefinitionChecks {
-  return { modelKeys: src.modelKeys, toolNames: BUILTIN_TOOL_NAMES.filter((n) => !FORBIDDEN_TOOLS.has(n)), forbiddenTools: FORBIDDEN_TOOLS };
+  return { models: src.models, toolNames: BUILTIN_TOOL_NAMES.filter((n) => !FORBIDDEN_TOOLS.has(n)), forbiddenTools: FORBIDDEN_TOOLS };
 }
 
 function complete(name: string, fields: DefinitionFields, origin: SubagentDefinition["origin"], source: string): SubagentDefinition {

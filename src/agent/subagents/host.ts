@@ -29,7 +29,7 @@ export function definitionSources(loaded: LoadedConfig, followSymlinks: boolean)
     projectRoot: loaded.project.root,
     agentDir: loaded.project.agentDir,
     followSymlinks,
-    modelKeys: [...loaded.models.models.keys()].sort(),
+    models: new Map([...loaded.models.models.values()].sort((a, b) => a.key.localeCompare(b.key)).map((m) => [m.key, m.reasoning.type === "effort" ? m.reasoning.levels : null])),
   };
 }
 

@@ -32,7 +32,10 @@ export interface FollowHandlers {
 export interface DaemonClientOptions {
   /** The daemon's base URL, or a function read before each request (a restarted daemon may listen elsewhere). */
   url: string | (() => string);
-  token: string;
+  /** The bearer token, or a function read before each request (a gateway token that is refreshed). */
+  token: string | (() => Promise<string>);
+  /** The transport (a pinned HTTPS fetch to a gateway); global fetch when absent. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Waits between reconnect attempts (tests pass a short one). */
   retryDelayMs?: number;
   /** Attempts of one correlated command when the connection fails. */
@@ -52,10 +55,11 @@ export class DaemonClient {
   }
 
   async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-    return fetch(this.base + path, {
+    const token = typeof this.options.token === "string" ? this.options.token : await this.options.token();
+    return (this.options.fetch ?? fetch)(this.base + path, {
       method,
       signal,
-      headers: { Authorization: `Bearer ${this.options.token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   }

@@ -93,6 +93,30 @@ export class GatewayClient {
     }
   }
 
+  /**
+   * Signs in with a username and password (or a PAM account) at `POST /api/v1/auth/login`: a grant of this
+   * machine's public client, refreshed like a device sign-in. Stores the tokens. A wrong username or
+   * password is `invalid_credentials`; a locked-out source is `rate_limited` with the wait in the message.
+   */
+  async passwordLogin(username: string, password: string, retried = false): Promise<StoredGatewayTokens> {
+    const clientId = await this.deviceClientId();
+    const res = await this.fetch(`${this.base}/api/v1/auth/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ client_id: clientId, username, password }),
+    });
+    const body = (await readJson(res)) as Record<string, unknown>;
+    if (res.status === 401 && body.error === "unauthorized") throw new GatewayAuthError("invalid_credentials", "wrong username or password");
+    if (res.status === 401 && body.error === "invalid_client" && !retried) {
+      // The gateway forgot the client registered earlier (a new database): register a new one, once.
+      this.store.save(this.base, { ...this.store.load(this.base), device_client_id: undefined });
+      return this.passwordLogin(username, password, true);
+    }
+    if (res.status !== 200) throw errorFrom(res.status, body, "sign-in");
+    return this.keep({ device_client_id: clientId, client_id: clientId, grant: "password" }, body as unknown as TokenBody);
+  }
+
   /** Gets a token with client_credentials (a confidential client's id and secret). Stores the token. */
   async clientCredentials(clientId: string, clientSecret: string, scope?: string): Promise<StoredGatewayTokens> {
     const body = (await this.post("token", { grant_type: "client_credentials", ...(scope ? { scope } : {}) }, basicAuth(clientId, clientSecret))) as TokenBody;
@@ -133,7 +157,7 @@ export class GatewayClient {
   async signOut(): Promise<void> {
     const stored = this.store.load(this.base);
     const token = stored.refresh_token ?? stored.access_token;
-    if (token && stored.client_id && stored.grant === "device_code") {
+    if (token && stored.client_id && (stored.grant === "device_code" || stored.grant === "password")) {
       await this.post("revoke", { client_id: stored.client_id, token }).catch(() => undefined);
     }
     this.store.save(this.base, { device_client_id: stored.device_client_id });
@@ -161,7 +185,7 @@ export class GatewayClient {
       ...base,
       access_token: body.access_token,
       expires_at: this.now() + (body.expires_in ?? 900) * 1000,
-      refresh_token: body.refresh_token ?? (base.grant === "device_code" ? base.refresh_token : undefined),
+      refresh_token: body.refresh_token ?? (base.grant !== "client_credentials" ? base.refresh_token : undefined),
       scope: body.scope,
     };
     this.store.save(this.base, tokens);

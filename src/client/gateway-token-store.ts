@@ -11,7 +11,8 @@ export interface StoredGatewayTokens {
   device_client_id?: string;
   /** The client the tokens were issued to. */
   client_id?: string;
-  grant?: "device_code" | "client_credentials";
+  /** How the tokens were obtained; `password` is a username/password (or PAM) sign-in. */
+  grant?: "device_code" | "password" | "client_credentials";
   access_token?: string;
   /** Milliseconds since the epoch. */
   expires_at?: number;

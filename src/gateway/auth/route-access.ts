@@ -3,7 +3,7 @@
 // auth/target-check.ts, called by the route that knows the target.
 //
 // - public: no token (health and version probes, the OpenAPI document, OAuth endpoints with their own
-//   client authentication). Health still verifies a token when one is sent (`optional`).
+//   client authentication, terminal sign-in at /api/v1/auth/). Health still verifies a token when one is sent (`optional`).
 // - scoped: a valid bearer token holding at least one of `anyOf`; any other /api route needs `machine`
 //   (deny by default), so a new management or fleet route is protected before anyone thinks of it.
 
@@ -22,7 +22,7 @@ const PROXY_PATH = /^\/api\/v1\/sessions\/[^/]+\/proxy(\/|$)/;
 
 export function routeAccess(pathname: string): RouteAccess {
   if (pathname === "/api/v1/health") return OPTIONAL;
-  if (PUBLIC_PATHS.has(pathname) || pathname.startsWith("/api/v1/oauth/")) return PUBLIC;
+  if (PUBLIC_PATHS.has(pathname) || pathname.startsWith("/api/v1/oauth/") || pathname.startsWith("/api/v1/auth/")) return PUBLIC;
   if (PROXY_PATH.test(pathname)) return PROXY;
   if (pathname.startsWith("/api/v1/services/")) return SERVICES;
   return MACHINE;

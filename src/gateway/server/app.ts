@@ -6,6 +6,7 @@ import type { GatewayContext } from "../context.ts";
 import { webRoutes } from "../web/routes.ts";
 import { coreRoutes } from "./core-routes.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
+import { loginRoutes } from "../auth/login-routes.ts";
 import { errorResponse } from "./errors.ts";
 import { requestMeta } from "./request-meta.ts";
 import { htmlErrorResponse } from "../web/pages.ts";
@@ -44,6 +45,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
     )
     .use(coreRoutes(ctx))
     .use(oauthRoutes(ctx))
+    .use(loginRoutes(ctx))
     .use(webRoutes(ctx))
     .use(configurationRoutes(ctx))
     .use(projectRoutes(ctx));

@@ -261,6 +261,26 @@ describe("compaction retries", () => {
     expect(JSON.stringify(f.main.requests[3]!.body.messages)).toContain("Tune the alpha settings.");
   });
 
+  test("after an empty answer every later attempt insists, also after a provider error in between", async () => {
+    const f = twoFakes(
+      [...firstTwoTurns(), { kind: "turn", turn: { text: "Done." } }],
+      [
+        { kind: "turn", turn: { text: " " } },
+        { kind: "error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad request" } } },
+        { kind: "turn", turn: { text: SUMMARY } },
+      ],
+    );
+    const p = makeProject(compactionConfig(f, "retry: { max_retries: 0 }, compaction_max_retries: 2"), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await r.session.idle();
+    const insists = f.mini.requests.map((q) => summaryRequestText(q.body).includes("Your previous answer was empty"));
+    expect(insists).toEqual([false, true, true]);
+    expect(r.of("context_compacted")).toHaveLength(1);
+  });
+
   test("with compaction_max_retries 0 one failure gives up: the turn ends with a typed error, history is intact, and the next turn compacts", async () => {
     const f = twoFakes(
       [...firstTwoTurns(), { kind: "turn", turn: { text: "Back on track.", usage: { input: 6_000, output: 10 } } }],
@@ -281,7 +301,7 @@ describe("compaction retries", () => {
     const ended = r.of("turn_completed")[1]!;
     expect(ended.stop_reason).toBe("error");
     expect(ended.error?.code).toBe("compaction_failed");
-    expect(ended.error?.message).toContain("Nothing was lost");
+    expect(ended.error?.message).toContain("Nothing was lost: the conversation is unchanged. Send a message to try again, or start a fresh context with /clear.");
     expect(ended.error?.message).toContain("server 500");
     expect(r.of("compaction_failed")).toEqual([expect.objectContaining({ attempts: 1, error: ended.error })]);
     expect(r.of("context_compacted")).toEqual([]);

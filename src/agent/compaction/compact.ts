@@ -64,9 +64,9 @@ export function compactionPlan(rt: AgentRuntime, conversation: Conversation, rea
 export async function compactIfNeeded(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<EngineErrorInfo | null> {
   const threshold = Math.floor(rt.model.compaction_threshold * rt.model.context_window);
   if (currentContextTokens(rt, conversation) < threshold) return null;
-  if (!compactionPlan(rt, conversation)) return null;
   const result = await compactContext(rt, conversation, { turnId, reason: "threshold", signal });
-  return result.ok ? null : result.error;
+  // A context that is all latest turn cannot shrink here; the provider's answer decides (see overflow).
+  return result.ok || result.error.code === "nothing_to_compact" ? null : result.error;
 }
 
 /**
@@ -117,16 +117,19 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
       });
       return { ok: true, summary: call.text, tokensBefore, tokensAfter };
     }
-    emptyBefore = call.error === null;
+    // Once the model has answered with nothing, every later attempt insists.
+    emptyBefore ||= call.error === null;
     lastFailure = call.error ?? "the summary was empty";
     if (attempt + 1 < attempts) {
       rt.emit({ type: "notice", level: "warning", message: `compaction attempt ${attempt + 1} of ${attempts} failed (${lastFailure}); retrying with a shorter transcript` });
     }
   }
   const tried = attempts === 1 ? "" : ` after ${attempts} attempts`;
+  const again = opts.reason === "manual" ? "Run /compact again later" : "Send a message to try again";
+  const clear = rt.compaction.clearDisabled ? "" : ", or start a fresh context with /clear";
   return fail(rt, opts, attempts, {
     code: "compaction_failed",
-    message: `compaction failed${tried}: ${lastFailure}. Nothing was lost: the conversation is unchanged. Send a message to try again, or start a fresh context with /clear.`,
+    message: `compaction failed${tried}: ${lastFailure}. Nothing was lost: the conversation is unchanged. ${again}${clear}.`,
   });
 }
 

@@ -1,0 +1,50 @@
+// Fleet catalog, fleet events, stopped history and attachments need the `machine` scope
+// (client-protocol.md, Authentication): a `project`-only token and a daemon credential get 403
+// insufficient_scope before any fleet work happens; no token gets the gateway's identical 401.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { serviceCredentialVerifier } from "../../../src/gateway/auth/bearer.ts";
+import { basic, call, confidentialClient } from "../oauth-helpers.ts";
+import { type FleetGateway, startFleetGateway } from "./helpers.ts";
+
+let f: FleetGateway;
+let projectToken: string;
+const daemonToken = `dsc_genfleet.${"s".repeat(24)}`;
+
+beforeAll(async () => {
+  f = await startFleetGateway();
+  f.addProject("00000001");
+  f.addSession("ses_fleet", { projectId: "00000001", state: "running" });
+  const now = f.gw.clock.now();
+  f.gw.ctx.sqlite.run("UPDATE sessions SET current_generation_id = 'genfleet' WHERE id = 'ses_fleet'");
+  f.gw.ctx.sqlite.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genfleet', 'ses_fleet', 'active', ?, ?)", [serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), now]);
+  const [id, secret] = confidentialClient(f.gw, ["project"]);
+  const issued = await call(f.gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) });
+  expect(issued.body.scope).toBe("project");
+  projectToken = issued.body.access_token;
+});
+afterAll(() => f.stop());
+
+const paths = ["/api/v1/catalog", "/api/v1/events", "/api/v1/sessions/ses_fleet/history", "/api/v1/sessions/ses_fleet/attachments/att_x?checkpoint=c"];
+
+test("a project-only token and a daemon credential (even for its own session) get 403 on every fleet route", async () => {
+  for (const token of [projectToken, daemonToken]) {
+    for (const path of paths) {
+      const res = await fetch(`${f.gw.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+      expect([path, res.status, (await res.json()).error]).toEqual([path, 403, "insufficient_scope"]);
+    }
+  }
+  expect(f.fleet.snapshots.size).toBe(0);
+  expect(f.fleet.openStreams).toBe(0);
+});
+
+test("no token: 401 with the byte-identical body on every fleet route", async () => {
+  for (const path of paths) {
+    const res = await fetch(`${f.gw.url}${path}`);
+    expect([path, res.status, await res.text()]).toEqual([path, 401, '{"error":"unauthorized"}']);
+  }
+});
+
+test("a machine token reaches them", async () => {
+  expect((await f.get("/api/v1/catalog")).status).toBe(200);
+  expect((await f.json("/api/v1/sessions/ses_fleet/history")).body.code).toBe("history_requires_stopped");
+});

@@ -2,6 +2,7 @@
 // a bad definition file is refused with file:line and what is allowed (the session says so, and `task`
 // tells the model); the daemon catalog lists the subagents with description, tags and origin.
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { definitionSources } from "../../src/agent/subagents/host.ts";
@@ -91,6 +92,19 @@ describe("bad definition files name file:line and what is allowed", () => {
       expect(warnings).toEqual([`subagent 'bad' cannot be used: ${broken.get("bad")}`]);
     });
   }
+
+  test("with follow_symlinks_for_configs off a symlinked file is skipped with a warning (the built-in stays)", () => {
+    const p = makeProject(`${MODELS}daemon: { follow_symlinks_for_configs: false }\n`, { "shared/explore.md": file("description: Linked explorer\n") });
+    mkdirSync(join(p.root, ".agent/subagents"));
+    symlinkSync(join(p.root, "shared/explore.md"), join(p.root, ".agent/subagents/explore.md"));
+    const loaded = loadConfig({ cwd: p.root, env: p.env });
+    const warnings: string[] = [];
+    const { usable, broken } = loadSubagentDefinitions(definitionSources(loaded, false), warnings);
+    expect(broken.size).toBe(0);
+    expect(usable.get("explore")).toMatchObject({ origin: "builtin", source: "agent://subagents/explore" });
+    expect(warnings).toEqual([`skipped ${join(p.root, ".agent/subagents/explore.md")}: it is a symlink and daemon.follow_symlinks_for_configs is off`]);
+    expect(definitions(p).usable.get("explore")!.description).toBe("Linked explorer");
+  });
 
   test("a file name that is not a valid subagent name is skipped with a warning", () => {
     const { usable, warnings } = definitions(makeProject(MODELS, { ".agent/subagents/Bad Name.md": file("description: x\n") }));

@@ -88,17 +88,27 @@ function complete(name: string, fields: DefinitionFields, origin: SubagentDefini
   return { name, ...fields, maxToolTurns: fields.maxToolTurns ?? DEFAULT_SUBAGENT_MAX_TOOL_TURNS, origin, source };
 }
 
-function fileNames(agentDir: string | undefined): string[] {
+/** Definition files in `.agent/subagents/`; with follow_symlinks_for_configs off a symlink is skipped (as if absent). */
+function fileNames(agentDir: string | undefined, followSymlinks: boolean, warnings: ContextWarnings): string[] {
   const dir = agentDir ? join(agentDir, "subagents") : null;
   if (!dir || !existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
+  const names: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.name.endsWith(".md")) continue;
+    if (entry.isSymbolicLink() && !followSymlinks) {
+      warnings.push(`skipped ${join(dir, entry.name)}: it is a symlink and daemon.follow_symlinks_for_configs is off`);
+      continue;
+    }
+    names.push(entry.name.slice(0, -3));
+  }
+  return names;
 }
 
 export function loadSubagentDefinitions(src: DefinitionSources, warnings: ContextWarnings): SubagentDefinitions {
   const out: SubagentDefinitions = { usable: new Map(), broken: new Map() };
   const checks = definitionChecks(src);
   const explicit = (src.config.subagents ?? {}) as Record<string, { source: string }>;
-  const files = fileNames(src.agentDir);
+  const files = fileNames(src.agentDir, src.followSymlinks, warnings);
   const names = new Set<string>([...BUILTIN_SUBAGENTS, ...Object.keys(explicit)]);
   for (const name of files) {
     if (NAME.test(name)) names.add(name);

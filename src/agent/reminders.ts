@@ -107,7 +107,8 @@ function mtimeOf(path: string): number | null {
 function lastContextTokens(conversation: Conversation): number {
   for (let i = conversation.entries.length - 1; i >= (conversation.context?.fresh ?? 0); i--) {
     const e = conversation.entries[i]!;
-    if (e.role === "assistant" && e.usage) return e.usage.input_tokens + e.usage.cache_read_tokens + e.usage.cache_write_tokens + e.usage.output_tokens;
+    // input_tokens already includes cache reads and writes.
+    if (e.role === "assistant" && e.usage) return e.usage.input_tokens + e.usage.output_tokens;
   }
   return 0;
 }

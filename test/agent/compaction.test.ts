@@ -132,6 +132,22 @@ describe("compaction in a turn", () => {
     expect(r.session.conversation.entries.find((e) => e.id === done!.kept_from_message_id)?.role).toBe("assistant");
   });
 
+  test("cached input tokens count once: a report of 15,000 input tokens of which 12,000 were cache reads stays below the threshold", async () => {
+    const steps = firstTwoTurns();
+    steps[2] = { kind: "turn", turn: { tool_calls: [readCall("call_small", "small.txt")], usage: { input: 3_000, cache_read: 12_000, output: 40 } } };
+    const f = twoFakes([...steps, { kind: "turn", turn: { text: "Done." } }], []);
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await r.session.idle();
+    expect(r.session.conversation.entries.find((e) => e.role === "assistant" && e.usage?.cache_read_tokens === 12_000)).toBeDefined();
+    expect(r.of("compaction_started")).toEqual([]);
+    expect(f.mini.requests).toHaveLength(0);
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["end_turn", "end_turn"]);
+  });
+
   test("a resumed session folds the stored events back to the same compacted context", async () => {
     const f = twoFakes(
       [...firstTwoTurns(), { kind: "turn", turn: { text: "Done.", usage: { input: 6_000, output: 10 } } }, { kind: "turn", turn: { text: "Resumed fine.", usage: { input: 6_100, output: 10 } } }],

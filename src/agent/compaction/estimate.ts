@@ -45,7 +45,8 @@ export function contextTokens(conversation: Conversation, overhead: () => number
     const e = entries[i]!;
     if (e.role === "assistant" && e.usage) {
       const u = e.usage;
-      const reported = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens;
+      // input_tokens already includes cache reads and writes (every dialect normalizes it so).
+      const reported = u.input_tokens + u.output_tokens;
       if (reported > 0) return reported + added;
     }
     added += entryTokens(e);

@@ -60,7 +60,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
       call_id: call.call_id,
       lockKey,
       counted: !UNCOUNTED_TOOLS.has(call.name),
-      run: (batchSignal) => traceToolCall(deps.tracer, call, () => results.get(call.call_id)?.status, async () => {
+      run: (batchSignal) => traceToolCall(deps.tracer, deps.ctx, call, () => results.get(call.call_id)?.status, async () => {
         const started = deps.clock.now();
         deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
         if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, started);

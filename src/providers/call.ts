@@ -39,7 +39,7 @@ export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEv
   const auth = provider.settings.auth;
   const secrets = auth?.type === "static_key" ? [auth.key.trim()] : [];
   let model = "";
-  return traceProviderCall(deps.tracer, { provider: provider.name, protocol: provider.protocol, model: () => model }, streamWithRetry({
+  return traceProviderCall(deps.tracer, { provider: provider.name, protocol: provider.protocol, model: () => model, scope: deps }, streamWithRetry({
     settings: opts.retry,
     clock: deps.clock,
     random: deps.random,

@@ -1,41 +1,68 @@
 // The engine's spans: a turn, each provider request inside it, each tool call. Attribute names follow
 // OpenTelemetry's GenAI conventions where one exists (gen_ai.*), else agent.*. Only names, ids, counts
 // and statuses are recorded: never prompt text, model output, tool arguments or tool output.
+//
+// A turn's children find it through the session's own objects (its callDeps and toolContext), not
+// through AsyncLocalStorage: under Bun an active async context slows every await of the turn's stream
+// handling (measured by bench/telemetry.ts). Only a tool call's span is made current, so that the
+// tool-server call it makes (src/telemetry/mcp-spans.ts) becomes its child.
 import type { AgentRuntime } from "../agent/runtime.ts";
 import type { ToolCallStatus } from "../agent/conversation.ts";
 import type { StreamEvent, Usage } from "../providers/events.ts";
-import { errorKind, type Tracer } from "./tracer.ts";
+import { errorKind, type TraceSpan, type Tracer } from "./tracer.ts";
 
+/** The running turn's span, under the session objects its provider and tool calls receive. */
+const turnSpans = new WeakMap<object, TraceSpan>();
+
+// Cache and reasoning counts only when there are some: every attribute is encoded in every export.
 const usageAttributes = (usage: Usage) => ({
   "gen_ai.usage.input_tokens": usage.input_tokens,
   "gen_ai.usage.output_tokens": usage.output_tokens,
-  "agent.usage.cache_read_tokens": usage.cache_read_tokens,
-  "agent.usage.cache_write_tokens": usage.cache_write_tokens,
-  "agent.usage.reasoning_tokens": usage.reasoning_tokens,
+  "agent.usage.cache_read_tokens": usage.cache_read_tokens || undefined,
+  "agent.usage.cache_write_tokens": usage.cache_write_tokens || undefined,
+  "agent.usage.reasoning_tokens": usage.reasoning_tokens || undefined,
 });
 
 /** Runs one turn inside an `agent.turn` span; records how it stopped and the turn's token usage. */
-export function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: AgentRuntime, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
+export async function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: AgentRuntime, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
   if (!rt.tracer?.enabled) return fn();
-  const attributes = { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet };
-  return rt.tracer.run("agent.turn", attributes, async (span) => {
+  const span = rt.tracer.start("agent.turn", { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet });
+  turnSpans.set(rt.callDeps, span);
+  turnSpans.set(rt.toolContext, span);
+  try {
     const outcome = await fn();
     span.setAttributes({ "agent.turn.stop_reason": outcome.stop, ...usageAttributes(usage()) });
     if (outcome.error) span.fail(outcome.error.code);
     return outcome;
-  });
+  } catch (error) {
+    span.fail(errorKind(error));
+    throw error;
+  } finally {
+    turnSpans.delete(rt.callDeps);
+    turnSpans.delete(rt.toolContext);
+    span.end();
+  }
 }
 
-/** Runs one tool call inside an `execute_tool <name>` span; `status` reads the call's result once it ran. */
-export function traceToolCall(tracer: Tracer | undefined, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
+/**
+ * Runs one tool call inside an `execute_tool <name>` span (a child of the turn whose tool context
+ * `scope` is); `status` reads the call's result once it ran.
+ */
+export function traceToolCall(tracer: Tracer | undefined, scope: object, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
   if (!tracer?.enabled) return fn();
   const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.call_id };
-  return tracer.run(`execute_tool ${call.name}`, attributes, async (span) => {
-    await fn();
-    const result = status();
-    span.setAttributes({ "agent.tool.status": result });
-    if (result === "error") span.fail("tool_error");
-  });
+  return tracer.run(
+    `execute_tool ${call.name}`,
+    attributes,
+    async (span) => {
+      await fn();
+      const result = status();
+      span.setAttributes({ "agent.tool.status": result });
+      if (result === "error") span.fail("tool_error");
+    },
+    "internal",
+    turnSpans.get(scope),
+  );
 }
 
 export interface ProviderSpanInfo {
@@ -43,6 +70,8 @@ export interface ProviderSpanInfo {
   protocol: string;
   /** The request's model, known once the first attempt is built. */
   model: () => string;
+  /** The call's dependencies: the running turn's span is found under them. */
+  scope: object;
 }
 
 /**
@@ -52,7 +81,7 @@ export interface ProviderSpanInfo {
 export function traceProviderCall(tracer: Tracer | undefined, info: ProviderSpanInfo, events: AsyncGenerator<StreamEvent>): AsyncGenerator<StreamEvent> {
   if (!tracer?.enabled) return events;
   return (async function* () {
-    const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client");
+    const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client", turnSpans.get(info.scope));
     let retries = 0;
     let usage: Usage | null = null;
     let stop: string | null = null;

@@ -15,6 +15,8 @@ import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type
 
 /** Attribute strings are names and ids; anything longer is cut (a guard, not a content channel). */
 const MAX_ATTRIBUTE_CHARS = 256;
+/** Distinct attribute strings remembered as scrubbed (ids make the set grow; it is then started over). */
+const SCRUB_CACHE_ENTRIES = 4096;
 /** Bounds an export so a dead collector never holds a process open for long at exit. */
 const EXPORT_TIMEOUT_MS = 5000;
 
@@ -52,26 +54,30 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const otel = provider.getTracer("agent", VERSION);
   const current = new AsyncLocalStorage<Span>();
 
+  // Attribute strings repeat (model, tool and route names, statuses): each distinct one is scrubbed once.
+  const scrubbed = new Map<string, string>();
+  const scrub = (value: string): string => {
+    let out = scrubbed.get(value);
+    if (out === undefined) {
+      out = redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets);
+      if (scrubbed.size >= SCRUB_CACHE_ENTRIES) scrubbed.clear();
+      scrubbed.set(value, out);
+    }
+    return out;
+  };
   const clean = (attributes: SpanAttributes | undefined): Attributes => {
     const out: Attributes = {};
-    for (const [key, value] of Object.entries(attributes ?? {})) {
+    if (!attributes) return out;
+    for (const key in attributes) {
+      const value = attributes[key];
       if (value === undefined) continue;
-      out[key] = typeof value === "string" ? redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets) : value;
+      out[key] = typeof value === "string" ? scrub(value) : value;
     }
     return out;
   };
 
-  const handle = (span: Span): TraceSpan => ({
-    setAttributes: (attributes) => void span.setAttributes(clean(attributes)),
-    fail: (kind) => {
-      span.setAttribute("error.type", kind);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
-    },
-    end: () => span.end(),
-  });
-
-  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName): Span => {
-    const parent = current.getStore();
+  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, given: TraceSpan | undefined): Span => {
+    const parent = given instanceof SpanHandle ? given.span : current.getStore();
     const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
     return otel.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, context);
   };
@@ -79,20 +85,25 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   let stopped = false;
   return {
     enabled: true,
-    start: (name, attributes, kind = "internal") => handle(open(name, attributes, kind)),
-    run: (name, attributes, fn, kind = "internal") => {
-      const span = open(name, attributes, kind);
-      const traced = handle(span);
-      return current.run(span, async () => {
-        try {
-          return await fn(traced);
-        } catch (error) {
-          traced.fail(errorKind(error));
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+    start: (name, attributes, kind = "internal", parent) => new SpanHandle(open(name, attributes, kind, parent), clean),
+    run: (name, attributes, fn, kind = "internal", parent) => {
+      const span = open(name, attributes, kind, parent);
+      const traced = new SpanHandle(span, clean);
+      const failed = (error: unknown) => {
+        traced.fail(errorKind(error));
+        span.end();
+        throw error;
+      };
+      let result;
+      try {
+        result = current.run(span, fn, traced);
+      } catch (error) {
+        return failed(error);
+      }
+      return result.then((value) => {
+        span.end();
+        return value;
+      }, failed);
     },
     // An unreachable or failing collector never fails the command that was traced: spans are dropped.
     flush: () => provider.forceFlush({ timeoutMillis: EXPORT_TIMEOUT_MS }).catch(() => {}),
@@ -102,4 +113,25 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       await provider.shutdown().catch(() => {});
     },
   };
+}
+
+/** The TraceSpan over an SDK span (a class: one allocation per span, methods shared). */
+class SpanHandle implements TraceSpan {
+  constructor(
+    readonly span: Span,
+    private readonly clean: (attributes: SpanAttributes) => Attributes,
+  ) {}
+
+  setAttributes(attributes: SpanAttributes): void {
+    this.span.setAttributes(this.clean(attributes));
+  }
+
+  fail(kind: string): void {
+    this.span.setAttribute("error.type", kind);
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
+  }
+
+  end(): void {
+    this.span.end();
+  }
 }

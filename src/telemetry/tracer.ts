@@ -18,13 +18,17 @@ export interface TraceSpan {
 export interface Tracer {
   /** False for the no-op tracer: callers may skip work that only feeds attributes. */
   readonly enabled: boolean;
-  /** Starts a span, a child of the span current in this async context (if any); the caller ends it. */
-  start(name: string, attributes?: SpanAttributes, kind?: SpanKindName): TraceSpan;
   /**
-   * Runs `fn` inside a span that is current for everything `fn` starts, and ends it afterwards; a throw
-   * marks it failed (with the error's class name) and is rethrown.
+   * Starts a span; the caller ends it. Its parent is `parent` when given, else the span current in this
+   * async context (inside `run`), else none.
    */
-  run<T>(name: string, attributes: SpanAttributes, fn: (span: TraceSpan) => Promise<T>, kind?: SpanKindName): Promise<T>;
+  start(name: string, attributes?: SpanAttributes, kind?: SpanKindName, parent?: TraceSpan): TraceSpan;
+  /**
+   * Runs `fn` inside a span that is current for everything `fn` starts (through AsyncLocalStorage, which
+   * slows every await inside it under Bun: keep such scopes small), and ends it afterwards; a throw
+   * marks it failed (with the error's kind) and is rethrown.
+   */
+  run<T>(name: string, attributes: SpanAttributes, fn: (span: TraceSpan) => Promise<T>, kind?: SpanKindName, parent?: TraceSpan): Promise<T>;
   /** Sends what is buffered (bounded by the exporter's timeout). */
   flush(): Promise<void>;
   /** Flushes and stops exporting. */

@@ -70,7 +70,7 @@ async function promptAndWait(url: string): Promise<void> {
 describe("telemetry in real processes", () => {
   test("agent daemon with the block: route spans and engine turn spans, role daemon, no prompt text", async () => {
     receiver = startOtlpReceiver();
-    const box = sandbox(`telemetry: { endpoint: "${receiver.url}" }\n`);
+    const box = sandbox(`telemetry: { endpoint: "${receiver.url}", protocol: http/protobuf }\n`);
     await runDaemon(box, async (url) => {
       expect((await authed(`${url}/health`)).status).toBe(200);
       expect((await fetch(`${url}/health`)).status).toBe(401);
@@ -86,7 +86,6 @@ describe("telemetry in real processes", () => {
     const turn = spans.find((s) => s.name === "agent.turn")!;
     expect(turn.resource["agent.role"]).toBe("daemon");
     expect(turn.resource["service.name"]).toBe("agent");
-    // The default protocol is http/protobuf.
     expect(receiver.requests[0]!.contentType).toContain("application/x-protobuf");
     expect(Buffer.concat(receiver.requests.map((r) => r.body)).toString("latin1")).not.toContain("secret-prompt-words");
   }, 30000);
@@ -103,7 +102,8 @@ describe("telemetry in real processes", () => {
 
   test("agent exec: with the block the run's spans are flushed before exit; without it nothing is sent", async () => {
     receiver = startOtlpReceiver();
-    const withBlock = sandbox(`telemetry: { endpoint: "${receiver.url}", protocol: http/json }\n`);
+    // The default protocol: http/json.
+    const withBlock = sandbox(`telemetry: { endpoint: "${receiver.url}" }\n`);
     // Spawned asynchronously: the receiver runs in this test's event loop.
     const exec = async (box: ReturnType<typeof sandbox>) => Bun.spawn(["bun", MAIN, "exec", "--demo", "say hello"], { cwd: box.project, env: box.env, stdout: "ignore", stderr: "ignore" }).exited;
     expect(await exec(withBlock)).toBe(0);
@@ -111,6 +111,7 @@ describe("telemetry in real processes", () => {
     expect(names).toContain("agent.turn");
     expect(names).toContain("chat");
     expect(receiver.spans()[0]!.resource["agent.role"]).toBe("cli");
+    expect(receiver.requests[0]!.contentType).toContain("application/json");
 
     const before = receiver.requests.length;
     const noBlock = sandbox(null, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });

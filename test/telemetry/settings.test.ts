@@ -12,7 +12,7 @@ describe("telemetry settings", () => {
   test("an empty block exports with the defaults", () => {
     expect(resolveTelemetry({}, {}).settings).toEqual({
       tracesUrl: "http://localhost:4318/v1/traces",
-      protocol: "http/protobuf",
+      protocol: "http/json",
       headers: {},
       serviceName: "agent",
       sampler: { type: "ratio", ratio: 1, parentBased: true },
@@ -53,7 +53,7 @@ describe("telemetry settings", () => {
     expect(settings!.protocol).toBe("http/json");
     expect(settings!.tracesUrl).toBe("http://localhost:4318/v1/traces");
     expect(settings!.headers).toEqual({ authorization: "Bearer sekrit-token" });
-    expect(warnings.join("\n")).toContain("OTEL_EXPORTER_OTLP_PROTOCOL='grpc' is not supported (allowed: http/protobuf, http/json)");
+    expect(warnings.join("\n")).toContain("OTEL_EXPORTER_OTLP_PROTOCOL='grpc' is not supported (allowed: http/json, http/protobuf)");
     expect(warnings.join("\n")).toContain("OTEL_EXPORTER_OTLP_ENDPOINT is not an http(s) URL");
     expect(warnings.join("\n")).toContain("OTEL_EXPORTER_OTLP_HEADERS: entry 2 is not name=value");
     expect(warnings.join("\n")).toContain("OTEL_TRACES_SAMPLER='sometimes' is not supported");

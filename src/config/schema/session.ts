@@ -82,7 +82,7 @@ export const UpdatesConfig = Type.Object({
 
 export const TelemetryConfig = Type.Object({
   endpoint: Type.Optional(Nullable(HttpUrl("OTLP/HTTP base URL (traces go to <endpoint>/v1/traces); default http://localhost:4318. OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT override."))),
-  protocol: Type.Optional(Nullable(Type.Union([Type.Literal("http/protobuf"), Type.Literal("http/json")], { default: "http/protobuf", description: "OTLP encoding; OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL override." }))),
+  protocol: Type.Optional(Nullable(Type.Union([Type.Literal("http/json"), Type.Literal("http/protobuf")], { default: "http/json", description: "OTLP encoding (http/json costs less CPU under Bun); OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL override." }))),
   headers: Type.Optional(StringMap("Headers sent with every export; OTEL_EXPORTER_OTLP_TRACES_HEADERS / OTEL_EXPORTER_OTLP_HEADERS override per name.")),
   service_name: Type.Optional(Nullable(Type.String({ minLength: 1, default: "agent", description: "Resource service.name; OTEL_SERVICE_NAME overrides." }))),
   sample_ratio: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1, default: 1, description: "Share of traces kept (parent-based trace-id ratio); OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG override." }))),

@@ -17,12 +17,25 @@ export interface ConnectionOptions {
 
 export class Connection {
   private attempts = 0;
+  private current: DaemonClient | null;
 
   constructor(
-    public client: DaemonClient,
+    client: DaemonClient | null,
     private readonly store: ViewStore,
     private readonly options: ConnectionOptions = {},
-  ) {}
+  ) {
+    this.current = client;
+  }
+
+  /** The client of the session's daemon; commands typed before the first connection get a clear error. */
+  get client(): DaemonClient {
+    if (!this.current) throw new Error("not connected to the session yet");
+    return this.current;
+  }
+
+  set client(next: DaemonClient) {
+    this.current = next;
+  }
 
   /** Follows until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {

@@ -9,7 +9,8 @@ import { SessionActions, describeError } from "./session-actions.ts";
 import { ViewStore } from "./view-store.ts";
 
 export interface TuiOptions {
-  client: DaemonClient;
+  /** The session's client, or how to get it: called after the first frame, so the screen shows at once while a local daemon starts. */
+  client: DaemonClient | (() => Promise<DaemonClient>);
   sessionId: string;
   /** Where the session runs, for the header ("local daemon pid 123", "gateway host"). */
   where: string;
@@ -24,7 +25,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const store = new ViewStore();
   store.printed = [{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }];
   const stop = new AbortController();
-  const conn = new Connection(options.client, store, { recover: options.recover });
+  const conn = new Connection(null, store, { recover: options.recover });
   const actions = new SessionActions(conn, store, stop.signal);
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
@@ -34,16 +35,34 @@ export async function runTui(options: TuiOptions): Promise<number> {
     exitOnCtrlC: false,
     incrementalRendering: true,
   });
+  const finish = async () => {
+    stop.abort();
+    ink.unmount();
+    await ink.waitUntilExit().catch(() => {});
+  };
+  let first: DaemonClient | null;
+  try {
+    // Ctrl+D while the daemon starts leaves it starting; the session is there for `agent continue`.
+    await ink.waitUntilRenderFlush();
+    const client = typeof options.client === "function" ? options.client() : options.client;
+    first = await Promise.race([client, exited.then(() => null)]);
+  } catch (error) {
+    await finish();
+    throw error;
+  }
+  if (!first) {
+    await finish();
+    return exited;
+  }
+  conn.client = first;
   const following = conn.run(stop.signal);
   const catalog = watchCatalog(conn, store);
   if (options.initialPrompt) {
     actions.prompt(options.initialPrompt).catch((e: unknown) => store.addCommandOutput(options.initialPrompt!, `the first prompt was not sent: ${describeError(e)}`, true));
   }
   const code = await exited;
-  stop.abort();
   catalog();
-  ink.unmount();
-  await ink.waitUntilExit().catch(() => {});
+  await finish();
   await following;
   return code;
 }

@@ -15,8 +15,8 @@ export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const store = createSession({ dataRoot: dataRoot(io.env), project, title: prompt?.slice(0, 80) });
   const dir = store.dir;
   store.close();
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: store.id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
   const handle = await launch(dir, io, args.flags.demo === true);
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ handle, sessionId: store.id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
   return follow(handle, store.id, io, { prompt, detach: args.flags.detach === true });
 }
 
@@ -38,8 +38,8 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: id, sessionDir: dir, demo: args.flags.demo === true }, io);
   const handle = await launch(dir, io, args.flags.demo === true);
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ handle, sessionId: id, sessionDir: dir, demo: args.flags.demo === true }, io);
   return follow(handle, id, io, { detach: args.flags.detach === true });
 }
 

@@ -1,13 +1,15 @@
 // `agent new` / `agent continue` on a terminal: opens the conversation view (tui/) on the session's local
-// daemon. Imported lazily, only on that path, so other commands never load React or Ink. When the daemon
-// dies (a crash, kill -9) the view restarts it, unless the session was stopped on purpose.
+// daemon. Imported lazily, only on that path, so other commands never load React or Ink. The daemon is
+// started after the first frame (two processes starting at once slow both down); a daemon that cannot start ends the view with its error. When the
+// daemon dies later (a crash, kill -9) the view restarts it, unless the session was stopped on purpose.
 import { DaemonClient } from "../client/daemon-client.ts";
 import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
 import { openSession } from "../daemon/store/index.ts";
 import type { Io } from "./command.ts";
 
 export interface LocalTuiOptions {
-  handle: DaemonHandle;
+  /** Starts (or finds) the session's daemon. */
+  launch: () => Promise<DaemonHandle>;
   sessionId: string;
   sessionDir: string;
   demo: boolean;
@@ -18,9 +20,9 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
   const { runTui } = await import("../../tui/run.tsx");
   const clientFor = (h: DaemonHandle) => new DaemonClient({ url: h.url, token: h.token });
   return runTui({
-    client: clientFor(options.handle),
+    client: async () => clientFor(await options.launch()),
     sessionId: options.sessionId,
-    where: `local daemon pid ${options.handle.pid}`,
+    where: "local daemon",
     initialPrompt: options.prompt,
     recover: async () => {
       const store = openSession(options.sessionDir);

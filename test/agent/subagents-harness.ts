@@ -19,11 +19,8 @@ export interface SeenRequest {
   tools: string[];
 }
 
-/** A reply, optionally held after `holdAfter` frames until released (or until the client goes away). */
-export interface Reply {
-  turn: TurnSpec;
-  holdAfter?: number;
-}
+/** A reply, optionally held after `holdAfter` frames until released (or until the client goes away); or an HTTP error. */
+export type Reply = { turn: TurnSpec; holdAfter?: number } | { status: number; error: { type: string; message: string } };
 
 export interface RoutingFake {
   base: string;
@@ -79,12 +76,14 @@ export function startRoutingFake(route: (req: SeenRequest) => Reply): RoutingFak
         violations.push(`unexpected request: ${(error as Error).message}`);
         return Response.json({ error: { type: "invalid_request_error", message: (error as Error).message } }, { status: 400 });
       }
+      if ("status" in reply) return Response.json({ type: "error", error: reply.error }, { status: reply.status });
       const frames = messagesFrames(reply.turn);
+      const hold = reply.holdAfter;
       let sent = 0;
       let held = false;
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          if (reply.holdAfter !== undefined && sent >= reply.holdAfter && !held) {
+          if (hold !== undefined && sent >= hold && !held) {
             held = true;
             await new Promise<void>((resolve) => gates.add(resolve));
           }
@@ -128,5 +127,5 @@ export const call = (id: string, name: string, args: Record<string, unknown>) =>
 /** A `task` call of the parent. */
 export const task = (id: string, subagent: string, prompt: string) => call(id, "task", { subagent, description: `job ${id}`, prompt });
 
-/** Whether a request comes from a subagent (its system prompt is a subagent prompt, not a facet's). */
-export const fromSubagent = (r: SeenRequest) => r.system.includes("subagent of agent") || r.system.includes("You are explore");
+/** Whether a request comes from a subagent: only the parent is offered `task` (subagents cannot nest). */
+export const fromSubagent = (r: SeenRequest) => !r.tools.includes("task");

@@ -120,6 +120,44 @@ describe("delegation", () => {
   });
 });
 
+describe("how a subagent ends", () => {
+  test("a provider failure fails the subagent; the parent gets an error result it can read", async () => {
+    fake = startRoutingFake((r) => {
+      if (fromSubagent(r)) return { status: 400, error: { type: "invalid_request_error", message: "prompt rejected" } };
+      if (r.round === 0) return { turn: { tool_calls: [task("call_f", "general", "doomed")] } };
+      return { turn: { text: "it failed" } };
+    });
+    const r = await startSession(makeProject(routedConfig(fake, "default_permission_matcher: bypass\n")));
+    r.session.submit({ text: "go" });
+    await r.session.idle();
+    const done = r.of("subagent_completed")[0]!;
+    expect(done).toMatchObject({ name: "general", status: "failed", error: { code: "invalid_request" } });
+    const result = r.of("tool_call_completed")[0]!.result;
+    expect(result.status).toBe("error");
+    expect(result.output).toStartWith("The subagent 'general' failed: provider returned HTTP 400 invalid_request_error: prompt rejected");
+    expect(r.of("turn_completed")[0]!.stop_reason).toBe("end_turn");
+  });
+
+  test("at its max_tool_turns the subagent gives a wrap-up report, marked as possibly incomplete", async () => {
+    fake = startRoutingFake((r) => {
+      if (fromSubagent(r)) {
+        // The wrap-up request forces a text answer (tool_choice none).
+        if (r.body.tool_choice?.type === "none") return { turn: { text: "partial findings" } };
+        return { turn: { tool_calls: [call(`call_g${r.round}`, "glob", { pattern: "*" })] } };
+      }
+      if (r.round === 0) return { turn: { tool_calls: [task("call_m", "digger", "dig")] } };
+      return { turn: { text: "ok" } };
+    });
+    const p = makeProject(routedConfig(fake, "default_permission_matcher: bypass\n"), { ".agent/subagents/digger.md": "---\ndescription: Digs\nmax_tool_turns: 2\n---\nDig.\n" });
+    const r = await startSession(p);
+    r.session.submit({ text: "go" });
+    await r.session.idle();
+    expect(r.of("subagent_completed")[0]).toMatchObject({ status: "completed", report: "partial findings", tool_turns: 2 });
+    expect(parentRequests().at(-1)!.results.call_m).toBe("partial findings\n\n[the subagent used all 2 of its tool round-trips; its report may be incomplete]");
+    expect(subagentRequests()).toHaveLength(3);
+  });
+});
+
 describe("a subagent's permission asks go to the root session's client", () => {
   const writer = () =>
     startRoutingFake((r: SeenRequest) => {

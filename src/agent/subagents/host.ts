@@ -137,7 +137,7 @@ function toToolResult(definition: SubagentDefinition, outcome: SubagentOutcome, 
     return { output: `The subagent '${definition.name}' failed: ${outcome.error?.message ?? "unknown error"}.${last}`, isError: true, metadata };
   }
   if (outcome.status === "cancelled") return { output: `The subagent '${definition.name}' was cancelled.`, isError: true, metadata };
-  const notes: Record<string, string> = {
+  const notes: Partial<Record<SubagentOutcome["stop"], string>> = {
     max_tool_turns: `[the subagent used all ${definition.maxToolTurns} of its tool round-trips; its report may be incomplete]`,
     max_tokens: "[the subagent's last answer hit the output limit and may be cut]",
     refusal: "[the subagent refused the task]",

@@ -10,7 +10,7 @@ import type { ResolvedModel } from "../../config/models.ts";
 import { createProgressUpdateTool } from "../../tools/progress-update.ts";
 import { toolJsonSchema, type Tool } from "../../tools/tool.ts";
 import type { Conversation } from "../conversation.ts";
-import { applyEvent, type EngineErrorInfo, type EngineEvent, type SubagentStatus } from "../events.ts";
+import { applyEvent, type EngineErrorInfo, type EngineEvent, type SubagentStatus, type TurnStopReason } from "../events.ts";
 import { Reminders } from "../reminders.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import { runTurn } from "../turn.ts";
@@ -45,8 +45,8 @@ export interface SubagentOutcome {
   report: string;
   usage: Usage;
   toolTurns: number;
-  /** Why a completed run may be incomplete: it hit its tool budget, the output limit, or refused. */
-  stop: string;
+  /** How its turn ended (a completed run may still be incomplete: tool budget, output limit, refusal). */
+  stop: TurnStopReason;
   error?: EngineErrorInfo;
 }
 
@@ -177,7 +177,7 @@ export class SubagentRun implements Watched {
     const done = this.finished;
     const usage = done?.usage ?? emptyUsage();
     const report = cut(lastAssistantText(this.conversation));
-    const base = { report, usage, toolTurns: this.toolRounds.size, stop: done?.stop_reason ?? "error" };
+    const base = { report, usage, toolTurns: this.toolRounds.size, stop: done?.stop_reason ?? ("error" as const) };
     if (signal.aborted || done?.stop_reason === "interrupted") return { ...base, status: "cancelled" };
     const error = crash ?? (done?.stop_reason === "error" ? (done.error ?? { code: "engine", message: "the subagent's turn failed" }) : null);
     if (error || !done) return { ...base, status: "failed", error: error ?? { code: "engine", message: "the subagent's turn did not finish" } };

@@ -1,7 +1,7 @@
 // What the summarizing model reads: the part of the context being compacted, rendered as plain text (so
 // any dialect takes it and no tool-call pairing rules apply), stripped harder at each retry level and
 // cut from the oldest end to fit the summarizer's window.
-import type { ConversationEntry } from "../conversation.ts";
+import type { ConversationEntry, UserMessage } from "../conversation.ts";
 import { CHARS_PER_TOKEN } from "./estimate.ts";
 
 /** Per retry level: how much of each tool output and argument list stays, and which share of the entries. */
@@ -13,6 +13,9 @@ const LEVELS = [
 ] as const;
 
 export const MAX_STRIP_LEVEL = LEVELS.length - 1;
+
+/** How user messages are labelled for the summarizer, by origin; unlabelled origins are left out. */
+const USER_LABELS: Partial<Record<UserMessage["origin"], string>> = { prompt: "user", handoff: "plan handed over", notification: "notification" };
 
 export interface Transcript {
   text: string;
@@ -31,9 +34,10 @@ function cut(text: string, max: number): string {
 function render(entry: ConversationEntry, level: (typeof LEVELS)[number]): string {
   if (entry.role === "user") {
     // Reminders and continuation prompts are the engine talking to the model: nothing to summarize.
-    if (entry.origin !== "prompt") return "";
+    const label = USER_LABELS[entry.origin];
+    if (!label) return "";
     const text = entry.content.map((p) => (p.type === "text" ? p.text : `[image ${p.media_type}]`)).join("\n");
-    return `[user]\n${text}`;
+    return `[${label}]\n${text}`;
   }
   if (entry.role === "assistant") {
     const lines: string[] = [];

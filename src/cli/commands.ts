@@ -15,7 +15,13 @@ export const rootCommand: CommandSpec = {
   description: `
 Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
 'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
-example. Secrets belong in environment variables, referenced as \${VAR}.`,
+example. Secrets belong in environment variables, referenced as \${VAR}.
+
+Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
+configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
   subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
-  examples: ["agent config validate", "agent config show --effective", "agent print config-schema --format yaml"],
+  examples: ["agent", "agent --demo", 'agent exec "explain the build"', "agent config validate"],
+  // No command on a terminal: a new session in this directory (the front door); else this help.
+  flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],
+  run: async (args, io) => (await import("./front-door.ts")).frontDoorRun(args, io),
 };

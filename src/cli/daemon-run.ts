@@ -2,6 +2,7 @@
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { DEMO_NOTICE } from "../agent/demo.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
 import { loadConfig } from "../config/load.ts";
 import { catalogFromConfig } from "../daemon/catalog-source.ts";
@@ -56,7 +57,8 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
       return {
         engine: created.session,
         catalog: () => catalogFromConfig(created.loaded, created.model, live),
-        notices: created.notices,
+        // The offline demo is labelled where a person sees it: a notice at the top of the conversation.
+        notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
         watchCatalog: mcp ? (changed) => void mcp.onChange(changed) : undefined,
       };

@@ -132,6 +132,27 @@ describe("compaction in a turn", () => {
     expect(r.session.conversation.entries.find((e) => e.id === done!.kept_from_message_id)?.role).toBe("assistant");
   });
 
+  test("when the turn's own request is summarized away, the summary carries it word for word", async () => {
+    const f = twoFakes(
+      [
+        { kind: "turn", turn: { tool_calls: [readCall("call_big", "big.txt")], usage: { input: 19_200, output: 30 } } },
+        { kind: "turn", turn: { text: "Continuing from the summary." } },
+      ],
+      [{ kind: "turn", turn: { text: SUMMARY } }],
+    );
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    expect(r.of("context_compacted")[0]!.kept_from_message_id).toBeNull();
+    const next = f.main.requests[1]!.body;
+    expect(next.messages).toHaveLength(1);
+    const text = JSON.stringify(next.messages[0]);
+    expect(text).toContain("Tune the alpha settings.");
+    expect(text).toContain("## Latest request (word for word)\\nplease look at the alpha settings");
+    expect(text).not.toContain("BIGSTART");
+  });
+
   test("cached input tokens count once: a report of 15,000 input tokens of which 12,000 were cache reads stays below the threshold", async () => {
     const steps = firstTwoTurns();
     steps[2] = { kind: "turn", turn: { tool_calls: [readCall("call_small", "small.txt")], usage: { input: 3_000, cache_read: 12_000, output: 40 } } };

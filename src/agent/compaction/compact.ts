@@ -97,7 +97,8 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
     usage = addUsage(usage, call.usage);
     if (call.cancelled) return fail(rt, opts, attempt + 1, { code: "cancelled", message: "compaction interrupted; the conversation is unchanged" });
     if (call.text) {
-      const tokensAfter = overhead + textTokens(summaryMessageText(call.text)) + plan.keptTokens;
+      const summary = withLatestRequest(call.text, plan);
+      const tokensAfter = overhead + textTokens(summaryMessageText(summary)) + plan.keptTokens;
       if (tokensAfter + rt.model.max_output_tokens_per_turn > rt.model.context_window) {
         return fail(rt, opts, attempt + 1, {
           code: "compaction_failed",
@@ -107,7 +108,7 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
       rt.emit({
         type: "context_compacted",
         turn_id: opts.turnId,
-        summary: call.text,
+        summary,
         kept_from_message_id: plan.kept[0]?.id ?? null,
         tokens_before: tokensBefore,
         tokens_after: tokensAfter,
@@ -115,7 +116,7 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
         attempts: attempt + 1,
         usage,
       });
-      return { ok: true, summary: call.text, tokensBefore, tokensAfter };
+      return { ok: true, summary, tokensBefore, tokensAfter };
     }
     // Once the model has answered with nothing, every later attempt insists.
     emptyBefore ||= call.error === null;
@@ -131,6 +132,22 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
     code: "compaction_failed",
     message: `compaction failed${tried}: ${lastFailure}. Nothing was lost: the conversation is unchanged. ${again}${clear}.`,
   });
+}
+
+/** Longest latest request carried word for word (the rest is in the summary anyway). */
+const LATEST_REQUEST_MAX = 8_000;
+
+/**
+ * When the user's latest request is summarized away (a long turn compacted between tool rounds), it is
+ * appended word for word: the model keeps working on exactly what was asked.
+ */
+function withLatestRequest(summary: string, plan: CompactionPlan): string {
+  if (plan.kept.some((e) => e.role === "user" && e.origin === "prompt")) return summary;
+  const latest = plan.summarize.findLast((e) => e.role === "user" && e.origin === "prompt");
+  if (latest?.role !== "user") return summary;
+  const text = latest.content.map((p) => (p.type === "text" ? p.text : `[image ${p.media_type}]`)).join("\n");
+  const shown = text.length > LATEST_REQUEST_MAX ? `${text.slice(0, LATEST_REQUEST_MAX)}\n[... ${text.length - LATEST_REQUEST_MAX} characters cut]` : text;
+  return `${summary.trim()}\n\n## Latest request (word for word)\n${shown}`;
 }
 
 function fail(rt: AgentRuntime, opts: CompactOptions, attempts: number, error: EngineErrorInfo): CompactResult {

@@ -2,6 +2,7 @@
 import type { CommandSpec } from "./command.ts";
 import { authCommand } from "./auth-commands.ts";
 import { configCommand } from "./config-commands.ts";
+import { connectCommand } from "./connect-commands.ts";
 import { daemonCommand } from "./daemon-commands.ts";
 import { continueCommand, newCommand, sessionsCommand } from "./session-commands.ts";
 import { execCommand } from "./exec-commands.ts";
@@ -19,7 +20,7 @@ example. Secrets belong in environment variables, referenced as \${VAR}.
 
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
 configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, connectCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent", "agent --demo", 'agent exec "explain the build"', "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],

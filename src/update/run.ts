@@ -64,7 +64,13 @@ export async function updateRun(args: ParsedArgs, io: Io): Promise<number> {
   const asset = result.asset!;
   if (!json) io.err(`downloading agent ${result.latest} for ${result.platform} (${(asset.size / 1e6).toFixed(1)} MB)…\n`);
   try {
-    await installRelease({ asset, target: target!, version: result.latest! });
+    let shown = -1;
+    // On a terminal the download counts up in tens of percent; pipes get the start and end lines only.
+    const onProgress = io.isTty && !json ? (received: number, total: number) => {
+      const tenth = Math.floor((received / total) * 10);
+      if (tenth !== shown) io.err(`\rdownloading… ${(shown = tenth) * 10}%${tenth === 10 ? "\n" : ""}`);
+    } : undefined;
+    await installRelease({ asset, target: target!, version: result.latest!, onProgress });
   } catch (error) {
     if (error instanceof UpdateError) throw new CliError(`update failed: ${error.message}`);
     throw error;

@@ -64,7 +64,7 @@ export const TuiConfig = Type.Object({
 });
 
 /** An http(s) URL; the loader reports anything else with the field's path. */
-const HttpUrl = (description: string) => Type.String({ pattern: "^https?://[^\\s]+$", description });
+const HttpUrl = (description: string) => Type.String({ pattern: "^https?://[^\\s]+$", description: `an http:// or https:// URL. ${description}` });
 
 export const DataConfig = Type.Object({
   automatic_crash_reporting: Type.Optional(Nullable(Type.Boolean({ default: false, description: "Also send each crash report to `crash_report_endpoint` (reports are always written locally)." }))),

@@ -114,7 +114,7 @@ export class StoppedHistory {
     let built;
     try {
       // The gateway does not know the session's configured secret words; credential patterns are scrubbed.
-      built = buildHistory(view.records(), []);
+      built = buildHistory(view.records(), [], { legacy: view.legacy });
     } catch (error) {
       if (error instanceof StoreCorruptError) throw new FleetError("history_corrupt", `the session history failed its integrity check (${error.message})`);
       throw error;

@@ -83,11 +83,6 @@ export class FleetJournal {
     return this.entries.slice(this.start + Math.max(0, seq - this.floor));
   }
 
-  /** Whether every event after `seq` is still retained (a live subscriber at `seq` can continue). */
-  retains(seq: number): boolean {
-    return seq >= this.floor;
-  }
-
   subscribe(listener: (entry: JournalEntry) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

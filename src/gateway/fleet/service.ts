@@ -104,7 +104,8 @@ export class FleetService {
   sessionView(row: SessionRow): FleetSession {
     const running = row.state === "running";
     const seen = running ? this.observer.observation(row.id) : undefined;
-    const state = row.state === "reaped" ? "cleanup_pending" : row.state;
+    // `reaped` rows never get here (rows.sessions() leaves them out, announceSession removes them).
+    const state = row.state as FleetSession["state"];
     return {
       session_id: row.id,
       project_id: row.projectId,

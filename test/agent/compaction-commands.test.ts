@@ -12,7 +12,7 @@ afterEach(async () => {
 
 const SUMMARY = "## Goal\nRename the flag.\n## Progress\nFound it.\n## Decisions\nNone.\n## Next steps\nEdit cli.ts.\n## Files\ncli.ts";
 
-function setup(main: FakeStep[], mini: FakeStep[], daemon = "retry: { max_retries: 0 }") {
+function setup(main: FakeStep[], mini: FakeStep[], daemon = "retry: { max_retries: 0 }", extra = "") {
   const m = startProviderFake("a_messages", main);
   const s = startProviderFake("a_messages", mini);
   fakes.push(m, s);
@@ -25,7 +25,7 @@ models:
 defaults: { full: m, mini: s }
 default_permission_matcher: bypass
 daemon: { ${daemon} }
-`;
+${extra}`;
   return { main: m, mini: s, project: makeProject(config) };
 }
 
@@ -61,6 +61,19 @@ describe("/compact", () => {
     expect(sent).toContain("main.ts reads it.");
     expect(sent).not.toContain("where is the verbose flag defined?");
     expect(sent).not.toContain("In cli.ts.");
+  });
+
+  test("secret words never reach the summarizing model", async () => {
+    const f = setup([answer("Noted."), answer("Done.")], [{ kind: "turn", turn: { text: SUMMARY } }], undefined, "permissions: { secret_words: [sw-hunter2-0123456789] }\n");
+    const r = await startSession(f.project);
+    r.session.submit({ text: "the deploy password is sw-hunter2-0123456789, remember it" });
+    await r.session.idle();
+    r.session.submit({ text: "and now?" });
+    await r.session.idle();
+    await r.session.command("compact", []);
+    const sent = JSON.stringify(f.mini.requests[0]!.body);
+    expect(sent).toContain("the deploy password is");
+    expect(sent).not.toContain("sw-hunter2-0123456789");
   });
 
   test("is refused while a turn runs, with nothing to compact, and reports a failed summary as command_failed without changing anything", async () => {

@@ -178,7 +178,8 @@ function summaryRequest(rt: AgentRuntime, conversation: Conversation, plan: Comp
   const window = summarizer.model.context_window;
   const fixed = textTokens(SYSTEM) + textTokens(frame({ text: "", omitted: 0, files: { changed: [], read: [] } })) + 64;
   const room = Math.floor(window * (1 - SUMMARIZER_MARGIN)) - limit - fixed;
-  const text = frame(renderTranscript(plan.summarize, shape.level, room));
+  // The summarizer may be another provider: secret words the user typed do not go there either.
+  const text = rt.scrub(frame(renderTranscript(plan.summarize, shape.level, room)));
   return {
     model: summarizer.model.provider_name,
     system: SYSTEM,

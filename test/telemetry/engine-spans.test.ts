@@ -68,3 +68,26 @@ test("without a telemetry block no export request is sent, even with OTEL_* vari
   expect(r.of("turn_completed")[0]!.stop_reason).toBe("end_turn");
   expect(receiver.requests).toHaveLength(0);
 });
+
+test("a call to a real tool server (the reference MCP server over stdio) is a tools/call span under its tool span", async () => {
+  receiver = startOtlpReceiver();
+  const { EVERYTHING_BIN } = await import("../mcp/helpers.ts");
+  const script = `responses:\n  - tool_calls:\n      - { name: tool_search, arguments: { query: "echo message" } }\n      - { name: mcp__ev__echo, arguments: { message: "private echo text" } }\n  - text: done\n`;
+  const project = makeProject(`providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\ndefault_permission_matcher: bypass\nmcp_servers:\n  ev: { transport: stdio, command: "${EVERYTHING_BIN}", args: [stdio], pass_env: [PATH] }\n`, { "script.yaml": script });
+  const globalDir = join(project.env.HOME!, ".config", "agent");
+  mkdirSync(globalDir, { recursive: true });
+  writeFileSync(join(globalDir, "config.yaml"), `telemetry: { endpoint: "${receiver.url}", protocol: http/json }\n`);
+  const r = await startSession(project);
+  r.session.submit({ text: "echo" });
+  await r.session.idle();
+  expect(r.of("tool_call_completed").find((e) => e.result.name === "mcp__ev__echo")!.result.status).toBe("completed");
+  await r.session.close();
+  const spans = receiver.spans();
+  const tool = spans.find((s) => s.name === "execute_tool mcp__ev__echo")!;
+  const mcp = spans.find((s) => s.name === "tools/call mcp__ev__echo")!;
+  expect(mcp.attributes).toMatchObject({ "mcp.method.name": "tools/call", "agent.mcp.server": "ev", "gen_ai.tool.name": "mcp__ev__echo" });
+  expect(mcp.kind).toBe(3);
+  expect(mcp.parentSpanId).toBe(tool.spanId);
+  expect(tool.parentSpanId).toBe(spans.find((s) => s.name === "agent.turn")!.spanId);
+  expect(receiver.requests.map((q) => new TextDecoder().decode(q.body)).join("")).not.toContain("private echo text");
+}, 30_000);

@@ -153,6 +153,32 @@ describe("compaction in a turn", () => {
     expect(text).not.toContain("BIGSTART");
   });
 
+  test("a second compaction folds the first summary into the new one", async () => {
+    const SECOND = "## Goal\nTune alpha, then beta.\n## Progress\nBoth read.\n## Decisions\nNone.\n## Next steps\nReport.\n## Files\nbig.txt";
+    const readBig = (id: string): FakeStep => ({ kind: "turn", turn: { tool_calls: [readCall(id, "big.txt")], usage: { input: 19_200, output: 30 } } });
+    const f = twoFakes(
+      [readBig("call_1"), { kind: "turn", turn: { text: "Alpha is tuned.", usage: { input: 6_000, output: 10 } } }, readBig("call_2"), { kind: "turn", turn: { text: "Beta too.", usage: { input: 6_000, output: 10 } } }],
+      [{ kind: "turn", turn: { text: SUMMARY } }, { kind: "turn", turn: { text: SECOND } }],
+    );
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "tune alpha" });
+    await r.session.idle();
+    r.session.submit({ text: "now beta" });
+    await r.session.idle();
+    expect(f.main.violations).toEqual([]);
+    expect(r.of("context_compacted")).toHaveLength(2);
+    const second = summaryRequestText(f.mini.requests[1]!.body);
+    expect(second).toContain("<earlier-summary>\n## Goal\nTune the alpha settings.");
+    const sent = JSON.stringify(f.main.requests[3]!.body.messages);
+    expect(sent).toContain("Tune alpha, then beta.");
+    expect(sent).not.toContain("Tune the alpha settings.");
+    expect(sent).toContain("now beta");
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["end_turn", "end_turn"]);
+    // The fold of the stored events agrees.
+    expect(foldEvents(r.events).context).toEqual(r.session.conversation.context!);
+  });
+
   test("cached input tokens count once: a report of 15,000 input tokens of which 12,000 were cache reads stays below the threshold", async () => {
     const steps = firstTwoTurns();
     steps[2] = { kind: "turn", turn: { tool_calls: [readCall("call_small", "small.txt")], usage: { input: 3_000, cache_read: 12_000, output: 40 } } };

@@ -169,11 +169,14 @@ function summaryRequest(rt: AgentRuntime, conversation: Conversation, plan: Comp
   const frame = (transcript: Transcript) => {
     const { changed, read } = transcript.files;
     const files = [changed.length ? `Files changed by tools: ${changed.join(", ")}` : "", read.length ? `Files read: ${read.join(", ")}` : ""].filter(Boolean).join("\n");
-    return REQUEST.replace("{{previous}}", () => (previous ? `The summary of the conversation before this part:\n<earlier-summary>\n${previous}\n</earlier-summary>\n\n` : ""))
-      .replace("{{transcript}}", () => transcript.text)
-      .replace("{{files}}", () => (files ? `\n${files}\n` : ""))
-      .replace("{{instructions}}", () => (shape.instructions ? `\nThe user asks the summary to: ${shape.instructions}\n` : ""))
-      .concat(shape.stronger ? `\n${EMPTY_RETRY}` : "");
+    const values: Record<string, string> = {
+      previous: previous ? `The summary of the conversation before this part:\n<earlier-summary>\n${previous}\n</earlier-summary>\n\n` : "",
+      transcript: transcript.text,
+      files: files ? `\n${files}\n` : "",
+      instructions: shape.instructions ? `\nThe user asks the summary to: ${shape.instructions}\n` : "",
+    };
+    // One pass, so a placeholder written inside the conversation itself is left alone.
+    return REQUEST.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? "").concat(shape.stronger ? `\n${EMPTY_RETRY}` : "");
   };
   const window = summarizer.model.context_window;
   const fixed = textTokens(SYSTEM) + textTokens(frame({ text: "", omitted: 0, files: { changed: [], read: [] } })) + 64;

@@ -5,9 +5,8 @@ import { spawn } from "node:child_process";
 import type { Io } from "../cli/command.ts";
 import { loadConfig } from "../config/load.ts";
 import { VERSION } from "../version.ts";
-import { lastCheck, type RememberedCheck } from "./check.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { checkFile } from "./check.ts";
+import { checkFile, lastCheck, type RememberedCheck } from "./check.ts";
 import { selfCommand } from "./self.ts";
 import { compareVersions, parseVersion } from "./semver.ts";
 

@@ -1,5 +1,6 @@
 // `agent update` and `agent update --check`: the release manifest from `updates.manifest_url`, the
 // channel from `updates.channel` (or --channel), the running binary (or --binary FILE) as the target.
+import { resolve } from "node:path";
 import { CliError, EXIT, type Io, type ParsedArgs } from "../cli/command.ts";
 import { loadConfig } from "../config/load.ts";
 import { VERSION } from "../version.ts";
@@ -26,7 +27,7 @@ function versionOf(binary: string): string {
 function targetOf(args: ParsedArgs, io: Io): { target: string; current: string } {
   const given = args.flags.binary as string | undefined;
   if (given) {
-    const target = given.startsWith("/") ? given : `${io.cwd}/${given}`;
+    const target = resolve(io.cwd, given);
     return { target, current: versionOf(target) };
   }
   if (!IS_COMPILED) throw new CliError("this agent runs from source (under bun), so there is no binary to replace; pass --binary FILE to update an installed agent binary");

@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandSpec, Io } from "../../src/cli/command.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
+import { rootCommand } from "../../src/cli/commands.ts";
 import { CRASH_EXIT } from "../../src/platform/crash/install.ts";
-import type { CrashReport } from "../../src/platform/crash/report.ts";
+import { describeArgv, type CrashReport } from "../../src/platform/crash/report.ts";
 import { VERSION } from "../../src/version.ts";
 
 const HELPER = join(import.meta.dir, "crash-process.ts");
@@ -56,6 +57,12 @@ async function crash(box: ReturnType<typeof sandbox>, how: string, argv: string[
 }
 
 describe("crash reports", () => {
+  test("only real command names and declared flag names are recorded, never arguments", () => {
+    expect(describeArgv(["exec", "fix", "the", "--model", "m", "--secret-plan"], rootCommand)).toEqual({ command: "agent exec", flags: ["--model"] });
+    expect(describeArgv(["gateway", "token", "create", "alice", "--label=ci"], rootCommand)).toEqual({ command: "agent gateway token create", flags: ["--label"] });
+    expect(describeArgv(["summarize", "my", "diary"], rootCommand)).toEqual({ command: "agent", flags: [] });
+  });
+
   test("an uncaught exception in the daemon writes a redacted report, says where, and exits 70", async () => {
     const box = sandbox();
     const r = await crash(box, "throw", ["daemon", "--session-dir", "/tmp/s/secret-session-path", "--credential-file", "/tmp/c.json"]);

@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDaemon } from "../../src/daemon/serve.ts";
+import { rootCommand } from "../../src/cli/commands.ts";
 import { buildCrashReport } from "../../src/platform/crash/report.ts";
 import { newCrashId, writeCrashReport } from "../../src/platform/crash/store.ts";
 import { FakeEngine } from "../daemon/fake-engine.ts";
@@ -17,7 +18,7 @@ test("the daemon's feedback catalog offers the newest crash reports, secrets scr
   const ids: string[] = [];
   for (let i = 0; i < 7; i++) {
     const now = new Date(Date.UTC(2026, 10, 21, 12, 0, i));
-    const report = buildCrashReport({ error: new Error(`boom ${i} session-secret-word`), kind: "uncaught_exception", argv: ["daemon"], env: {}, now, id: newCrashId(now) });
+    const report = buildCrashReport({ error: new Error(`boom ${i} session-secret-word`), kind: "uncaught_exception", argv: ["daemon"], commands: rootCommand, env: {}, now, id: newCrashId(now) });
     writeCrashReport(crashDir, report);
     ids.push(report.id);
   }

@@ -1,5 +1,6 @@
 // Handling a crash in any role: build the redacted report, write it under the data root, send it when
 // the global `data` block says so, and tell the user on stderr where it is.
+import { rootCommand } from "../../cli/commands.ts";
 import { loadConfig } from "../../config/load.ts";
 import { buildCrashReport, type CrashReport } from "./report.ts";
 import { sendCrashReport, type DataBlock } from "./send.ts";
@@ -29,7 +30,7 @@ function configFacts(ctx: CrashContext): { data: DataBlock | null; secrets: stri
 export async function reportCrash(ctx: CrashContext): Promise<string | null> {
   const { data, secrets } = configFacts(ctx);
   const now = new Date();
-  const report = buildCrashReport({ error: ctx.error, kind: ctx.kind, argv: ctx.argv, env: ctx.env, secrets, now, id: newCrashId(now) });
+  const report = buildCrashReport({ error: ctx.error, kind: ctx.kind, argv: ctx.argv, commands: rootCommand, env: ctx.env, secrets, now, id: newCrashId(now) });
   const what = ctx.kind === "internal_error" ? "internal error" : "crashed";
   ctx.err(`agent: ${what}: ${report.error.type}: ${report.error.message}\n`);
   let path: string | null = null;

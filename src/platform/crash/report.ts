@@ -1,6 +1,7 @@
 // What a crash report holds: the version, the role and command (names only: never argument values, which
 // can be prompt text), the error's type, message and stack, and the runtime; every text is scrubbed of
 // secrets: the environment's secret-named values and token shapes (one redaction helper, src/util).
+import type { CommandSpec } from "../../cli/command.ts";
 import { isSecretKey, redactText } from "../../util/redact.ts";
 import { VERSION } from "../../version.ts";
 
@@ -26,14 +27,23 @@ export interface CrashReport {
 const MAX_MESSAGE_CHARS = 500;
 const MAX_STACK_LINES = 40;
 
-/** The command path and flag names of argv: words up to the first flag, then only `--names`. */
-export function describeArgv(argv: readonly string[]): { command: string; flags: string[] } {
+/**
+ * The command path and flag names of argv, read against the command tree: only real subcommand names
+ * and the command's declared flags are kept, so no argument (a prompt, a path, a value) can slip in.
+ */
+export function describeArgv(argv: readonly string[], root: CommandSpec): { command: string; flags: string[] } {
   const words: string[] = [];
+  let command = root;
   let i = 0;
-  // Subcommand names are lowercase words; the first other word (a prompt, a path) ends the path.
-  for (; i < argv.length && /^[a-z][a-z0-9-]{0,31}$/.test(argv[i]!) && words.length < 3; i++) words.push(argv[i]!);
-  const flags = [...new Set(argv.slice(i).filter((a) => /^--?[A-Za-z][A-Za-z0-9-]*(=|$)/.test(a)).map((a) => a.split("=")[0]!))];
-  return { command: ["agent", ...words].join(" "), flags };
+  for (; i < argv.length; i++) {
+    const next = command.subcommands?.find((c) => c.name === argv[i]);
+    if (!next) break;
+    command = next;
+    words.push(next.name);
+  }
+  const declared = new Set(["help", ...(command.flags ?? []).map((f) => f.name)]);
+  const given = argv.slice(i).filter((a) => a.startsWith("--")).map((a) => a.slice(2).split("=")[0]!);
+  return { command: ["agent", ...words].join(" "), flags: [...new Set(given.filter((n) => declared.has(n)))].map((n) => `--${n}`) };
 }
 
 export function roleOf(argv: readonly string[]): CrashRole {
@@ -53,6 +63,8 @@ export interface CrashInput {
   error: unknown;
   kind: CrashReport["kind"];
   argv: readonly string[];
+  /** The CLI's command tree (src/cli/commands.ts), to tell command names from arguments. */
+  commands: CommandSpec;
   env: Readonly<Record<string, string | undefined>>;
   /** More values to scrub (the config's secrets, when they are known). */
   secrets?: readonly string[];
@@ -73,7 +85,7 @@ export function buildCrashReport(input: CrashInput): CrashReport {
     created_at: (input.now ?? new Date()).toISOString(),
     version: VERSION,
     role: roleOf(input.argv),
-    ...describeArgv(input.argv),
+    ...describeArgv(input.argv, input.commands),
     kind: input.kind,
     error: { type: error.name || "Error", message, stack: frames },
     runtime: { bun: Bun.version, platform: process.platform, arch: process.arch },

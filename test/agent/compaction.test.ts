@@ -9,7 +9,7 @@ import { toProviderMessages } from "../../src/agent/provider-messages.ts";
 import { describeEvent } from "../../src/cli/exec-progress.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
-import { makeProject, startSession } from "./harness.ts";
+import { makeProject, startSession, waitFor } from "./harness.ts";
 
 let fakes: ProviderFake[] = [];
 afterEach(async () => {
@@ -342,6 +342,23 @@ describe("compaction retries", () => {
     const insists = f.mini.requests.map((q) => summaryRequestText(q.body).includes("Your previous answer was empty"));
     expect(insists).toEqual([false, true, true]);
     expect(r.of("context_compacted")).toHaveLength(1);
+  });
+
+  test("an interrupt during a compaction ends the turn as interrupted and changes nothing", async () => {
+    const f = twoFakes([...firstTwoTurns(), { kind: "turn", turn: { text: "Later." } }], [{ kind: "turn", turn: { text: SUMMARY }, stallAfter: 2 }]);
+    const p = makeProject(compactionConfig(f), FILES);
+    const r = await startSession(p);
+    r.session.submit({ text: "please look at the alpha settings" });
+    await r.session.idle();
+    r.session.submit({ text: "now check small.txt" });
+    await waitFor(() => f.mini.stalls() === 1, "the summary stream to stall");
+    r.session.interrupt();
+    await r.session.idle();
+    expect(r.of("turn_completed")[1]!.stop_reason).toBe("interrupted");
+    expect(r.of("compaction_failed")[0]!.error.code).toBe("cancelled");
+    expect(r.session.conversation.context).toBeUndefined();
+    expect(unansweredCalls(r.session.conversation)).toEqual([]);
+    expect(f.main.requests).toHaveLength(3);
   });
 
   test("with compaction_max_retries 0 one failure gives up: the turn ends with a typed error, history is intact, and the next turn compacts", async () => {

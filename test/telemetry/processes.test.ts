@@ -119,3 +119,28 @@ describe("telemetry in real processes", () => {
     expect(receiver.requests.length).toBe(before);
   }, 30000);
 });
+
+test("agent gateway serve with the global telemetry block exports route spans, flushed on SIGTERM", async () => {
+  receiver = startOtlpReceiver();
+  const box = sandbox(`telemetry: { endpoint: "${receiver.url}" }\n`);
+  const gatewayConfig = join(box.base, "gateway-config.yaml");
+  writeFileSync(gatewayConfig, `data_dir: ${join(box.base, "gw-data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n`);
+  const proc = Bun.spawn(["bun", MAIN, "gateway", "serve", "--config", gatewayConfig], { cwd: box.base, env: box.env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!/listening on (\S+)/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`gateway exited early: ${await new Response(proc.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+  }
+  const url = /listening on (\S+)/.exec(text)![1]!;
+  try {
+    expect((await fetch(`${url}/api/v1/health`)).status).toBe(200);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+  const health = receiver.spans().find((s) => s.name === "GET /api/v1/health")!;
+  expect(health.attributes["http.response.status_code"]).toBe(200);
+  expect(health.resource["agent.role"]).toBe("gateway");
+}, 30000);

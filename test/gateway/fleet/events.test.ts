@@ -193,6 +193,18 @@ describe("cursor abuse", () => {
 });
 
 describe("streams that end", () => {
+  // Bun checks idle connections every few seconds: without the route lifting the timeout, this stream is
+  // cut about 4 s in.
+  test("a quiet stream outlives the server's idle timeout", async () => {
+    f = await startFleetGateway({}, { idleTimeoutSecs: 1 });
+    const res = await events(after(await catalogCursor()));
+    const got = readEvents(res, (list) => list.some((e) => e.data.type === "project_upserted"));
+    await until(() => f.fleet.openStreams === 1, "the stream to open");
+    await Bun.sleep(6000);
+    f.addProject(hex(1));
+    expect((await got).at(-1)!.data).toMatchObject({ type: "project_upserted", project: { project_id: hex(1) } });
+  }, 20_000);
+
   test("revoking the token that opened a stream ends it", async () => {
     f = await startFleetGateway();
     const res = await events(after(await catalogCursor()));

@@ -47,8 +47,8 @@ export interface SessionFields {
   daemonEpoch: string | null;
 }
 
-export async function startFleetGateway(limits: Partial<FleetLimits> = {}): Promise<FleetGateway> {
-  const gw = await startTestGateway();
+export async function startFleetGateway(limits: Partial<FleetLimits> = {}, options: { idleTimeoutSecs?: number } = {}): Promise<FleetGateway> {
+  const gw = await startTestGateway("", options);
   const scheduler = new FakeScheduler();
   const fleet = installFleet(gw.ctx, { scheduler, limits });
   const token = gw.ctx.pats.create(gw.ctx.principals.create("fleet-admin").id, "fleet tests").token;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initSessionDir, openSession } from "../../../src/daemon/store/index.ts";
+import { initSessionDir, openSession, STORE_FILE } from "../../../src/daemon/store/index.ts";
 import { startHarness } from "../../daemon/harness.ts";
 import { type FleetGateway, startFleetGateway } from "./helpers.ts";
 
@@ -43,7 +43,7 @@ const cp = (token: string) => `?checkpoint=${encodeURIComponent(token)}`;
 
 describe("stopped history pages", () => {
   test("the first request captures a checkpoint; signed next_page tokens walk the daemon's items once; the store is not written", async () => {
-    const digest = () => ["session.sqlite", "session.sqlite-wal"].map((n) => (existsSync(join(dir, n)) ? Bun.hash(readFileSync(join(dir, n))).toString() : "-")).join("/");
+    const digest = () => [STORE_FILE, `${STORE_FILE}-wal`].map((n) => (existsSync(join(dir, n)) ? Bun.hash(readFileSync(join(dir, n))).toString() : "-")).join("/");
     const before = digest();
     const first = await history("ses_stopped");
     expect(first.status).toBe(200);

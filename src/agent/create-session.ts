@@ -44,6 +44,7 @@ import { compactionSettings } from "./compaction/settings.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
+import type { SubagentDefinitions } from "./subagents/definitions.ts";
 import { SubagentHost } from "./subagents/host.ts";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
@@ -108,6 +109,8 @@ export interface SessionCatalogView {
   skills: readonly Skill[];
   tools: ToolSet;
   mcp: McpManager | null;
+  /** The subagent definitions the session read at start (what its `task` tool offers). */
+  subagents?: SubagentDefinitions;
 }
 
 export { NO_MODEL_HELP } from "./facets/model-choice.ts";
@@ -324,5 +327,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp }, notifications };
+  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions }, notifications };
 }

@@ -43,7 +43,7 @@ export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | n
     tools: [],
   }));
   const skills = (live?.skills ?? []).map((k) => ({ name: k.name, description: k.description, origin: k.origin, user_invocable: k.userInvocable, model_invocable: k.modelInvocable }));
-  return { facets: facetCatalog(loaded), models, subagents: subagentCatalog(loaded), skills, tools, mcp_servers: servers, extensions: [] };
+  return { facets: facetCatalog(loaded), models, subagents: subagentCatalog(loaded, live?.subagents), skills, tools, mcp_servers: servers, extensions: [] };
 }
 
 /** Each tool server's state, tool count and synthetic tool ids, as the session's manager sees them now. */

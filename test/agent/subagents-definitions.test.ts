@@ -2,7 +2,7 @@
 // a bad definition file is refused with file:line and what is allowed (the session says so, and `task`
 // tells the model); the daemon catalog lists the subagents with description, tags and origin.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { definitionSources } from "../../src/agent/subagents/host.ts";
@@ -155,5 +155,11 @@ describe("daemon catalog", () => {
     expect(state.subagents.find((s: { name: string }) => s.name === "scout")).toMatchObject({ origin: "builtin", tags: ["read-only", "research"] });
     expect(JSON.stringify(state.subagents)).not.toContain(p.root);
     expect(state.tools.map((t: { name: string }) => t.name)).toContain("task");
+
+    // A file added later is not offered by the running session's `task` tool, so the catalog does not list it either.
+    writeFileSync(join(p.root, ".agent/subagents/late.md"), file("description: Added later\n"));
+    expect((await fetch(`${running.url}/daemon-state/reload`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    const reloaded = await (await fetch(`${running.url}/daemon-state`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+    expect(reloaded.subagents.map((s: { name: string }) => s.name)).toEqual(["explore", "general", "reviewer", "scout"]);
   });
 });

@@ -1,7 +1,7 @@
 // The conversation view: finished blocks printed once above (Ink's <Static>), then the live tail, the
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
-import { Box, Static, Text, useInput } from "ink";
+import { Box, Static, Text, useInput, useWindowSize } from "ink";
 import { useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
@@ -31,6 +31,8 @@ export function App({ store, actions, onExit }: AppProps): ReactNode {
   const [answerError, setAnswerError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
   const history = useRef(new PromptHistory()).current;
+  // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
+  const liveLines = Math.max(4, useWindowSize().rows - 12);
   const live = store.health.state === "connected" && !store.catchingUp;
   const question = s.pending[0];
   const dialog = confirmKill ? "confirm" : question ? "question" : null;
@@ -112,7 +114,7 @@ export function App({ store, actions, onExit }: AppProps): ReactNode {
       <Static items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
       <Box flexDirection="column">
         {store.tail().map((b) => (
-          <BlockView key={b.id} block={b} details={details} stale={!live} />
+          <BlockView key={b.id} block={b} details={details} stale={!live} maxLines={liveLines} />
         ))}
         {s.queue.map((q) => (
           <Text key={q.id} dimColor wrap="truncate-end">{`⧗ queued: ${q.text.replace(/\n/g, " ⏎ ")}`}</Text>

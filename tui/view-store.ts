@@ -1,13 +1,23 @@
 // Holds the view state outside React and decides what is printed once (Ink's <Static>) and what stays
 // live. Records arrive in frames; the screen is told once per frame. While the history of an attach is
-// replayed nothing is drawn; at the end only the newest HISTORY_LIMIT blocks are printed, so attaching to a
-// session with a 100k-line history costs one short write. After a resync (daemon restart, reset) blocks
+// replayed nothing is drawn; at the end only about the newest HISTORY_LINES lines are printed, so attaching
+// to a session with a 100k-line history costs one short write. After a resync (daemon restart, reset) blocks
 // already printed are recognised by id and not printed twice.
 import type { SyncRecord } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import { lineCount, tailLines } from "./tail-lines.ts";
 import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState } from "./view-state.ts";
 
-export const HISTORY_LIMIT = 200;
+/** Lines of history printed on attach (older blocks are counted, not drawn). */
+export const HISTORY_LINES = 3000;
+
+/** About how many lines a block takes on screen (collapsed), to budget the history printed on attach. */
+function blockLines(b: Block): number {
+  if (b.kind === "text" || b.kind === "user") return lineCount(b.text) + 1;
+  if (b.kind === "tool") return 8;
+  if (b.kind === "command") return lineCount(b.message) + 2;
+  return 2;
+}
 
 export type HealthState = "connecting" | "connected" | "disconnected";
 
@@ -87,10 +97,19 @@ export class ViewStore {
       const b = this.state.blocks[this.committed++]!;
       if (!this.printedIds.has(b.id)) fresh.push(b);
     }
-    const hidden = Math.max(0, fresh.length - HISTORY_LIMIT);
     for (const b of fresh) this.printedIds.add(b.id);
-    const shown = fresh.slice(hidden);
-    if (hidden > 0) shown.unshift({ kind: "notice", id: `hidden:${this.localCount++}`, level: "info", message: `${hidden} earlier items of this session are not shown`, done: true });
+    let budget = HISTORY_LINES;
+    let first = fresh.length;
+    while (first > 0 && budget > 0) budget -= blockLines(fresh[--first]!);
+    const shown = fresh.slice(first);
+    const oldest = shown[0];
+    // The oldest block shown may alone be longer than what is left of the budget: keep its end.
+    if (budget < 0 && oldest?.kind === "text") {
+      const cut = tailLines(oldest.text, Math.max(1, lineCount(oldest.text) + budget));
+      shown[0] = { ...oldest, text: cut.text };
+      shown.unshift({ kind: "notice", id: `cut:${this.localCount++}`, level: "info", message: `… ${cut.hidden} earlier lines of this answer are not shown`, done: true });
+    }
+    if (first > 0) shown.unshift({ kind: "notice", id: `hidden:${this.localCount++}`, level: "info", message: `${first} earlier items of this session are not shown`, done: true });
     if (shown.length) this.printed = this.printed.concat(shown);
   }
 

@@ -6,7 +6,8 @@ import { foldEvents, type EngineEvent } from "../../src/agent/events.ts";
 import type { SyncRecord } from "../../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../../src/protocol/sync-shapes.ts";
 import { applyRecords, emptyViewState } from "../../tui/view-state.ts";
-import { HISTORY_LIMIT, ViewStore } from "../../tui/view-store.ts";
+import { tailLines } from "../../tui/tail-lines.ts";
+import { HISTORY_LINES, ViewStore } from "../../tui/view-store.ts";
 import { richTurnEvents } from "../daemon/fake-engine.ts";
 
 let seq = 0;
@@ -110,9 +111,10 @@ describe("view store", () => {
     expect(store.tail()).toEqual([]);
   });
 
-  test("attaching to a long history prints only the newest blocks, with a note of how many are hidden", () => {
+  test("attaching to a long history prints only about the newest HISTORY_LINES lines, with a note of how many items are hidden", () => {
     const history: SyncRecord[] = [];
-    for (let i = 0; i < HISTORY_LIMIT; i++) history.push(...records(textTurn(i, `answer ${i}`)));
+    const turns = HISTORY_LINES / 2;
+    for (let i = 0; i < turns; i++) history.push(...records(textTurn(i, `answer ${i}`)));
     const store = new ViewStore();
     store.onSnapshot(snapshot(), true);
     expect(store.catchingUp).toBe(true);
@@ -120,9 +122,23 @@ describe("view store", () => {
     expect(store.printed).toEqual([]);
     store.onRecords(history.slice(100));
     expect(store.catchingUp).toBe(false);
-    expect(store.printed).toHaveLength(HISTORY_LIMIT + 1);
-    expect(store.printed[0]).toMatchObject({ kind: "notice", message: `${HISTORY_LIMIT} earlier items of this session are not shown` });
-    expect(store.printed.at(-1)).toMatchObject({ id: `prt_${HISTORY_LIMIT - 1}`, text: `answer ${HISTORY_LIMIT - 1}` });
+    // Each turn is a prompt and a one-line answer (about 4 lines): the newest quarter fits the budget.
+    expect(store.printed[0]).toMatchObject({ kind: "notice", message: `${turns * 2 - HISTORY_LINES / 2} earlier items of this session are not shown` });
+    expect(store.printed).toHaveLength(HISTORY_LINES / 2 + 1);
+    expect(store.printed.at(-1)).toMatchObject({ id: `prt_${turns - 1}`, text: `answer ${turns - 1}` });
+  });
+
+  test("one answer longer than the budget is printed from its end, inside its code block", () => {
+    const long = ["intro", "```ts", ...Array.from({ length: HISTORY_LINES * 2 }, (_, i) => `line ${i}`), "```", "outro"].join("\n");
+    const store = new ViewStore();
+    const history = records(textTurn(1, long));
+    store.onSnapshot(snapshot(), true);
+    store.onRecords(history);
+    const text = store.printed.find((b) => b.kind === "text");
+    expect(text?.kind === "text" && text.text.startsWith("```\nline ")).toBe(true);
+    expect(text?.kind === "text" && text.text.endsWith("outro")).toBe(true);
+    expect(store.printed.some((b) => b.kind === "notice" && /earlier lines of this answer are not shown/.test(b.message))).toBe(true);
+    expect(tailLines("a\nb\nc", 2)).toEqual({ text: "b\nc", hidden: 1 });
   });
 
   test("a rebuild (new epoch) replays the same history without printing it again; new blocks still print", () => {

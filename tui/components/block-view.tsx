@@ -3,6 +3,7 @@
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
 import { Markdown } from "../markdown.tsx";
+import { tailLines } from "../tail-lines.ts";
 import type { Block } from "../view-state.ts";
 import { clipLines, ToolView } from "./tool-view.tsx";
 
@@ -14,7 +15,15 @@ const STOP_TEXT: Record<string, string> = {
   max_tokens: "stopped: the answer hit the output token limit",
 };
 
-export const BlockView = memo(function BlockView({ block, details, stale }: { block: Block; details: boolean; stale?: boolean }): ReactNode {
+export interface BlockViewProps {
+  block: Block;
+  details: boolean;
+  stale?: boolean;
+  /** For a block still streaming: draw only its last lines (the whole prints once it is complete). */
+  maxLines?: number;
+}
+
+export const BlockView = memo(function BlockView({ block, details, stale, maxLines }: BlockViewProps): ReactNode {
   switch (block.kind) {
     case "user":
       return (
@@ -23,12 +32,15 @@ export const BlockView = memo(function BlockView({ block, details, stale }: { bl
           <Text>{block.text}</Text>
         </Box>
       );
-    case "text":
+    case "text": {
+      const cut = !block.done && maxLines ? tailLines(block.text, maxLines) : { text: block.text, hidden: 0 };
       return (
-        <Box marginTop={1}>
-          <Markdown text={block.text} />
+        <Box marginTop={1} flexDirection="column">
+          {cut.hidden ? <Text dimColor>{`… ${cut.hidden} lines above (printed in full when the answer completes)`}</Text> : null}
+          <Markdown text={cut.text} />
         </Box>
       );
+    }
     case "reasoning": {
       if (!details) {
         const lines = block.text.trim() ? block.text.trim().split("\n").length : 0;

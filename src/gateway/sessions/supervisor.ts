@@ -10,7 +10,7 @@ import { newId } from "../../util/ids.ts";
 import { selfCommand } from "../../client/daemon-launch.ts";
 import { CREDENTIAL_FILE, loadCredential, writeFreshCredential } from "../../daemon/credential.ts";
 import { BOOTSTRAP_ENV, type BootstrapFile } from "../../daemon/bootstrap.ts";
-import { initSessionDir } from "../../daemon/store/index.ts";
+import { initSessionDir, openSession } from "../../daemon/store/index.ts";
 import { writeFileAtomic } from "../../util/atomic-write.ts";
 import type { GatewayContext } from "../context.ts";
 import { projects } from "../db/schema.ts";
@@ -264,6 +264,15 @@ export class SessionSupervisor {
       const files = configurationFiles(this.ctx.dataDir, project.configName);
       const env = { ...process.env, AGENT_GATEWAY_SESSION_ID: id, AGENT_PROJECT_DIR: cwd };
       if (files.preRunScript) await runPreRun(files.preRunScript, cwd, env, join(sessionDir, "pre-run.log"), t.discover);
+      // A stopped session's store accepts no commands: resuming makes it running again, as `agent continue` does.
+      if (trigger === "resume") {
+        const store = openSession(sessionDir);
+        try {
+          if (store.meta().state !== "running") store.setState("running");
+        } finally {
+          store.close();
+        }
+      }
       const token = writeFreshCredential(join(sessionDir, CREDENTIAL_FILE));
       const issued = this.credentials.issue(id, enabledServices(this.ctx.config));
       const bootstrapFile = join(sessionDir, `bootstrap-${issued.generationId}.json`);

@@ -2,7 +2,7 @@
 // the global telemetry block the daemon exports route spans and its engine's turn spans; without the
 // block nothing is ever sent, whatever OTEL_* variables say.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
@@ -70,7 +70,9 @@ async function promptAndWait(url: string): Promise<void> {
 describe("telemetry in real processes", () => {
   test("agent daemon with the block: route spans and engine turn spans, role daemon, no prompt text", async () => {
     receiver = startOtlpReceiver();
-    const box = sandbox(`telemetry: { endpoint: "${receiver.url}", protocol: http/protobuf }\n`);
+    const counter = join(tmpdir(), `agent-telemetry-subst-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    // Telemetry must not make the daemon load the config twice: substitution commands run once.
+    const box = sandbox(`config_command_substitution: true\nintegrations: { search: { providers: { search_a: { key: "$(sh -c 'echo run >> ${counter}; echo k')" } } } }\ntelemetry: { endpoint: "${receiver.url}", protocol: http/protobuf }\n`);
     await runDaemon(box, async (url) => {
       expect((await authed(`${url}/health`)).status).toBe(200);
       expect((await fetch(`${url}/health`)).status).toBe(401);
@@ -88,6 +90,7 @@ describe("telemetry in real processes", () => {
     expect(turn.resource["service.name"]).toBe("agent");
     expect(receiver.requests[0]!.contentType).toContain("application/x-protobuf");
     expect(Buffer.concat(receiver.requests.map((r) => r.body)).toString("latin1")).not.toContain("secret-prompt-words");
+    expect(readFileSync(counter, "utf8")).toBe("run\n");
   }, 30000);
 
   test("agent daemon without the block sends nothing, even with OTEL_* variables pointing at a receiver", async () => {

@@ -55,6 +55,16 @@ describe("launch check", () => {
     expect(started).toHaveLength(2);
   });
 
+  test("reading the updates block never runs the config's $(command) substitutions again", () => {
+    const u = userEnv(`  manifest_url: "http://127.0.0.1:9/manifest.json"\n`);
+    const marker = join(u.env.HOME!, "ran");
+    writeFileSync(join(u.env.XDG_CONFIG_HOME!, "agent", "config.yaml"), `config_command_substitution: true\nintegrations: { search: { providers: { search_a: { key: "$(touch ${marker})" } } } }\nupdates:\n  manifest_url: "http://127.0.0.1:9/manifest.json"\n`);
+    const started: string[][] = [];
+    afterCommand(["exec", "hi"], io(u.env, u.project), { now: new Date(), start: (argv) => void started.push(argv) });
+    expect(started).toHaveLength(1);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("a real run: the command ends while the check waits on the manifest; the next run shows the result", async () => {
     server = startReleaseServer([{ version: "9.0.0", channel: "stable" }]);
     server.hold();

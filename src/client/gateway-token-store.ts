@@ -1,12 +1,18 @@
 // Where `agent` keeps the OAuth tokens it holds for each gateway: one JSON file per gateway host under
 // `<data root>/gateway-client/tokens/`, mode 0600 in a 0700 directory, written atomically. The public
-// client id registered for the device flow is kept with them; client secrets are never stored.
+// client id registered for the device flow is kept with them; client secrets are never stored. Files carry
+// `version` 1 (a file without one is version 1); a newer file is refused, not overwritten.
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { dataRoot, type Env } from "../config/files.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
+import { fileFormatVersion } from "../daemon/store/migrate/file-version.ts";
+
+/** The token file format this binary reads and writes. */
+export const GATEWAY_TOKENS_VERSION = 1;
 
 export interface StoredGatewayTokens {
+  version?: 1;
   /** The public client registered for the device flow on this gateway. */
   device_client_id?: string;
   /** The client the tokens were issued to. */
@@ -36,19 +42,22 @@ export class GatewayTokenStore {
   load(gatewayUrl: string): StoredGatewayTokens {
     const path = this.pathFor(gatewayUrl);
     if (!existsSync(path)) return {};
+    let value: unknown;
     try {
-      const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
-      return typeof value === "object" && value !== null ? (value as StoredGatewayTokens) : {};
+      value = JSON.parse(readFileSync(path, "utf8")) as unknown;
     } catch {
       // A damaged file holds nothing usable: the next sign-in rewrites it.
       return {};
     }
+    if (typeof value !== "object" || value === null) return {};
+    fileFormatVersion(value, GATEWAY_TOKENS_VERSION, `gateway token file ${path}`);
+    return value as StoredGatewayTokens;
   }
 
   save(gatewayUrl: string, tokens: StoredGatewayTokens): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
-    writeFileAtomic(this.pathFor(gatewayUrl), `${JSON.stringify(tokens, null, 2)}\n`, 0o600);
+    writeFileAtomic(this.pathFor(gatewayUrl), `${JSON.stringify({ ...tokens, version: GATEWAY_TOKENS_VERSION }, null, 2)}\n`, 0o600);
   }
 
   clear(gatewayUrl: string): void {

@@ -1,13 +1,17 @@
-// The daemon credential: `{"token": string}` in a file of mode 0600 inside a directory of mode 0700.
-// A daemon without a loadable credential does not start; the launchers write a fresh one.
+// The daemon credential: `{"version": 1, "token": string}` in a file of mode 0600 inside a directory of
+// mode 0700 (a file without `version` is version 1). A daemon without a loadable credential does not
+// start; the launchers write a fresh one.
 import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { timingSafeEqual } from "node:crypto";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { newSecret } from "../util/ids.ts";
+import { fileFormatVersion } from "./store/migrate/file-version.ts";
 
 export const CREDENTIAL_FILE = "credential.json";
 export const CREDENTIAL_ENV = "AGENT_DAEMON_CREDENTIAL_FILE";
+/** The credential file format this binary reads and writes. */
+export const CREDENTIAL_VERSION = 1;
 
 export class CredentialError extends Error {
   constructor(message: string) {
@@ -34,6 +38,11 @@ export function loadCredential(path: string): string {
   } catch {
     throw new CredentialError(`credential file ${path} is not valid JSON (expected {"token": "..."})`);
   }
+  try {
+    fileFormatVersion(doc, CREDENTIAL_VERSION, `credential file ${path}`);
+  } catch (error) {
+    throw new CredentialError((error as Error).message);
+  }
   const token = (doc as { token?: unknown })?.token;
   if (typeof token !== "string") throw new CredentialError(`credential file ${path} has no string field 'token'`);
   if (token.length < 32 || !/^[\x21-\x7e]+$/.test(token)) throw new CredentialError(`the token in credential file ${path} must be at least 32 printable characters without spaces`);
@@ -43,7 +52,7 @@ export function loadCredential(path: string): string {
 /** Writes a freshly generated credential (what `agent new` / `agent continue` pass to the daemon). */
 export function writeFreshCredential(path: string): string {
   const token = newSecret("dmn");
-  writeFileAtomic(path, `${JSON.stringify({ token })}\n`, 0o600);
+  writeFileAtomic(path, `${JSON.stringify({ version: CREDENTIAL_VERSION, token })}\n`, 0o600);
   return token;
 }
 

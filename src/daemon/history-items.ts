@@ -12,8 +12,8 @@ export interface HistoryItem {
   turn_id: string | null;
   /** Facet and model in effect when the record was written; `historical_unknown` when it cannot be established. */
   attribution: { facet: string; model: string };
-  /** `historical_secret_coverage_unknown` for records converted from a legacy log; else `captured`. */
-  secret_coverage: "captured";
+  /** `historical_secret_coverage_unknown` for records projected from a store of an older layout; else `captured`. */
+  secret_coverage: "captured" | "historical_secret_coverage_unknown";
   payload: Record<string, unknown>;
 }
 
@@ -28,11 +28,16 @@ const UNKNOWN = "historical_unknown";
 /** Attribution names the model like turn_started does: the key, without an effort suffix `(level)`. */
 const modelKey = (ref: string) => ref.replace(/\([^)]*\)$/, "") || UNKNOWN;
 
-export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly string[]): { items: HistoryItem[]; attachments: Map<string, CapturedAttachment> } {
+/**
+ * `legacy`: the records come from a store of an older layout read as it is (never migrated by a history
+ * read): what secrets its session knew is unknown, so its items say so.
+ */
+export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly string[], options: { legacy?: boolean } = {}): { items: HistoryItem[]; attachments: Map<string, CapturedAttachment> } {
   const items: HistoryItem[] = [];
   const attachments = new Map<string, CapturedAttachment>();
   let attribution = { facet: UNKNOWN, model: UNKNOWN };
   let turn: string | null = null;
+  const coverage: HistoryItem["secret_coverage"] = options.legacy ? "historical_secret_coverage_unknown" : "captured";
   const scrub = <T>(v: T): T => redactValue(v, secrets) as T;
   const image = (media_type: string, data_base64: string) => {
     const bytes = data_base64 ? Buffer.from(data_base64, "base64") : null;
@@ -44,7 +49,7 @@ export function buildHistory(records: Iterable<StoredRecord>, secrets: readonly 
   for (const record of records) {
     const body = parseRecord(record) as Record<string, any>;
     const push = (kind: HistoryItem["kind"], payload: Record<string, unknown>) =>
-      items.push({ item_id: `itm_${record.seq}`, seq: String(record.seq), at: record.at, kind, turn_id: turn, attribution: { ...attribution }, secret_coverage: "captured", payload: scrub(payload) });
+      items.push({ item_id: `itm_${record.seq}`, seq: String(record.seq), at: record.at, kind, turn_id: turn, attribution: { ...attribution }, secret_coverage: coverage, payload: scrub(payload) });
     switch (record.type) {
       case "turn_started":
         turn = body.turn_id;

@@ -4,9 +4,12 @@
 //   const events = openSession(sessionDirOf(dataRoot(env), id)).events();   // EngineEvent[] in order
 //   createSessionFromConfig({ ..., sessionId: store.id, sessionDir: store.dir, initialEvents: events });
 //   store.close();   // also: store.conversation(), store.meta(), listSessions(dataRoot)
+// Every open goes through the layout doors of ./migrate/session-dir.ts: a session dir of an older layout
+// is migrated before it is resumed and read as it is by listings; a newer one is refused.
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Conversation } from "../../agent/conversation.ts";
 import { foldEvents, type EngineEvent } from "../../agent/events.ts";
 import { isEngineRecordType } from "../../protocol/record-types.ts";
@@ -15,11 +18,14 @@ import { AttachmentTable } from "./attachments.ts";
 import { Journal, type RecordBody, type StoredRecord } from "./journal.ts";
 import { Ledger, type LedgerLimits } from "./ledger.ts";
 import { MetaTable, type SessionMeta, type SessionState } from "./meta.ts";
+import { detectLayout, LAYOUT_VERSION, LayoutTooNewError, writeLayoutFile } from "./migrate/layout.ts";
+import { cleanupMigrations, openStoreReadOnly, prepareSessionDir } from "./migrate/session-dir.ts";
 import { openSessionDb, STORE_FILE, type SessionDb } from "./open.ts";
+import * as schema from "./schema.ts";
 import type { Database } from "bun:sqlite";
 
 export type { RecordBody, StoredRecord, SessionMeta, SessionState };
-export { STORE_FILE };
+export { STORE_FILE, LayoutTooNewError, openStoreReadOnly };
 
 /** A record that cannot be read back (bad JSON, wrong shape): the history is corrupt, never silently empty. */
 export class StoreCorruptError extends Error {
@@ -138,18 +144,25 @@ export function createSession(options: CreateSessionOptions): SessionStore {
   return initSessionDir(dir, id, options);
 }
 
-/** Creates a store in a given (empty or new) directory: the daemon's `--session-dir` on first start. */
+/**
+ * Creates a store in a given (empty or new) directory: the daemon's `--session-dir` on first start. A dir
+ * that already holds a session is opened (migrated first when it is in an older layout).
+ */
 export function initSessionDir(dir: string, id: string, options: Omit<CreateSessionOptions, "dataRoot">): SessionStore {
   const now = (options.now ?? Date.now)();
+  if (prepareSessionDir(dir, { now: options.now }) === null) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeLayoutFile(dir, { layout: LAYOUT_VERSION, session_id: id });
+  }
   const { db, sqlite } = openSessionDb(dir);
   const meta = new MetaTable(db);
   if (!meta.get()) meta.insert({ id, project: options.project, title: options.title ?? null, now, tokenKey: randomBytes(32) });
   return new SessionStore(dir, meta.get()!.id, db, sqlite, options);
 }
 
-/** Opens an existing session dir; throws when it holds no session store. */
+/** Opens an existing session dir (migrating an older layout first); throws when it holds no session store. */
 export function openSession(dir: string, options: StoreOptions = {}): SessionStore {
-  if (!existsSync(join(dir, STORE_FILE))) throw new Error(`no session in ${dir} (no ${STORE_FILE})`);
+  if (prepareSessionDir(dir, { now: options.now }) === null || !existsSync(join(dir, STORE_FILE))) throw new Error(`no session in ${dir} (no session store)`);
   const { db, sqlite } = openSessionDb(dir);
   const meta = new MetaTable(db).get();
   if (!meta) {
@@ -159,20 +172,46 @@ export function openSession(dir: string, options: StoreOptions = {}): SessionSto
   return new SessionStore(dir, meta.id, db, sqlite, options);
 }
 
-/** Every session under the data root, newest first. */
-export function listSessions(dataRoot: string): { dir: string; meta: SessionMeta }[] {
+/**
+ * Every session under the data root, newest first. Sessions of an older layout are listed from a
+ * read-only look (they are migrated when resumed); sessions of a newer layout are left out.
+ */
+export function listSessions(dataRoot: string, options: { now?: () => number } = {}): { dir: string; meta: SessionMeta }[] {
   const root = sessionsRoot(dataRoot);
   if (!existsSync(root)) return [];
+  cleanupMigrations(root, (options.now ?? Date.now)());
   const out: { dir: string; meta: SessionMeta }[] = [];
   for (const name of readdirSync(root)) {
+    // Dot names are migration staging trees, backups and journals.
+    if (name.startsWith(".")) continue;
     const dir = join(root, name);
-    if (!existsSync(join(dir, STORE_FILE))) continue;
+    try {
+      const meta = readMeta(dir);
+      if (meta) out.push({ dir, meta });
+    } catch (error) {
+      if (!(error instanceof LayoutTooNewError)) throw error;
+    }
+  }
+  return out.sort((a, b) => b.meta.createdAt - a.meta.createdAt);
+}
+
+function readMeta(dir: string): SessionMeta | null {
+  const layout = detectLayout(dir);
+  if (layout === null) return null;
+  if (layout === LAYOUT_VERSION) {
+    if (!existsSync(join(dir, STORE_FILE))) return null;
     const store = openSession(dir);
     try {
-      out.push({ dir, meta: store.meta() });
+      return store.meta();
     } finally {
       store.close();
     }
   }
-  return out.sort((a, b) => b.meta.createdAt - a.meta.createdAt);
+  const legacy = openStoreReadOnly(dir);
+  if (!legacy) return null;
+  try {
+    return new MetaTable(drizzle({ client: legacy.sqlite, schema }) as SessionDb).get();
+  } finally {
+    legacy.sqlite.close();
+  }
 }

@@ -1,10 +1,13 @@
-// Opens the gateway database (bun:sqlite, WAL) and applies the embedded migrations.
+// Opens the gateway database (bun:sqlite, WAL) and applies the embedded migrations. The number of drizzle
+// migrations applied is the database's schema version: one written by a newer agent (more migrations
+// than this binary carries) is refused before anything is applied.
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { embeddedGatewayMigrations } from "./embed-migrations.ts" with { type: "macro" };
 import * as schema from "./schema.ts";
+import { refuseNewerSchema } from "../../daemon/store/migrate/schema-version.ts";
 
 export type GatewayDb = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -25,13 +28,18 @@ export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
     path = join(dataDir, DB_FILE);
   }
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  const db = drizzle({ client: sqlite, schema }) as GatewayDb;
-  const migrated = applyMigrations(db, sqlite);
-  return { db, sqlite, migrated, path };
+  try {
+    sqlite.exec("PRAGMA journal_mode = WAL");
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    sqlite.exec("PRAGMA foreign_keys = ON");
+    sqlite.exec("PRAGMA busy_timeout = 5000");
+    const db = drizzle({ client: sqlite, schema }) as GatewayDb;
+    const migrated = applyMigrations(db, sqlite, path);
+    return { db, sqlite, migrated, path };
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
 }
 
 function appliedCount(sqlite: Database): number {
@@ -40,9 +48,10 @@ function appliedCount(sqlite: Database): number {
   return (sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
 }
 
-function applyMigrations(db: GatewayDb, sqlite: Database): boolean {
+function applyMigrations(db: GatewayDb, sqlite: Database, path: string): boolean {
   const before = appliedCount(sqlite);
   const migrations = embeddedGatewayMigrations();
+  refuseNewerSchema(sqlite, migrations, "the gateway database", path);
   // drizzle's own migrator reads files from disk; the dialect's migrate takes the embedded list.
   (db as any).dialect.migrate(migrations, (db as any).session, { migrationsFolder: "(embedded)" });
   return appliedCount(sqlite) > before;

@@ -3,6 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.ts";
+import { fileFormatVersion } from "../../daemon/store/migrate/file-version.ts";
 import type { DeviceTokenSource } from "../auth-headers.ts";
 import { ProviderError } from "../errors.ts";
 import { type DeviceAuthEndpoints, type DeviceFlowDeps, type DeviceTokens, DeviceAuthError, refreshDeviceTokens } from "./device-flow.ts";
@@ -50,6 +51,8 @@ export function loadProfile(dataRoot: string, profile: string): AuthProfile | nu
   } catch {
     // The parser's message may quote the file, tokens included: report the file only.
   }
+  // A profile written by a newer agent is refused as such, not mistaken for a damaged one.
+  if (p) fileFormatVersion(p, 1, `auth profile file '${path}'`);
   if (p?.version !== 1 || typeof p.tokens?.access_token !== "string") throw new Error(`auth profile file '${path}' is not a valid profile; log in again to replace it`);
   return p;
 }

@@ -1,12 +1,14 @@
 // Subagent definitions: explicit sources beat `.agent/subagents/*.md` files, which beat the built-ins;
 // a bad definition file is refused with file:line and what is allowed (the session says so, and `task`
-// tells the model); the daemon catalog lists the subagents with description, tags and origin.
+// tells the model); the daemon catalog lists the subagents with description, tags and origin; the
+// stall watchdog's settings and their defaults.
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { definitionSources } from "../../src/agent/subagents/host.ts";
 import { loadSubagentDefinitions } from "../../src/agent/subagents/definitions.ts";
+import { resolveStallSettings } from "../../src/agent/subagents/settings.ts";
 import { configuredEngine } from "../../src/cli/daemon-run.ts";
 import { startDaemon, type RunningDaemon } from "../../src/daemon/serve.ts";
 import { TOKEN, tempSessionDir } from "../daemon/harness.ts";
@@ -161,5 +163,14 @@ describe("daemon catalog", () => {
     expect((await fetch(`${running.url}/daemon-state/reload`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     const reloaded = await (await fetch(`${running.url}/daemon-state`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
     expect(reloaded.subagents.map((s: { name: string }) => s.name)).toEqual(["explore", "general", "reviewer", "scout"]);
+  });
+});
+
+describe("stall watchdog settings", () => {
+  test("defaults sit above the provider idle timeout; zero is unset; explicit values are used as given", () => {
+    expect(resolveStallSettings(null)).toEqual({ thresholdMs: 360_000, intervalMs: 30_000 });
+    expect(resolveStallSettings({ provider_stream_idle_timeout_secs: 600 })).toEqual({ thresholdMs: 660_000, intervalMs: 30_000 });
+    expect(resolveStallSettings({ subagent_stall_threshold_secs: 0, subagent_liveness_watchdog_interval_secs: 0 })).toEqual({ thresholdMs: 360_000, intervalMs: 30_000 });
+    expect(resolveStallSettings({ subagent_stall_threshold_secs: 90, subagent_liveness_watchdog_interval_secs: 5 })).toEqual({ thresholdMs: 90_000, intervalMs: 5_000 });
   });
 });

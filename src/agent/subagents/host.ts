@@ -57,11 +57,6 @@ export class SubagentHost {
     this.watchdog = new StallWatchdog(runtime.clock, this.stall, () => this.running.values());
   }
 
-  /** How many subagents run now. */
-  get active(): number {
-    return this.running.size;
-  }
-
   private async delegate(request: TaskRequest, signal: AbortSignal): Promise<ToolResult> {
     const parent = this.parent;
     if (!parent || !this.watchdog) return toolError("Subagents are not available in this session.");

@@ -7,8 +7,8 @@ import type { FetchLike } from "../../providers/http.ts";
 
 export interface ReconnectableFetch {
   fetch: FetchLike;
-  /** Aborts the current provider stream, if one is open; returns whether there was a request to abort. */
-  reconnect(message: string): boolean;
+  /** Aborts the current provider stream, if one is open. */
+  reconnect(message: string): void;
 }
 
 export function reconnectableFetch(base: FetchLike | undefined): ReconnectableFetch {
@@ -26,9 +26,7 @@ export function reconnectableFetch(base: FetchLike | undefined): ReconnectableFe
       return send(input, { ...init, signal: controller.signal });
     },
     reconnect(message) {
-      if (!current || current.controller.signal.aborted) return false;
-      current.controller.abort(new ProviderError({ kind: "stalled", code: "subagent_stalled", message }));
-      return true;
+      current?.controller.abort(new ProviderError({ kind: "stalled", code: "subagent_stalled", message }));
     },
   };
 }

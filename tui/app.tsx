@@ -18,9 +18,11 @@ export interface AppProps {
   actions: SessionActions;
   /** Ends the view; the session keeps running unless it was stopped with /kill-session. */
   onExit(code: number): void;
+  /** The /kill-session confirmation (remote sessions resume from the picker, not with `agent continue`). */
+  killQuestion?: string;
 }
 
-export function App({ store, actions, onExit }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again." }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const s = store.state;
   const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
@@ -113,7 +115,8 @@ export function App({ store, actions, onExit }: AppProps): ReactNode {
     <>
       <Static items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
       <Box flexDirection="column">
-        {store.tail().map((b) => (
+        {/* While the history replays nothing is drawn: the print-once pass at its end draws it. */}
+        {(store.catchingUp ? [] : store.tail()).map((b) => (
           <BlockView key={b.id} block={b} details={details} stale={!live} maxLines={liveLines} />
         ))}
         {s.queue.map((q) => (
@@ -123,7 +126,7 @@ export function App({ store, actions, onExit }: AppProps): ReactNode {
         <ConnectionBanner health={store.health} />
         {flash ? <Text color="red">{flash}</Text> : null}
         {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
-        {dialog === "confirm" ? <ConfirmDialog text="Stop this session? Its daemon exits; 'agent continue' starts it again." onResult={kill} active /> : null}
+        {dialog === "confirm" ? <ConfirmDialog text={killQuestion} onResult={kill} active /> : null}
         {dialog === "question" && question && live ? (
           answering === question.id ? (
             <Text dimColor>sending the answer…</Text>

@@ -9,6 +9,8 @@ import { SessionActions, describeError } from "./session-actions.ts";
 import { ViewStore } from "./view-store.ts";
 
 export interface TuiOptions {
+  /** The /kill-session confirmation text, when the session is resumed some other way than `agent continue`. */
+  killQuestion?: string;
   /** The session's client, or how to get it: called after the first frame, so the screen shows at once while a local daemon starts. */
   client: DaemonClient | (() => Promise<DaemonClient>);
   sessionId: string;
@@ -29,7 +31,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const actions = new SessionActions(conn, store, stop.signal);
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
-  const ink = render(<App store={store} actions={actions} onExit={(code) => exit(code)} />, {
+  const ink = render(<App store={store} actions={actions} onExit={(code) => exit(code)} killQuestion={options.killQuestion} />, {
     stdin: options.stdin,
     stdout: options.stdout,
     exitOnCtrlC: false,

@@ -30,7 +30,12 @@ export async function connectRun(args: ParsedArgs, io: Io): Promise<number> {
 
   const client = sessions.client(sessionId) as ProxiedSessionClient;
   const { runTui } = await import("../../tui/run.tsx");
-  const code = await runTui({ client, sessionId, where: `gateway ${signed.name} (${target.label})` });
+  const code = await runTui({
+    client,
+    sessionId,
+    where: `gateway ${signed.name} (${target.label})`,
+    killQuestion: `Stop this session? Its daemon exits; Enter on it in the picker of 'agent connect ${target.label}' resumes it.`,
+  });
   io.out(client.stopped ? `Session ${sessionId} stopped.\n` : `Detached from session ${sessionId}; it keeps running. Attach again with: agent connect ${target.label}\n`);
   return code;
 }

@@ -1,6 +1,6 @@
 // `agent connect` of the compiled binary in a real terminal (a PTY feeding @xterm/headless) against a real
 // gateway whose sessions run the compiled daemon on the scripted `test` provider: sign in with a username
-// and password, pick a project, start a session, chat, detach (the session keeps running), reattach from
+// and password, pick a project, start a session, chat, detach with one Ctrl+C (the session keeps running), reattach from
 // the Sessions table with the stored sign-in, see a state change arrive live, resume a stopped session,
 // and /kill-session. Then trust on first use against an HTTPS gateway reached by host name.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -84,7 +84,7 @@ describe("agent connect in a terminal (compiled binary)", () => {
     await send(t, "hi there");
     await t.waitFor("hello from the remote daemon", "the streamed answer through the proxy");
     await t.waitFor(/ready\s/, "the turn to end");
-    t.write("\x04");
+    t.write("\x03"); // a single Ctrl+C detaches at once
     await t.waitFor(`Detached from session ${id}; it keeps running`, "the detach message");
     expect(await t.proc.exited).toBe(0);
     const after = await api(gw).get(id);
@@ -107,6 +107,7 @@ describe("agent connect in a terminal (compiled binary)", () => {
 
     await send(again, "/kill-session");
     await again.waitFor("Stop this session?", "the kill confirmation");
+    expect(again.screen()).toContain(`in the picker of 'agent connect ${target}' resumes it`);
     again.write("\r"); // the default is Cancel
     await again.waitFor((s) => !s.screen().includes("Stop this session?"), "the dialog to close");
     expect((await api(gw).get(id)).body.state).toBe("running");

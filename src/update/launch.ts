@@ -2,12 +2,9 @@
 // answer a previous check left, and, at most once a day, start a detached `agent update --check` that
 // writes the next answer. The command itself never waits for the network.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { Value } from "@sinclair/typebox/value";
 import type { Io } from "../cli/command.ts";
-import { findConfigIn, globalConfigDir } from "../config/files.ts";
-import { formatOf, isParseFailure, parseConfigText } from "../config/parse.ts";
 import { UpdatesConfig } from "../config/schema/session.ts";
+import { globalBlock, readGlobalLayer } from "../platform/global-layer.ts";
 import { VERSION } from "../version.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { checkFile, lastCheck, type RememberedCheck } from "./check.ts";
@@ -34,22 +31,6 @@ export function checkDue(last: RememberedCheck | null, now: Date, running: strin
   return !Number.isFinite(at) || now.getTime() - at >= CHECK_INTERVAL_MS || last.current !== running;
 }
 
-/**
- * `updates` of the global config file as written. Not the full loader: that would run the config's
- * `$(command)` substitutions once more after every command; a value that needs substitution (or any
- * problem) leaves the launch check off, and `agent update` reads the config fully.
- */
-export function globalUpdatesBlock(env: Readonly<Record<string, string | undefined>>) {
-  const found = findConfigIn(globalConfigDir(env));
-  if (found.kind !== "one") return null;
-  const format = formatOf(found.path);
-  if (!format) return null;
-  const parsed = parseConfigText(found.path, readFileSync(found.path, "utf8").replace(/^\uFEFF/, ""), format);
-  if (isParseFailure(parsed)) return null;
-  const block = (parsed.data as Record<string, unknown> | null)?.updates;
-  return block !== null && typeof block === "object" && Value.Check(UpdatesConfig, block) ? block : null;
-}
-
 export interface LaunchOptions {
   now?: Date;
   /** Starts the detached check (tests observe it). */
@@ -65,7 +46,9 @@ function startDetached(argv: string[], env: Record<string, string | undefined>):
 export function afterCommand(argv: readonly string[], io: Io, options: LaunchOptions = {}): void {
   if (!LAUNCH_COMMANDS.has(argv[0] ?? "")) return;
   try {
-    const updates = globalUpdatesBlock(io.env);
+    // The file as written: the full loader would run the config's $(command) substitutions again after
+    // every command. A manifest_url that needs substitution leaves the launch check off.
+    const updates = globalBlock(readGlobalLayer(io.env), "updates", UpdatesConfig);
     if (!updates || updates.automatic_check === false || !updates.manifest_url) return;
     const last = lastCheck(io.env);
     const notice = updateNotice(last);

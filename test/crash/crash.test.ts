@@ -2,7 +2,7 @@
 // or a command that throws writes a redacted report under the data root and says where on stderr; the
 // report is sent only when data.automatic_crash_reporting is on with an endpoint.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandSpec, Io } from "../../src/cli/command.ts";
@@ -128,4 +128,15 @@ describe("crash reports", () => {
     onlyReport(box.crashDir);
     expect(r.stderr).toMatch(/sending it to http:\/\/127\.0\.0\.1:\d+ failed \(not reachable\)/);
   });
+});
+
+test("the crash handler never runs the config's $(command) substitutions; literal config secrets are scrubbed", async () => {
+  const marker = join(tmpdir(), `agent-crash-subst-${Date.now()}`);
+  const box = sandbox(`config_command_substitution: true\nintegrations: { search: { providers: { search_a: { key: "$(touch ${marker})" } } } }\npermissions: { secret_words: ["read the plan"] }\n`);
+  const r = await crash(box, "throw", ["exec"]);
+  expect(r.code).toBe(CRASH_EXIT);
+  expect(existsSync(marker)).toBe(false);
+  const { text } = onlyReport(box.crashDir);
+  expect(text).not.toContain("read the plan");
+  expect(text).toContain("cannot [redacted] with [redacted]");
 });

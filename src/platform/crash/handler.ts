@@ -1,7 +1,8 @@
 // Handling a crash in any role: build the redacted report, write it under the data root, send it when
 // the global `data` block says so, and tell the user on stderr where it is.
 import { rootCommand } from "../../cli/commands.ts";
-import { loadConfig } from "../../config/load.ts";
+import { DataConfig } from "../../config/schema/session.ts";
+import { globalBlock, literalSecrets, readGlobalLayer } from "../global-layer.ts";
 import { buildCrashReport, type CrashReport } from "./report.ts";
 import { sendCrashReport, type DataBlock } from "./send.ts";
 import { crashReportDir, newCrashId, writeCrashReport } from "./store.ts";
@@ -11,19 +12,18 @@ export interface CrashContext {
   kind: CrashReport["kind"];
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
   err: (text: string) => void;
   fetch?: typeof fetch;
 }
 
-/** The global `data` block and the config's secrets; a config that cannot be read leaves both empty. */
+/**
+ * The global `data` block and the literal secrets of the global file, read as written: a crash handler
+ * must not run the config's `$(command)` substitutions (a password prompt while crashing). Substituted
+ * secrets come from the environment, which the report scrubs anyway.
+ */
 function configFacts(ctx: CrashContext): { data: DataBlock | null; secrets: string[] } {
-  try {
-    const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env });
-    return { data: loaded.config.data ?? null, secrets: [...loaded.secrets, ...(loaded.config.permissions?.secret_words ?? [])] };
-  } catch {
-    return { data: null, secrets: [] };
-  }
+  const layer = readGlobalLayer(ctx.env);
+  return { data: globalBlock(layer, "data", DataConfig), secrets: literalSecrets(layer) };
 }
 
 /** Writes (and maybe sends) the report; returns its path, or null when it could not be written. */

@@ -13,7 +13,7 @@ export function installCrashHandlers(argv: readonly string[]): void {
     crashing = true;
     try {
       const { reportCrash } = await import("./handler.ts");
-      await reportCrash({ error, kind, argv, env: process.env, cwd: process.cwd(), err: (t) => void process.stderr.write(t) });
+      await reportCrash({ error, kind, argv, env: process.env, err: (t) => void process.stderr.write(t) });
     } catch {
       process.stderr.write(`agent: crashed, and the crash report could not be written\n`);
     } finally {

@@ -141,18 +141,19 @@ async function passwordSignIn(client: GatewayClient, target: ConnectTarget, prom
   }
   prompts.intro(`Sign in to ${target.label}`);
   for (let attempt = 1; ; attempt++) {
-    const username = await prompts.text({ message: "Username", initialValue: defaultUser, validate: (v) => (v?.trim() ? undefined : "a username is needed") });
-    if (prompts.isCancel(username)) throw cancelled();
+    const typed = await prompts.text({ message: "Username", placeholder: defaultUser || undefined, defaultValue: defaultUser || undefined, validate: (v) => (v?.trim() || defaultUser ? undefined : "a username is needed") });
+    if (prompts.isCancel(typed)) throw cancelled();
+    const username = typed.trim() || defaultUser;
     const password = await prompts.password({ message: "Password", validate: (v) => (v ? undefined : "a password is needed") });
     if (prompts.isCancel(password)) throw cancelled();
     try {
-      await client.passwordLogin(username.trim(), password);
-      prompts.outro(`Signed in as ${username.trim()}`);
+      await client.passwordLogin(username, password);
+      prompts.outro(`Signed in as ${username}`);
       return;
     } catch (error) {
       if (error instanceof GatewayAuthError && error.code === "invalid_credentials" && attempt < 3) {
         prompts.log.error("Wrong username or password.");
-        defaultUser = username.trim();
+        defaultUser = username;
         continue;
       }
       throw new CliError(`sign-in to ${target.label} failed: ${(error as Error).message}`);

@@ -1,6 +1,7 @@
 import type { Io } from "./command.ts";
 import { rootCommand } from "./commands.ts";
 import { dispatch } from "./dispatch.ts";
+import { isLaunch } from "../update/launch-commands.ts";
 
 export function processIo(): Io {
   return {
@@ -23,6 +24,6 @@ export function processIo(): Io {
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const code = await dispatch(rootCommand, argv, io);
   // After local-use commands only: the update notice and, once a day, a detached check (updates.automatic_check).
-  if (argv[0] === "new" || argv[0] === "continue" || argv[0] === "exec") (await import("../update/launch.ts")).afterCommand(argv, io);
+  if (isLaunch(argv)) (await import("../update/launch.ts")).afterCommand(argv, io);
   return code;
 }

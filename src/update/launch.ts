@@ -8,11 +8,10 @@ import { globalBlock, readGlobalLayer } from "../platform/global-layer.ts";
 import { VERSION } from "../version.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { checkFile, lastCheck, type RememberedCheck } from "./check.ts";
+import { isLaunch } from "./launch-commands.ts";
 import { selfCommand } from "./self.ts";
 import { compareVersions, parseVersion } from "./semver.ts";
 
-/** Commands after which the notice shows and a check may start (not daemons, exports or admin commands). */
-export const LAUNCH_COMMANDS = new Set(["new", "continue", "exec"]);
 export const CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** The line to show when the last check found a release newer than this agent. */
@@ -44,7 +43,7 @@ function startDetached(argv: string[], env: Record<string, string | undefined>):
 }
 
 export function afterCommand(argv: readonly string[], io: Io, options: LaunchOptions = {}): void {
-  if (!LAUNCH_COMMANDS.has(argv[0] ?? "")) return;
+  if (!isLaunch(argv)) return;
   try {
     // The file as written: the full loader would run the config's $(command) substitutions again after
     // every command. A manifest_url that needs substitution leaves the launch check off.

@@ -10,7 +10,7 @@ import { basename, join } from "node:path";
 import { openSessionDb } from "../open.ts";
 import { createJournal, migrationPaths, writeJournal, type MigrationJournal } from "./journal-file.ts";
 import { LEGACY_STORE_FILE, STORE_FILE, writeLayoutFile } from "./layout.ts";
-import { summarizeStore, summaryDifference } from "./store-summary.ts";
+import { summarizeStore, summaryDifference, type StoreSummary } from "./store-summary.ts";
 
 /** The steps, in order; a test hook runs before each one (a throw or a kill there is a crash at that step). */
 export const MIGRATION_STEPS = ["begin", "stage_files", "stage_store", "stage_layout", "validate", "backup", "publish", "published"] as const;
@@ -63,7 +63,7 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
     const staged = new Database(join(paths.staging, STORE_FILE), { readonly: true, strict: true });
     let difference: string | null;
     try {
-      difference = summaryDifference(summarizeStore(original), summarizeStore(staged));
+      difference = summaryDifference(summarize(original, sessionId), summarizeStore(staged));
     } finally {
       staged.close();
     }
@@ -86,6 +86,14 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
   journal.state = "published";
   journal.published_at = new Date(now()).toISOString();
   writeJournal(paths.journal, journal);
+}
+
+function summarize(original: Database, sessionId: string): StoreSummary {
+  try {
+    return summarizeStore(original);
+  } catch (error) {
+    throw new MigrationError(`session ${sessionId} cannot be migrated: ${(error as Error).message}; the original is unchanged`);
+  }
 }
 
 /** Copies a directory tree (files and folders, with their modes); `keep` filters top-level names. */

@@ -31,7 +31,12 @@ export function summarizeStore(sqlite: Database): StoreSummary {
     records.update(`${r.seq}\u0000${r.type}\u0000${r.at}\u0000${r.body}\u0000`);
     count += 1;
     lastSeq = r.seq;
-    if (isEngineRecordType(r.type)) events.push(JSON.parse(r.body) as EngineEvent);
+    if (!isEngineRecordType(r.type)) continue;
+    try {
+      events.push(JSON.parse(r.body) as EngineEvent);
+    } catch {
+      throw new Error(`journal record ${r.seq} is not valid JSON`);
+    }
   }
   const ops = new Bun.CryptoHasher("sha256");
   let operations = 0;

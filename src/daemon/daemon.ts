@@ -15,7 +15,7 @@ import { RecordHub } from "./hub.ts";
 import { DAEMON_LIMITS, type DaemonLimits } from "./limits.ts";
 import { Operations } from "./operations.ts";
 import { closingRecords } from "./recovery.ts";
-import { initSessionDir, openSession, STORE_FILE, type SessionStore } from "./store/index.ts";
+import { initSessionDir, openSession, parseRecord, STORE_FILE, type SessionStore, type StoredRecord } from "./store/index.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -116,7 +116,20 @@ export class Daemon {
     const closing = closingRecords(events, this.now());
     if (closing.length > 0) this.store.appendEvents(closing);
     if (this.store.meta().state === "stopping") this.store.setState("stopped", true);
-    this.host.replay(this.store.journal.all());
+    let journaledState: string | undefined;
+    this.host.replay(
+      (function* (records: Iterable<StoredRecord>) {
+        for (const r of records) {
+          if (r.type === "session_state") journaledState = (parseRecord(r) as unknown as { state: string }).state;
+          yield r;
+        }
+      })(this.store.journal.all()),
+    );
+    // A stopped session that was continued (locally or by the gateway) says so in its journal, so a
+    // client replaying the records does not end on the old "stopped".
+    if (this.store.meta().state === "running" && journaledState !== undefined && journaledState !== "running") {
+      this.hub.publish({ type: "session_state", state: "running", finalized: false });
+    }
     this.hub.flush();
     if (this.store.meta().state !== "running" || !this.config.engineFactory) return;
     const hosted = await this.config.engineFactory({

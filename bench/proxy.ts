@@ -1,0 +1,220 @@
+// bench/proxy: a daemon route through the gateway's session proxy vs the same route direct vs Debian nginx
+// as a reverse proxy to the same daemon, all in one run (rounds interleaved, medians compared).
+// Targets (issue 10 §6): proxy >= 0.6x direct throughput and >= 0.8x nginx; SSE through the proxy adds at
+// most 1 ms at p99 (each record's arrival through the proxy minus its arrival on a direct stream opened
+// at the same time, with nginx measured the same way as the reference).
+// The gateway runs as `agent gateway serve` from source with a real session daemon on the scripted
+// provider; nginx (apt install nginx-light) is started by this script on loopback with one worker.
+// Run: bun run bench/proxy.ts [--secs 1] [--rounds 7] [--concurrency 16] [--prompts 6]
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startGateway } from "./lib/gateway-process.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SECS = arg("secs", 1);
+const ROUNDS = arg("rounds", 7);
+const CONCURRENCY = arg("concurrency", 16);
+const PROMPTS = arg("prompts", 6);
+
+const main = resolve(import.meta.dir, "../src/cli/main.ts");
+const dir = mkdtempSync(join(tmpdir(), "bench-proxy-"));
+const dataDir = join(dir, "data");
+const config = join(dir, "gateway-config.yaml");
+writeFileSync(config, `data_dir: ${dataDir}\nlisten: {address: 127.0.0.1, port: 0}\nauth: {}\n`);
+const env = { ...process.env, XDG_CONFIG_HOME: join(dir, "cfg"), XDG_DATA_HOME: join(dir, "xdg") };
+
+function cli(args: string[]): string {
+  const r = Bun.spawnSync(["bun", main, "gateway", ...args, "--config", config], { env });
+  if (r.exitCode !== 0) throw new Error(`agent gateway ${args.join(" ")} failed: ${r.stderr}`);
+  return r.stdout.toString();
+}
+
+cli(["principal", "create", "bench"]);
+const pat = cli(["token", "create", "bench", "--label", "bench"]).trim();
+const { server: gateway, base } = await startGateway(main, config, env);
+const children: { kill(signal?: number | string): void }[] = [gateway];
+process.on("exit", () => children.forEach((c) => c.kill("SIGTERM")));
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${pat}`, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+// A project on the scripted provider: each answer is 200 words, streamed as 200 records (one script entry
+// per prompt of both SSE measurements).
+const project = join(dir, "project");
+mkdirSync(project);
+const words = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
+writeFileSync(join(dir, "script.yaml"), `responses:\n${Array.from({ length: 2 * PROMPTS + 1 }, () => `  - text: "${words}"\n`).join("")}`);
+await api("POST", "/api/v1/configurations", { name: "bench", config_format: "yaml", config_content: `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${join(dir, "script.yaml")} }\ndefault_permission_matcher: bypass\n` });
+const { id: projectId } = await api<{ id: string }>("POST", "/api/v1/projects", { path: project, config_name: "bench" });
+let session = await api<{ id: string; state: string; port: number; transitions: { detail: string | null }[] }>("POST", "/api/v1/sessions", { project_id: projectId, launch_mode: "project_direct" });
+while (session.state === "starting") {
+  await Bun.sleep(100);
+  session = await api("GET", `/api/v1/sessions/${session.id}`);
+}
+if (session.state !== "running") throw new Error(`the session did not start: ${session.transitions.at(-1)?.detail}`);
+const daemonToken = (JSON.parse(readFileSync(join(dataDir, "sessions", session.id, "credential.json"), "utf8")) as { token: string }).token;
+
+async function freePort(): Promise<number> {
+  return new Promise((r) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => r(port));
+    });
+  });
+}
+const nginxPort = await freePort();
+const nginxDir = join(dir, "nginx");
+mkdirSync(nginxDir);
+writeFileSync(
+  join(nginxDir, "nginx.conf"),
+  `worker_processes 1;
+pid ${nginxDir}/nginx.pid;
+error_log ${nginxDir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${nginxDir}/body; proxy_temp_path ${nginxDir}/proxy;
+  fastcgi_temp_path ${nginxDir}/fcgi; uwsgi_temp_path ${nginxDir}/uwsgi; scgi_temp_path ${nginxDir}/scgi;
+  upstream daemon { server 127.0.0.1:${session.port}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${nginxPort};
+    location / {
+      proxy_pass http://daemon;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host 127.0.0.1:${session.port};
+      proxy_set_header Authorization "Bearer ${daemonToken}";
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+    }
+  }
+}
+`,
+);
+const nginx = Bun.spawn(["nginx", "-c", join(nginxDir, "nginx.conf"), "-g", "daemon off;"], { stdout: "ignore", stderr: "inherit" });
+children.push(nginx);
+for (let i = 0; ; i++) {
+  try {
+    await fetch(`http://127.0.0.1:${nginxPort}/health`);
+    break;
+  } catch {
+    if (i > 100) throw new Error("nginx did not start (is it installed? apt install nginx-light)");
+    await Bun.sleep(50);
+  }
+}
+
+interface Target {
+  name: string;
+  url: string;
+  token: string;
+}
+const direct: Target = { name: "direct", url: `http://127.0.0.1:${session.port}`, token: daemonToken };
+const proxy: Target = { name: "gateway proxy", url: `${base}/api/v1/sessions/${session.id}/proxy`, token: pat };
+const viaNginx: Target = { name: "nginx", url: `http://127.0.0.1:${nginxPort}`, token: "ignored-by-nginx" };
+
+async function throughput(t: Target): Promise<number> {
+  let count = 0;
+  const until = performance.now() + SECS * 1000;
+  const headers = { Authorization: `Bearer ${t.token}` };
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const res = await fetch(`${t.url}/health`, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${t.name}: unexpected ${res.status}`);
+        count++;
+      }
+    }),
+  );
+  return count / SECS;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+
+for (const t of [direct, proxy, viaNginx]) await throughput(t); // warm-up
+const rates: Record<string, number[]> = { direct: [], "gateway proxy": [], nginx: [] };
+for (let i = 0; i < ROUNDS; i++) for (const t of [direct, proxy, viaNginx]) rates[t.name]!.push(await throughput(t));
+const [d, p, n] = [median(rates.direct!), median(rates["gateway proxy"]!), median(rates.nginx!)];
+console.log(`GET /health, ${CONCURRENCY} clients, median of ${ROUNDS} x ${SECS}s:`);
+console.log(`  direct:        ${d.toFixed(0)} req/s`);
+console.log(`  nginx:         ${n.toFixed(0)} req/s (${(n / d).toFixed(2)}x direct)`);
+console.log(`  gateway proxy: ${p.toFixed(0)} req/s (${(p / d).toFixed(2)}x direct, target >= 0.6: ${p / d >= 0.6 ? "PASS" : "FAIL"}; ${(p / n).toFixed(2)}x nginx, target >= 0.8: ${p / n >= 0.8 ? "PASS" : "FAIL"})`);
+
+/** Arrival time (performance.now) of every record seq on an /events stream, until `stop` aborts it. */
+function follow(t: Target, after: string, arrivals: Map<string, number>, stop: AbortSignal): Promise<void> {
+  return (async () => {
+    const res = await fetch(`${t.url}/events?after=${encodeURIComponent(after)}`, { headers: { Authorization: `Bearer ${t.token}` }, signal: stop });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        const now = performance.now();
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const frame = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = frame.split("\n").find((l) => l.startsWith("data: "));
+          if (!data) continue;
+          for (const r of (JSON.parse(data.slice(6)) as { records?: { seq: string }[] }).records ?? []) arrivals.set(r.seq, now);
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+}
+
+/** Added latency per record: arrival through `t` minus arrival on a direct stream, while prompts stream. */
+async function sseAdded(t: Target, prompts: number): Promise<number[]> {
+  const snap = (await (await fetch(`${direct.url}/sync`, { headers: { Authorization: `Bearer ${daemonToken}` } })).json()) as { cursor: string; daemon_epoch: string; operation_window: { window: string } };
+  const viaDirect = new Map<string, number>();
+  const viaTarget = new Map<string, number>();
+  const stop = new AbortController();
+  const streams = [follow(direct, snap.cursor, viaDirect, stop.signal), follow(t, snap.cursor, viaTarget, stop.signal)];
+  await Bun.sleep(200);
+  for (let i = 0; i < prompts; i++) {
+    const sync = (await (await fetch(`${direct.url}/sync`, { headers: { Authorization: `Bearer ${daemonToken}` } })).json()) as typeof snap;
+    const res = await fetch(`${direct.url}/prompt`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${daemonToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ text: `prompt ${i}`, operation_context: { daemon_epoch: sync.daemon_epoch, window: sync.operation_window.window, operation: crypto.randomUUID() } }),
+    });
+    if (!res.ok) throw new Error(`prompt: ${res.status} ${await res.text()}`);
+    const before = viaDirect.size;
+    const deadline = performance.now() + 30_000;
+    while (viaDirect.size < before + 200 || viaTarget.size < viaDirect.size) {
+      if (performance.now() > deadline) throw new Error(`${t.name}: the streamed answer did not arrive on both streams`);
+      await Bun.sleep(20);
+    }
+    await Bun.sleep(100);
+  }
+  stop.abort();
+  await Promise.all(streams);
+  return [...viaDirect].filter(([seq]) => viaTarget.has(seq)).map(([seq, at]) => viaTarget.get(seq)! - at);
+}
+
+const proxied = await sseAdded(proxy, PROMPTS);
+const nginxed = await sseAdded(viaNginx, PROMPTS);
+const p99 = pct(proxied, 99);
+console.log(`SSE /events, added latency over a direct stream (${proxied.length} records):`);
+console.log(`  nginx:         p50 ${pct(nginxed, 50).toFixed(3)} ms, p99 ${pct(nginxed, 99).toFixed(3)} ms`);
+console.log(`  gateway proxy: p50 ${pct(proxied, 50).toFixed(3)} ms, p99 ${p99.toFixed(3)} ms (target <= 1 ms: ${p99 <= 1 ? "PASS" : "FAIL"})`);
+
+await api("DELETE", `/api/v1/sessions/${session.id}`);
+nginx.kill("SIGTERM");
+gateway.kill("SIGTERM");
+await Promise.all([nginx.exited, gateway.exited]);

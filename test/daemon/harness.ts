@@ -123,3 +123,9 @@ export function recordsOf(events: SseEvent[]): Record<string, any>[] {
 export function newOperation(): string {
   return crypto.randomUUID();
 }
+
+/** A fresh operation context from the daemon's current snapshot (its epoch and window, a new UUID). */
+export async function operationContext(h: Harness) {
+  const snap = await (await h.get("/sync")).json();
+  return { daemon_epoch: snap.daemon_epoch as string, window: snap.operation_window.window as string, operation: newOperation() };
+}

@@ -2,7 +2,7 @@
 // window expiry on a fake clock, stale epochs, ledger capacity, busy sessions, the result lifecycle,
 // interrogative answers (withdrawn / not pending) and the newest-input dequeue.
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Harness, newOperation, startHarness, testClock } from "./harness.ts";
+import { type Harness, newOperation, operationContext, startHarness, testClock } from "./harness.ts";
 import { until } from "../fakes/fake-clock.ts";
 
 let h: Harness;
@@ -10,10 +10,7 @@ afterEach(async () => {
   await h?.stop();
 });
 
-async function context() {
-  const snap = await (await h.get("/sync")).json();
-  return { daemon_epoch: snap.daemon_epoch, window: snap.operation_window.window, operation: newOperation() };
-}
+const context = () => operationContext(h);
 
 describe("operation correlation", () => {
   test("a retry after a dropped response returns the stored result and the prompt runs once", async () => {

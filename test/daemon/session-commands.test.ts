@@ -1,17 +1,14 @@
 // Session commands over real HTTP (`GET /commands`, `POST /commands/{name}`): listed for `/help`, run once
 // per operation key, typed errors for unknown names and bad arguments.
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Harness, newOperation, startHarness } from "./harness.ts";
+import { type Harness, operationContext, startHarness } from "./harness.ts";
 
 let h: Harness;
 afterEach(async () => {
   await h?.stop();
 });
 
-async function context() {
-  const snap = await (await h.get("/sync")).json();
-  return { daemon_epoch: snap.daemon_epoch, window: snap.operation_window.window, operation: newOperation() };
-}
+const context = () => operationContext(h);
 
 describe("session commands", () => {
   test("GET /commands lists what the engine offers", async () => {

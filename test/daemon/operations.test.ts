@@ -2,7 +2,7 @@
 // window expiry on a fake clock, stale epochs, ledger capacity, busy sessions, the result lifecycle,
 // interrogative answers (withdrawn / not pending) and the newest-input dequeue.
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Harness, newOperation, operationContext, startHarness, testClock } from "./harness.ts";
+import { type Harness, operationContext, startHarness, testClock } from "./harness.ts";
 import { until } from "../fakes/fake-clock.ts";
 
 let h: Harness;

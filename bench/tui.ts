@@ -6,11 +6,12 @@
 //  3. Frame render time p99 (Ink's own per-frame metric) for the conversation view in this process,
 //     fed the same workload as records (target < 16 ms).
 // The model is a Chat Completions SSE server on 127.0.0.1 that answers "fill" prompts at once with a
-// long markdown answer and "stream" prompts with one token every 5 ms.
+// long markdown answer and "stream" prompts with one token every 5 ms. Times are wall times: on a loaded
+// machine they include waiting for a core (the `uptime` load average is printed for that reason).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Writable } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { render } from "ink";
 import { createElement } from "react";
 import { chatFrames } from "../test/fakes/wire-b-chat.ts";
@@ -22,6 +23,12 @@ import { App } from "../tui/app.tsx";
 import { Connection } from "../tui/connection.ts";
 import { SessionActions } from "../tui/session-actions.ts";
 import { ViewStore } from "../tui/view-store.ts";
+
+// The binary bundles React's production build; the in-process part must measure the same one.
+if (process.env.NODE_ENV !== "production") {
+  const again = Bun.spawnSync(["bun", import.meta.path], { env: { ...process.env, NODE_ENV: "production" }, stdout: "inherit", stderr: "inherit" });
+  process.exit(again.exitCode ?? 1);
+}
 
 const ROOT = resolve(import.meta.dir, "..");
 const AGENT = join(ROOT, "dist", "agent");
@@ -36,6 +43,7 @@ if (Bun.spawnSync([AGENT, "--version"]).exitCode !== 0) {
   if (built.exitCode !== 0) process.exit(1);
 }
 
+console.log(`load average before the run: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
@@ -168,6 +176,8 @@ class FakeTty extends Writable {
     done();
   }
 }
+/** Ink's useInput needs a stdin in raw mode; nothing is typed here. */
+const fakeStdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => fakeStdin, ref: () => fakeStdin, unref: () => fakeStdin });
 let seq = 0;
 const rec = (body: Record<string, unknown>) => ({ version: 1, seq: String(++seq), at: 0, ...body }) as unknown as SyncRecord;
 const usage = { input_tokens: 120_000, output_tokens: 2000, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
@@ -194,7 +204,7 @@ const stop = new AbortController();
 const actions = new SessionActions(new Connection(null, store), store, stop.signal);
 const ink = render(createElement(App, { store, actions, onExit: () => {} }), {
   stdout: new FakeTty() as unknown as NodeJS.WriteStream,
-  stdin: process.stdin,
+  stdin: fakeStdin as unknown as NodeJS.ReadStream,
   exitOnCtrlC: false,
   patchConsole: false,
   incrementalRendering: true,

@@ -11,6 +11,9 @@ import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState
 /** Lines of history printed on attach (older blocks are counted, not drawn). */
 export const HISTORY_LINES = 3000;
 
+/** The shortest time between two redraws. */
+export const FRAME_MS = 33;
+
 /** About how many lines a block takes on screen (collapsed), to budget the history printed on attach. */
 function blockLines(b: Block): number {
   if (b.kind === "text" || b.kind === "user") return lineCount(b.text) + 1;
@@ -45,6 +48,7 @@ export class ViewStore {
   private listeners = new Set<() => void>();
   private version = 0;
   private scheduled = false;
+  private lastNotified = 0;
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -124,14 +128,21 @@ export class ViewStore {
     if (fresh.length) this.printed = this.printed.concat(fresh);
   }
 
-  /** Tells the screen once per burst of changes. */
+  /**
+   * Tells the screen of changes at most once per frame (FRAME_MS): a change after a quiet spell shows at
+   * once, a stream of tokens redraws 30 times a second rather than once per token.
+   */
   changed(): void {
     this.version++;
     if (this.scheduled) return;
     this.scheduled = true;
-    queueMicrotask(() => {
+    const fire = () => {
       this.scheduled = false;
+      this.lastNotified = Date.now();
       for (const l of this.listeners) l();
-    });
+    };
+    const wait = this.lastNotified + FRAME_MS - Date.now();
+    if (wait <= 0) queueMicrotask(fire);
+    else setTimeout(fire, wait);
   }
 }

@@ -2,10 +2,9 @@
 // OpenTelemetry's GenAI conventions where one exists (gen_ai.*), else agent.*. Only names, ids, counts
 // and statuses are recorded: never prompt text, model output, tool arguments or tool output.
 //
-// A turn's children find it through the session's own objects (its callDeps and toolContext), not
-// through AsyncLocalStorage: under Bun an active async context slows every await of the turn's stream
-// handling (measured by bench/telemetry.ts). Only a tool call's span is made current, so that the
-// tool-server call it makes (src/telemetry/mcp-spans.ts) becomes its child.
+// Parents are found without an async context (AsyncLocalStorage slows every await under Bun): a turn's
+// provider and tool spans find it through the session's own objects (its callDeps and toolContext), and
+// a tool-server call (src/telemetry/mcp-spans.ts) finds its tool call's span by the call id.
 import type { AgentRuntime } from "../agent/runtime.ts";
 import type { ToolCallStatus } from "../agent/conversation.ts";
 import type { StreamEvent, Usage } from "../providers/events.ts";
@@ -13,6 +12,13 @@ import { errorKind, type TraceSpan, type Tracer } from "./tracer.ts";
 
 /** The running turn's span, under the session objects its provider and tool calls receive. */
 const turnSpans = new WeakMap<object, TraceSpan>();
+/** Running tool calls' spans by call id (provider call ids are unique in practice; a clash only misparents a span). */
+const toolSpans = new Map<string, TraceSpan>();
+
+/** The span of the running tool call with this id, for the work it does (a tool-server call). */
+export function toolCallSpan(callId: string | undefined): TraceSpan | undefined {
+  return callId === undefined ? undefined : toolSpans.get(callId);
+}
 
 // Cache and reasoning counts only when there are some: every attribute is encoded in every export.
 const usageAttributes = (usage: Usage) => ({
@@ -55,7 +61,12 @@ export function traceToolCall(tracer: Tracer | undefined, scope: object, call: {
     `execute_tool ${call.name}`,
     attributes,
     async (span) => {
-      await fn();
+      toolSpans.set(call.call_id, span);
+      try {
+        await fn();
+      } finally {
+        toolSpans.delete(call.call_id);
+      }
       const result = status();
       span.setAttributes({ "agent.tool.status": result });
       if (result === "error") span.fail("tool_error");

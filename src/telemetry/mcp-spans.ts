@@ -1,6 +1,8 @@
-// Spans for tool-server (MCP) calls: each `tools/call` a client span under the engine's tool-call span,
-// with the server and tool names (MCP semantic conventions' mcp.method.name); never arguments or results.
+// Spans for tool-server (MCP) calls: each `tools/call` a client span under the engine's tool-call span
+// (found by the call id in the tool context), with the server and tool names (MCP semantic conventions'
+// mcp.method.name); never arguments or results.
 import type { Tool } from "../tools/tool.ts";
+import { toolCallSpan } from "./engine-spans.ts";
 import type { Tracer } from "./tracer.ts";
 
 export function traceMcpTools(tracer: Tracer | undefined, server: string, tools: Tool[]): Tool[] {
@@ -17,6 +19,7 @@ export function traceMcpTools(tracer: Tracer | undefined, server: string, tools:
           return result;
         },
         "client",
+        toolCallSpan(ctx.callId),
       ),
   }));
 }

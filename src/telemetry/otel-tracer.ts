@@ -1,7 +1,6 @@
 // The real Tracer: OpenTelemetry's SDK with a batch processor and the OTLP/HTTP exporter (JSON or
 // protobuf). Imported lazily by start.ts, only when a telemetry block is configured: the SDK is not on
 // the startup path of any command without one.
-import { AsyncLocalStorage } from "node:async_hooks";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -52,7 +51,6 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: options.scheduledDelayMillis ?? 2000, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
   });
   const otel = provider.getTracer("agent", VERSION);
-  const current = new AsyncLocalStorage<Span>();
 
   // Attribute strings repeat (model, tool and route names, statuses): each distinct one is scrubbed once.
   const scrubbed = new Map<string, string>();
@@ -76,9 +74,8 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     return out;
   };
 
-  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, given: TraceSpan | undefined): Span => {
-    const parent = given instanceof SpanHandle ? given.span : current.getStore();
-    const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, parent: TraceSpan | undefined): Span => {
+    const context = parent instanceof SpanHandle ? trace.setSpan(ROOT_CONTEXT, parent.span) : ROOT_CONTEXT;
     return otel.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, context);
   };
 
@@ -96,7 +93,7 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       };
       let result;
       try {
-        result = current.run(span, fn, traced);
+        result = fn(traced);
       } catch (error) {
         return failed(error);
       }

@@ -19,15 +19,11 @@ export interface Tracer {
   /** False for the no-op tracer: callers may skip work that only feeds attributes. */
   readonly enabled: boolean;
   /**
-   * Starts a span; the caller ends it. Its parent is `parent` when given, else the span current in this
-   * async context (inside `run`), else none.
+   * Starts a span, a child of `parent` when given; the caller ends it. Parents are passed explicitly, not
+   * through an async context: under Bun an active AsyncLocalStorage slows every await inside it.
    */
   start(name: string, attributes?: SpanAttributes, kind?: SpanKindName, parent?: TraceSpan): TraceSpan;
-  /**
-   * Runs `fn` inside a span that is current for everything `fn` starts (through AsyncLocalStorage, which
-   * slows every await inside it under Bun: keep such scopes small), and ends it afterwards; a throw
-   * marks it failed (with the error's kind) and is rethrown.
-   */
+  /** Runs `fn` inside a new span and ends it afterwards; a throw marks it failed (with the error's kind) and is rethrown. */
   run<T>(name: string, attributes: SpanAttributes, fn: (span: TraceSpan) => Promise<T>, kind?: SpanKindName, parent?: TraceSpan): Promise<T>;
   /** Sends what is buffered (bounded by the exporter's timeout). */
   flush(): Promise<void>;

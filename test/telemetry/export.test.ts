@@ -1,4 +1,4 @@
-// The SDK-backed tracer against a local OTLP/HTTP receiver: both encodings, nesting through async code,
+// The SDK-backed tracer against a local OTLP/HTTP receiver: both encodings, explicit parents,
 // headers and resource, secrets scrubbed from attributes, and the sampler.
 import { afterEach, describe, expect, test } from "bun:test";
 import { startTelemetry } from "../../src/telemetry/start.ts";
@@ -9,13 +9,13 @@ afterEach(() => receiver?.stop());
 
 describe("OTLP/HTTP export", () => {
   for (const protocol of ["http/json", "http/protobuf"] as const) {
-    test(`${protocol}: nested spans arrive with parents, attributes, headers and the resource`, async () => {
+    test(`${protocol}: a child span arrives with its parent, attributes, headers and the resource`, async () => {
       receiver = startOtlpReceiver();
       const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol, headers: { "x-team": "blue" }, service_name: "agent-test" }, env: {}, role: "daemon" });
       expect(tracer.enabled).toBe(true);
       await tracer.run("outer", { "agent.turn.id": "trn_1" }, async (outer) => {
         await Bun.sleep(1);
-        await tracer.run("inner", { count: 3, ok: true }, async () => {});
+        await tracer.run("inner", { count: 3, ok: true }, async () => {}, "internal", outer);
         outer.setAttributes({ "agent.turn.stop_reason": "end_turn" });
       });
       await tracer.shutdown();

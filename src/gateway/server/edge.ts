@@ -53,7 +53,8 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
       const ip = ctx.policy.clientIp(peer, request.headers.get("x-forwarded-for"));
       if (!ctx.policy.permits(ip)) return done(jsonResponse(403, { error: "forbidden" }));
 
-      const pathname = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      const pathname = url.pathname;
       const limit = bodyLimitFor(pathname);
       const declared = request.headers.get("content-length");
       if (declared !== null && !(Number(declared) <= limit)) return done(jsonResponse(413, { error: "payload_too_large", message: `request bodies on this route are limited to ${limit} bytes` }));
@@ -70,7 +71,7 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
         const checked = authorizeApi(ctx, req, pathname);
         if (checked instanceof Response) return done(checked);
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing.
-        if (checked && isProxyPath(pathname)) return done(await proxyRequest(ctx, ctx.sessions, req, checked, server));
+        if (checked && isProxyPath(pathname)) return done(await proxyRequest(ctx, ctx.sessions, req, url, checked, server));
       }
       return done(await app.handle(req));
     } catch (error) {

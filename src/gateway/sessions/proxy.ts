@@ -8,6 +8,7 @@ import type { AuthResult } from "../auth/bearer.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../server/errors.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
+import { Deadlines } from "./deadlines.ts";
 
 const PREFIX = "/api/v1/sessions/";
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "proxy-connection"];
@@ -30,9 +31,10 @@ function stripHopByHop(headers: Headers): void {
   for (const h of HOP_BY_HOP) headers.delete(h);
 }
 
+const deadlines = new Deadlines();
+
 /** The proxied response or the proxy's own error (404 unknown, 503 not running, 502 unreachable, 504 timeout). */
-export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSupervisor, request: Request, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
-  const url = new URL(request.url);
+export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
   const afterPrefix = url.pathname.slice(PREFIX.length);
   const slash = afterPrefix.indexOf("/");
   const id = afterPrefix.slice(0, slash);
@@ -50,12 +52,13 @@ export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSuper
   for (const h of CALLER_ONLY) headers.delete(h);
   headers.set("authorization", `Bearer ${daemon.token}`);
 
-  const stream = ctx.streams.track(auth);
-  const connect = new AbortController();
+  // One controller ends the upstream request: the client going away, the deadline, or (for streams) revocation.
+  const upstreamAbort = new AbortController();
+  const onClientGone = () => upstreamAbort.abort(request.signal.reason);
+  request.signal.addEventListener("abort", onClientGone, { once: true });
   const timeoutMs = ctx.config.daemon_sessions.proxy_connect_timeout_secs * 1000;
-  // Bounds the wait for the daemon's response headers; a hung daemon gets a 504, not a hung client.
-  const timer = setTimeout(() => connect.abort(new DOMException("upstream timeout", "TimeoutError")), timeoutMs);
-  const signal = AbortSignal.any([request.signal, stream.signal, connect.signal]);
+  // Bounds the wait for the daemon's response headers: a hung daemon gets a 504, not a hung client.
+  const releaseDeadline = deadlines.add(upstreamAbort, timeoutMs);
   let upstream: Response;
   try {
     upstream = await fetch(`http://127.0.0.1:${daemon.port}${rest}${url.search}`, {
@@ -65,31 +68,32 @@ export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSuper
       redirect: "manual",
       // Bun: pass compressed bodies through as they are; stream the request body instead of buffering it.
       decompress: false,
-      signal,
+      signal: upstreamAbort.signal,
       duplex: "half",
     } as RequestInit);
   } catch (error) {
-    stream.release();
-    if (connect.signal.aborted) return jsonResponse(504, { error: "gateway_timeout", message: `the daemon of session ${id} did not answer within ${timeoutMs / 1000}s (proxy_connect_timeout_secs)` });
+    request.signal.removeEventListener("abort", onClientGone);
+    const reason = upstreamAbort.signal.reason as Error | undefined;
+    if (reason?.name === "TimeoutError") return jsonResponse(504, { error: "gateway_timeout", message: `the daemon of session ${id} did not answer within ${timeoutMs / 1000}s (proxy_connect_timeout_secs)` });
     if (request.signal.aborted) return new Response(null, { status: 499 });
     return jsonResponse(502, { error: "bad_gateway", message: `the daemon of session ${id} is unreachable (${(error as NodeJS.ErrnoException).code ?? "connection failed"})` });
   } finally {
-    clearTimeout(timer);
+    releaseDeadline();
   }
-  const out = new Headers(upstream.headers);
-  stripHopByHop(out);
-  const sse = (out.get("content-type") ?? "").startsWith("text/event-stream");
-  if (!sse || !upstream.body) {
-    stream.release();
+  const out = upstream.headers;
+  if (out.has("connection") || out.has("keep-alive") || out.has("transfer-encoding") || out.has("upgrade") || out.has("trailer")) stripHopByHop(out);
+  if (!upstream.body || !(out.get("content-type") ?? "").startsWith("text/event-stream")) {
     return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: out });
   }
-  // A live stream: no idle timeout on the client side, and it stays tracked (revocation closes it) until it ends.
+  // A live stream: no idle timeout on the client side, and revoking the credential that opened it ends it.
   server?.timeout(request, 0);
-  const body = upstream.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      flush: () => stream.release(),
-    }),
-  );
-  request.signal.addEventListener("abort", () => stream.release(), { once: true });
+  const stream = ctx.streams.track(auth);
+  stream.signal.addEventListener("abort", () => upstreamAbort.abort(stream.signal.reason), { once: true });
+  const done = () => {
+    stream.release();
+    request.signal.removeEventListener("abort", onClientGone);
+  };
+  const body = upstream.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
+  request.signal.addEventListener("abort", done, { once: true });
   return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers: out });
 }

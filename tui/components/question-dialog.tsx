@@ -67,24 +67,13 @@ export function QuestionDialog({ question, more, onAnswer, active, error }: Ques
     if (choice.withMessage) setMessage("");
     else onAnswer(choice.answer);
   }
-  const title =
-    question.kind === "permission" ? (
-      <Text>
-        <Text bold color="yellow">Allow </Text>
-        <Text bold>{question.tool}</Text>
-        <Text>{` ${argumentSummary(question.tool, question.arguments, "")}`}</Text>
-        <Text bold color="yellow">?</Text>
-      </Text>
-    ) : (
-      <Text>
-        <Text bold color="yellow">Approve this goal? </Text>
-        <Text>{question.goal}</Text>
-      </Text>
-    );
+  const { title, details } = describe(question);
   return (
     <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
       {title}
-      {question.kind === "permission" && question.reason ? <Text dimColor>{question.reason}</Text> : null}
+      {details.map((d, i) => (
+        <Text key={i} dimColor>{d}</Text>
+      ))}
       {choices.map((c, i) => (
         <Text key={c.label} color={i === selected ? "cyan" : undefined}>{`${i === selected ? "❯" : " "} ${i + 1}. ${c.label}`}</Text>
       ))}
@@ -100,6 +89,49 @@ export function QuestionDialog({ question, more, onAnswer, active, error }: Ques
       {error ? <Text color="red">{error}</Text> : null}
     </Box>
   );
+}
+
+/** The question's headline and the lines that explain it; any kind but `permission` is an approval. */
+function describe(q: Interrogative): { title: ReactNode; details: string[] } {
+  if (q.kind === "permission") {
+    return {
+      title: (
+        <Text>
+          <Text bold color="yellow">Allow </Text>
+          <Text bold>{q.tool}</Text>
+          <Text>{` ${argumentSummary(q.tool, q.arguments, "")}`}</Text>
+          <Text bold color="yellow">?</Text>
+        </Text>
+      ),
+      details: q.reason ? [q.reason] : [],
+    };
+  }
+  if (q.kind === "goal_approval") {
+    return {
+      title: (
+        <Text>
+          <Text bold color="yellow">Approve this goal? </Text>
+          <Text>{q.goal}</Text>
+        </Text>
+      ),
+      details: [],
+    };
+  }
+  if (q.kind === "extension_approval") {
+    return {
+      title: (
+        <Text>
+          <Text bold color="yellow">Approve the extension </Text>
+          <Text bold>{`${q.name} ${q.version}`}</Text>
+          <Text>{` (${q.origin}: ${q.path})`}</Text>
+          <Text bold color="yellow">?</Text>
+        </Text>
+      ),
+      details: [q.description, q.capabilities.length ? `capabilities: ${q.capabilities.join(", ")}` : "", q.reason].filter(Boolean),
+    };
+  }
+  const other = q as { kind: string };
+  return { title: <Text bold color="yellow">{`Approve (${other.kind})?`}</Text>, details: [] };
 }
 
 export function ConfirmDialog({ text, onResult, active }: { text: string; onResult(ok: boolean): void; active: boolean }): ReactNode {

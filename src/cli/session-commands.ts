@@ -9,9 +9,11 @@ export const newCommand: CommandSpec = {
   name: "new",
   summary: "Start a new session in this project (its daemon keeps running until stopped)",
   description: `
-Creates a session for the current project, starts its daemon and, with PROMPT, sends it. Without
---detach the answer streams here; on a terminal you can keep typing prompts (Ctrl-D leaves the session
-running). With --detach the session id is printed and the command returns at once.`,
+Creates a session for the current project, starts its daemon and, with PROMPT, sends it. On a terminal
+the conversation view opens: Enter sends, Alt+Enter or Ctrl+J adds a line, Esc interrupts, Up on an
+empty prompt takes back the newest queued input, Ctrl+O shows details, /help lists commands, Ctrl+D or
+/exit detaches (the session keeps running; see docs/tui.md). Without a terminal the answer streams as
+plain text. With --detach the session id is printed and the command returns at once.`,
   flags: [DETACH, DEMO],
   positionals: [{ name: "PROMPT", summary: "The first prompt" }],
   examples: ['agent new "explain the build"', 'agent new --detach "run the tests and fix failures"'],

@@ -87,33 +87,56 @@ export interface ProviderSpanInfo {
 
 /**
  * Wraps a provider call's event stream in a `chat` client span: model, token usage, stop reason and the
- * number of retries. Without an enabled tracer the stream is returned as it is.
+ * number of retries. Without an enabled tracer the stream is returned as it is. The wrapper forwards
+ * `next` with one `then` rather than through another async generator (measurably cheaper per event).
  */
 export function traceProviderCall(tracer: Tracer | undefined, info: ProviderSpanInfo, events: AsyncGenerator<StreamEvent>): AsyncGenerator<StreamEvent> {
   if (!tracer?.enabled) return events;
-  return (async function* () {
-    const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client", turnSpans.get(info.scope));
-    let retries = 0;
-    let usage: Usage | null = null;
-    let stop: string | null = null;
-    try {
-      for await (const e of events) {
-        if (e.type === "retry") retries++;
-        else if (e.type === "usage") usage = e.usage;
-        else if (e.type === "done") {
-          usage = e.usage;
-          stop = e.stop_reason;
-        }
-        yield e;
+  const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client", turnSpans.get(info.scope));
+  let retries = 0;
+  let usage: Usage | null = null;
+  let stop: string | null = null;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    span.setAttributes({ "gen_ai.request.model": info.model() || undefined, "agent.provider.retries": retries, "gen_ai.response.finish_reasons": stop ?? undefined, ...(usage ? usageAttributes(usage) : {}) });
+    span.end();
+  };
+  const observe = (result: IteratorResult<StreamEvent>): IteratorResult<StreamEvent> => {
+    if (result.done) end();
+    else {
+      const e = result.value;
+      if (e.type === "retry") retries++;
+      else if (e.type === "usage") usage = e.usage;
+      else if (e.type === "done") {
+        usage = e.usage;
+        stop = e.stop_reason;
       }
-    } catch (error) {
+    }
+    return result;
+  };
+  const failed = (error: unknown): never => {
+    if (!ended) {
       const status = (error as { status?: unknown }).status;
       span.setAttributes({ "http.response.status_code": typeof status === "number" ? status : undefined });
       span.fail(errorKind(error));
-      throw error;
-    } finally {
-      span.setAttributes({ "gen_ai.request.model": info.model() || undefined, "agent.provider.retries": retries, "gen_ai.response.finish_reasons": stop ?? undefined, ...(usage ? usageAttributes(usage) : {}) });
-      span.end();
+      end();
     }
-  })();
+    throw error;
+  };
+  const wrapped: AsyncGenerator<StreamEvent> = {
+    next: (...args) => events.next(...args).then(observe, failed),
+    return: (value) => {
+      end();
+      return events.return(value);
+    },
+    throw: (error) => events.throw(error).then(observe, failed),
+    [Symbol.asyncIterator]: () => wrapped,
+    [Symbol.asyncDispose]: async () => {
+      end();
+      await events.return(undefined);
+    },
+  };
+  return wrapped;
 }

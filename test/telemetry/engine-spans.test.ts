@@ -91,3 +91,26 @@ test("a call to a real tool server (the reference MCP server over stdio) is a to
   expect(tool.parentSpanId).toBe(spans.find((s) => s.name === "agent.turn")!.spanId);
   expect(receiver.requests.map((q) => new TextDecoder().decode(q.body)).join("")).not.toContain("private echo text");
 }, 30_000);
+
+test("a failed provider request marks its chat span and the turn failed, with the status and kind only", async () => {
+  receiver = startOtlpReceiver();
+  fake = startProviderFake("b_chat_completions", [{ kind: "error", status: 400, body: { error: { message: "bad request mentioning private-prompt-bits" } } }]);
+  const project = makeProject(`providers:\n  local: { kind: { type: custom_b_compatible }, url: "${fake.base}", auth: { type: no_auth } }\nmodels:\n  m: { provider: local, class: full, context_window: 32768 }\ndefaults: { full: m }\n`);
+  const globalDir = join(project.env.HOME!, ".config", "agent");
+  mkdirSync(globalDir, { recursive: true });
+  writeFileSync(join(globalDir, "config.yaml"), `telemetry: { endpoint: "${receiver.url}" }\n`);
+  const r = await startSession(project);
+  r.session.submit({ text: "hello" });
+  await r.session.idle();
+  await r.session.close();
+  expect(r.of("turn_completed")[0]!.stop_reason).toBe("error");
+  const spans = receiver.spans();
+  const chat = spans.find((s) => s.name === "chat")!;
+  const turn = spans.find((s) => s.name === "agent.turn")!;
+  expect(chat.statusCode).toBe(2);
+  expect(chat.attributes["http.response.status_code"]).toBe(400);
+  expect(typeof chat.attributes["error.type"]).toBe("string");
+  expect(turn.statusCode).toBe(2);
+  expect(turn.attributes["agent.turn.stop_reason"]).toBe("error");
+  expect(receiver.requests.map((q) => new TextDecoder().decode(q.body)).join("")).not.toContain("private-prompt-bits");
+});

@@ -62,6 +62,7 @@ export class Connection {
         .catch((error: unknown) => this.store.onProblem(error instanceof Error ? error.message : String(error), this.attempts));
       signal.removeEventListener("abort", stop);
       if (signal.aborted) return;
+      if (this.store.state.sessionState === "stopped") return this.store.onEnded();
       this.attempts++;
       this.store.onProblem(this.store.health.message ?? "connection lost", this.attempts);
       const recoverAfter = this.options.recoverAfter ?? 2;

@@ -23,7 +23,7 @@ export class SessionActions {
   /** Resolves once the view is connected and caught up (or the view detaches). */
   private connected(): Promise<void> {
     return new Promise((resolve) => {
-      const ready = () => (this.store.health.state === "connected" && !this.store.catchingUp) || this.signal.aborted;
+      const ready = () => (this.store.health.state === "connected" && !this.store.catchingUp) || this.store.health.state === "ended" || this.signal.aborted;
       if (ready()) return resolve();
       const off = this.store.subscribe(() => {
         if (!ready()) return;
@@ -38,6 +38,7 @@ export class SessionActions {
   async prompt(text: string): Promise<void> {
     let ctx: OperationContext | null = null;
     while (!this.signal.aborted) {
+      if (this.store.health.state === "ended") throw new Error("the session is stopped");
       try {
         ctx ??= await this.conn.client.operationContext();
         await this.conn.client.prompt(text, { ctx });

@@ -22,7 +22,8 @@ function blockLines(b: Block): number {
   return 2;
 }
 
-export type HealthState = "connecting" | "connected" | "disconnected";
+/** `ended`: the session was stopped and its daemon is gone; nothing is retried. */
+export type HealthState = "connecting" | "connected" | "disconnected" | "ended";
 
 export interface Health {
   state: HealthState;
@@ -79,6 +80,12 @@ export class ViewStore {
     applyRecords(this.state, records);
     if (this.catchingUp && this.state.lastSeq >= this.catchUpSeq) this.finishCatchUp();
     if (!this.catchingUp) this.commit();
+    this.changed();
+  }
+
+  /** The session was stopped (its daemon exits): the screen is final, not disconnected. */
+  onEnded(): void {
+    this.health = { state: "ended", message: null, attempts: 0 };
     this.changed();
   }
 

@@ -191,3 +191,19 @@ async function readUntil(res: Response, marker: string): Promise<string> {
   await reader.cancel();
   return text;
 }
+
+describe("a session stopped elsewhere", () => {
+  test("the view says so instead of reconnecting, and a prompt is refused with its text kept", async () => {
+    const v = await mount();
+    // As `agent sessions stop` does: stop the session, then the daemon exits.
+    expect((await v.h.post("/session/stop", {})).status).toBe(200);
+    await v.wait("session stopped");
+    await v.h.stop();
+    await v.wait("session stopped · Ctrl+D leaves");
+    expect(v.ui.lastFrame()).not.toContain("DISCONNECTED");
+    await v.type("hello?");
+    v.enter();
+    await v.wait("not sent (the session is stopped)");
+    expect(plain(v.ui.lastFrame()!)).toContain("› hello?");
+  }, 20_000);
+});

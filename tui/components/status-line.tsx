@@ -62,6 +62,7 @@ export function StatusLine(props: StatusProps): ReactNode {
   const live = props.health.state === "connected";
   let left: ReactNode;
   if (props.health.state === "connecting") left = <Text color="yellow">connecting…</Text>;
+  else if (props.health.state === "ended") left = <Text color="yellow">session stopped · Ctrl+D leaves</Text>;
   else if (!live) left = <Text color="red">offline</Text>;
   else if (props.catchingUp) left = <Text color="yellow">loading history…</Text>;
   else if (props.sessionState !== "running") left = <Text color="yellow">{`session ${props.sessionState}`}</Text>;

@@ -3,7 +3,8 @@
 // deletes it at startup, so the secret does not stay on disk; then it checks in with the gateway
 // (`GET /api/v1/services/identity`), which is the credential's first use and makes it active.
 import { readFileSync, rmSync, statSync } from "node:fs";
-import { connect, type PeerCertificate } from "node:tls";
+import { isIP } from "node:net";
+import { connect } from "node:tls";
 
 /** Names the bootstrap file in the daemon's environment (set by the gateway supervisor). */
 export const BOOTSTRAP_ENV = "AGENT_GATEWAY_BOOTSTRAP_FILE";
@@ -57,37 +58,55 @@ function fingerprintOfDer(der: Buffer): string {
   return new Bun.CryptoHasher("sha256").update(der).digest("hex").toUpperCase().match(/../g)!.join(":");
 }
 
-/** The PEM of the gateway's certificate when its fingerprint is the pinned one (the trust anchor for fetch). */
-async function pinnedPem(url: URL, fingerprint: string): Promise<string> {
-  const cert = await new Promise<PeerCertificate>((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port || 443), rejectUnauthorized: false, servername: url.hostname }, () => {
+/**
+ * `GET path` over one TLS connection whose certificate must have the pinned fingerprint; the token is
+ * written only after the check, on that same connection. Returns the HTTP status.
+ */
+function pinnedGet(url: URL, token: string, fingerprint: string): Promise<number> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    // SNI takes names only, never an IP address. The CA chain and the name are not checked: the pin is the trust.
+    const socket = connect({ host, port: Number(url.port || 443), rejectUnauthorized: false, ...(isIP(host) ? {} : { servername: host }) }, () => {
       const peer = socket.getPeerCertificate(true);
-      socket.end();
-      resolve(peer);
+      if (!peer.raw || fingerprintOfDer(peer.raw) !== fingerprint.toUpperCase()) {
+        socket.destroy();
+        reject(new BootstrapError("the gateway's TLS certificate does not match the fingerprint in the bootstrap file"));
+        return;
+      }
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    });
+    let head = "";
+    socket.on("data", (d: Buffer) => {
+      head += d.toString("latin1");
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(head);
+      if (status) {
+        socket.destroy();
+        resolve(Number(status[1]));
+      }
     });
     socket.once("error", reject);
-    socket.setTimeout(5000, () => socket.destroy(new Error("TLS handshake timed out")));
+    socket.once("close", () => reject(new BootstrapError("the gateway closed the connection without an answer")));
+    socket.setTimeout(10_000, () => socket.destroy(new BootstrapError("the gateway did not answer the check-in within 10s")));
   });
-  if (!cert.raw || fingerprintOfDer(cert.raw) !== fingerprint.toUpperCase()) throw new BootstrapError("the gateway's TLS certificate does not match the fingerprint in the bootstrap file");
-  return `-----BEGIN CERTIFICATE-----\n${cert.raw.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
 }
 
 /**
  * Checks in with the gateway: the first authenticated use of the service credential (pending -> active).
- * Over TLS only the pinned certificate is trusted; its name is not checked (the daemon reaches the gateway
- * on loopback, which the certificate does not name).
+ * Over TLS only the pinned certificate is trusted (the daemon reaches the gateway on loopback, which the
+ * certificate may not name, and a self-signed certificate has no CA to check).
  */
-export async function checkIn(bootstrap: BootstrapFile, signal?: AbortSignal): Promise<void> {
+export async function checkIn(bootstrap: BootstrapFile): Promise<void> {
   const url = new URL("/api/v1/services/identity", bootstrap.gateway_url);
-  const init: RequestInit & { tls?: unknown } = { headers: { Authorization: `Bearer ${bootstrap.service_token}` }, signal };
+  let status: number;
   if (url.protocol === "https:") {
     if (!bootstrap.gateway_tls_fingerprint) throw new BootstrapError("the gateway URL is https but the bootstrap file has no TLS fingerprint");
-    const pem = await pinnedPem(url, bootstrap.gateway_tls_fingerprint);
-    init.tls = { ca: pem, checkServerIdentity: (_host: string, peer: PeerCertificate) => (peer.raw && fingerprintOfDer(peer.raw) === bootstrap.gateway_tls_fingerprint!.toUpperCase() ? undefined : new Error("gateway certificate changed")) };
+    status = await pinnedGet(url, bootstrap.service_token, bootstrap.gateway_tls_fingerprint);
+  } else {
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${bootstrap.service_token}` }, signal: AbortSignal.timeout(10_000) });
+    await res.body?.cancel();
+    status = res.status;
   }
-  const res = await fetch(url, init);
-  await res.body?.cancel();
-  if (!res.ok) throw new BootstrapError(`the gateway refused the check-in (HTTP ${res.status})`);
+  if (status < 200 || status > 299) throw new BootstrapError(`the gateway refused the check-in (HTTP ${status})`);
 }
 
 /** The bootstrap named by the environment, taken (read and deleted); null when the gateway did not launch this daemon. */

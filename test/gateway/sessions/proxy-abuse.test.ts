@@ -90,6 +90,35 @@ describe("proxy transparency", () => {
   });
 });
 
+describe("proxied streams and revocation", () => {
+  test("revoking the token that opened a proxied SSE stream ends the stream and its upstream", async () => {
+    const p = gw.ctx.principals.create(`viewer-${Date.now()}`);
+    const { info, token } = gw.ctx.pats.create(p.id, "stream");
+    const auth = { Authorization: `Bearer ${gw.token}` };
+    const before = (await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json()) as { sse_cancelled: number };
+    const res = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/sse`, { headers: { Authorization: `Bearer ${token}` } });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("data: tick 1")) text += new TextDecoder().decode((await reader.read()).value);
+    gw.ctx.pats.revoke(info.id);
+    // The stream ends (done or an error), it does not keep ticking.
+    const ended = await (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return true;
+      } catch {
+        return true;
+      }
+    })();
+    expect(ended).toBe(true);
+    let stats = before;
+    for (let i = 0; i < 200 && stats.sse_cancelled === before.sse_cancelled; i++) {
+      await Bun.sleep(25);
+      stats = (await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json()) as typeof before;
+    }
+    expect(stats.sse_cancelled).toBe(before.sse_cancelled + 1);
+  });
+});
+
 describe("proxy and session route abuse", () => {
   test("traversal in the proxied path is refused; the upstream is always the session's own daemon", async () => {
     for (const path of ["%2e%2e/%2e%2e/health", "..%2f..%2fapi/v1/sessions", "a/%2E%2E/b", "x%5c..%5cy", "a/./b", "a%00b"]) {

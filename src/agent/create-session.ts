@@ -42,6 +42,9 @@ import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
 import { compactionSettings } from "./compaction/settings.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
+import { ApprovalStore, approvalsFile } from "./extensions/approvals.ts";
+import { ExtensionManager } from "./extensions/manager.ts";
+import type { ExtensionRoot } from "./extensions/discover.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
 import type { SubagentDefinitions } from "./subagents/definitions.ts";
@@ -103,6 +106,8 @@ export interface CreatedSession {
   live: SessionCatalogView;
   /** Where notifications for the model come in (tool server changes; hosts may add sources). */
   notifications: NotificationCenter;
+  /** The session's extensions; a host that records questions calls `askApprovals()` once it listens. */
+  extensions: ExtensionManager;
 }
 
 export interface SessionCatalogView {
@@ -111,6 +116,8 @@ export interface SessionCatalogView {
   mcp: McpManager | null;
   /** The subagent definitions the session read at start (what its `task` tool offers). */
   subagents?: SubagentDefinitions;
+  /** Loaded extensions (only those are published). */
+  extensions?: ExtensionManager;
 }
 
 export { NO_MODEL_HELP } from "./facets/model-choice.ts";
@@ -249,7 +256,22 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         tracer: telemetry.tracer,
       })
     : null;
-  const tools = combinedTools(registry, () => mcp?.tools() ?? [], daemon.disabled_tools ?? []);
+  // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
+  const extensionRoots: ExtensionRoot[] = [{ dir: join(globalDir, "extensions"), origin: "global" }];
+  if (project.agentDir) extensionRoots.push({ dir: join(project.agentDir, "extensions"), origin: "project" });
+  const extensions = new ExtensionManager({
+    roots: extensionRoots,
+    plugins: (config.plugins ?? {}) as Record<string, unknown>,
+    store: new ApprovalStore(approvalsFile(dataRoot(opts.env)), () => clock.now()),
+    projectRoot: project.root,
+    interactive: opts.interactive,
+    sessionDir: opts.sessionDir,
+    now: () => clock.now(),
+    scrub,
+  });
+  await extensions.start(warnings);
+  reminders.addSource((state) => extensions.reminderTexts({ model: state.model.key, lastToolRound: state.lastToolRound }));
+  const tools = combinedTools(registry, () => [...(mcp?.tools() ?? []), ...extensions.tools()], daemon.disabled_tools ?? []);
   // What the active facet offers; the model in effect decides how (facet and model may switch).
   const facetView = facetTools(tools, () => modes.facet);
   const toolSpecs = (): ToolSpec[] => {
@@ -292,19 +314,21 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     gate,
     interactive: opts.interactive,
     initialEvents,
-    services: { mcp, modes, goals },
+    services: { mcp, modes, goals, extensions },
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
       notifications.betweenTurns();
       return goals.continuation();
     },
     onClose: async () => {
+      extensions.close();
       await Promise.all([registry.close(), mcp?.close()]);
       await telemetry.close();
     },
   });
   emitProgress = (text) => session.progress(text);
   subagents.attach(session.engineRuntime);
+  extensions.bind(session);
   session.subscribe((e) => modes.fold.apply(e));
   goals.bind(session);
   notifications.bind(session);
@@ -327,5 +351,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions }, notifications };
+  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
 }

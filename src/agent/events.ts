@@ -42,7 +42,9 @@ export type SubagentStatus = "completed" | "failed" | "cancelled";
 /** A question the engine needs a person to answer before it can go on. */
 export type Interrogative =
   | { id: string; kind: "permission"; turn_id: string; tool: string; arguments: Record<string, unknown>; reason: string; subagent?: SubagentRef }
-  | { id: string; kind: "goal_approval"; turn_id: string; goal: string };
+  | { id: string; kind: "goal_approval"; turn_id: string; goal: string }
+  /** Loading an extension (src/agent/extensions) needs the person's approval; it belongs to the session, not a turn. */
+  | { id: string; kind: "extension_approval"; name: string; version: string; description: string; origin: "global" | "project"; path: string; capabilities: string[]; reason: string };
 
 export type InterrogativeAnswer =
   | { decision: "allow_once" }

@@ -32,6 +32,8 @@ export class Reminders {
   private imageNoticeFor = "";
   /** Reminders raised by something that happened (a facet switch, a goal change), for the next model call. */
   private raised: { name: SystemReminderName; text: string }[] = [];
+  /** Reminders from elsewhere (extensions), asked at every collect; they return wrapped texts. */
+  private readonly sources: ((state: ReminderState) => string[])[] = [];
 
   constructor(disabled: readonly string[] = []) {
     this.disabled = new Set(disabled);
@@ -52,6 +54,11 @@ export class Reminders {
     if (!this.enabled(name)) return;
     this.raised = this.raised.filter((r) => r.name !== name);
     this.raised.push({ name, text });
+  }
+
+  /** Adds a source of reminders asked before every model call (after the built-in ones). */
+  addSource(source: (state: ReminderState) => string[]): void {
+    this.sources.push(source);
   }
 
   collect(state: ReminderState): string[] {
@@ -91,6 +98,7 @@ export class Reminders {
     if (this.enabled("max_tool_turns") && state.lastToolRound) {
       out.push(wrapReminder("max_tool_turns", "This is the last tool round of this turn (daemon.max_tool_turns). Finish with what you have: after these tool calls the turn stops, so prefer answering the user now."));
     }
+    for (const source of this.sources) out.push(...source(state));
     return out;
   }
 }

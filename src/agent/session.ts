@@ -220,6 +220,12 @@ export class AgentSession implements EngineSession {
     return this.ask({ ...q, id: this.runtime.newId("ask"), turn_id: this.turnId }, signal);
   }
 
+  /** Asks the person to approve loading an extension, outside any turn; null in a headless run. */
+  async approveExtension(q: Omit<Extract<Interrogative, { kind: "extension_approval" }>, "id">, signal: AbortSignal): Promise<InterrogativeAnswer | null> {
+    if (!this.options.interactive) return null;
+    return this.ask({ ...q, id: this.runtime.newId("ask") }, signal);
+  }
+
   private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
     const decision = await this.options.gate.check(req, signal);
     if (decision.kind === "allow") return { allowed: true };
@@ -257,6 +263,7 @@ export class AgentSession implements EngineSession {
   }
 
   private withdrawAll(): void {
-    for (const id of [...this.pending.keys()]) this.withdraw(id, new Error("the turn ended"));
+    // An extension approval belongs to the session: it stays open across turns.
+    for (const [id, p] of [...this.pending]) if (p.interrogative.kind !== "extension_approval") this.withdraw(id, new Error("the turn ended"));
   }
 }

@@ -55,14 +55,19 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
       await tracer?.choose({ block: created.loaded.config.telemetry, env, secrets: created.loaded.secrets, warn });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
       live = created.live;
-      const mcp = created.live.mcp;
       return {
         engine: created.session,
         catalog: () => catalogFromConfig(created.loaded, created.model, live),
         // The offline demo is labelled where a person sees it: a notice at the top of the conversation.
         notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
-        watchCatalog: mcp ? (changed) => void mcp.onChange(changed) : undefined,
+        // The daemon records from here on: extensions waiting for approval are asked now, and loading
+        // one (like a tool server change) republishes the catalog.
+        watchCatalog: (changed) => {
+          created.live.mcp?.onChange(changed);
+          created.extensions.onChange(changed);
+          created.extensions.askApprovals();
+        },
       };
     } catch (error) {
       if (error instanceof SessionSetupError) throw new CliError(`cannot start the session: ${error.message}`);

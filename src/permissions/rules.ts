@@ -1,6 +1,7 @@
 // The rule grammar (docs/permissions.md): `tool`, `tool(specifier)`, `mcp__server__tool`,
-// `mcp__server__*`. The specifier depends on the tool: a command for `shell` (`:*` at the end makes it a
-// prefix), a path glob for the file tools, `domain:host` for `web_fetch`.
+// `mcp__server__*`, and the same for extension tools: `ext__extension__tool`, `ext__extension__*`. The
+// specifier depends on the tool: a command for `shell` (`:*` at the end makes it a prefix), a path glob
+// for the file tools, `domain:host` for `web_fetch`.
 import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES } from "../config/builtin-names.ts";
 import { didYouMean } from "../cli/suggest.ts";
 import { splitShellCommand } from "./shell-parse.ts";
@@ -17,7 +18,7 @@ export interface Rule {
   /** The rule as written. */
   text: string;
   effect: RuleEffect;
-  /** A built-in tool name, an MCP tool name, or `mcp__server__` for `mcp__server__*`. */
+  /** A built-in, MCP or extension tool name, or `mcp__server__` / `ext__extension__` for a `*` rule. */
   tool: string;
   mcpServerWide: boolean;
   target: RuleTarget;
@@ -53,7 +54,8 @@ export function ruleCoversTool(rule: Pick<Rule, "tool" | "mcpServerWide">, tool:
 }
 
 const MCP_NAME = /^mcp__([A-Za-z0-9_-]+?)__([A-Za-z0-9_.-]+|\*)$/;
-const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<tool> / mcp__<server>__*`;
+const EXTENSION_NAME = /^ext__([a-z0-9-]+?)__([a-z0-9_-]+|\*)$/;
+const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<tool> / mcp__<server>__* or ext__<extension>__<tool> / ext__<extension>__*`;
 
 export function parseRule(text: string): RuleParse {
   const open = text.indexOf("(");
@@ -74,6 +76,14 @@ export function parseRule(text: string): RuleParse {
     if (specifier !== null) return { ok: false, message: `MCP tool rules take no '(...)'; write just '${name}'`, offset: open };
     const wide = m[2] === "*";
     return { ok: true, rule: { text, tool: wide ? `mcp__${m[1]}__` : name, mcpServerWide: wide, target: { kind: "any" } } };
+  }
+  if (name.startsWith("ext__")) {
+    // Extension tools (src/agent/extensions) are named like tool-server tools and matched the same way.
+    const m = EXTENSION_NAME.exec(name);
+    if (!m) return { ok: false, message: `'${name}' is not a valid extension tool name; write ext__<extension>__<tool> or ext__<extension>__*`, offset: nameOffset };
+    if (specifier !== null) return { ok: false, message: `extension tool rules take no '(...)'; write just '${name}'`, offset: open };
+    const wide = m[2] === "*";
+    return { ok: true, rule: { text, tool: wide ? `ext__${m[1]}__` : name, mcpServerWide: wide, target: { kind: "any" } } };
   }
   if (NO_PERMISSION_TOOLS.includes(name)) return { ok: false, message: `'${name}' never needs permission; rules cannot name it`, offset: nameOffset };
   const kind = SPECIFIERS[name];

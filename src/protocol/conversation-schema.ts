@@ -83,6 +83,20 @@ export const InterrogativeSchema = Type.Union([
     subagent: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() }, { description: "Set when a subagent made the call: show its name." })),
   }),
   Type.Object({ id: Type.String(), kind: Type.Literal("goal_approval"), turn_id: Type.String(), goal: Type.String() }),
+  Type.Object(
+    {
+      id: Type.String(),
+      kind: Type.Literal("extension_approval"),
+      name: Type.String(),
+      version: Type.String(),
+      description: Type.String(),
+      origin: Type.Union([Type.Literal("global"), Type.Literal("project")]),
+      path: Type.String({ description: "The extension's directory." }),
+      capabilities: Type.Array(Type.String()),
+      reason: Type.String({ description: "Why the question is asked (never approved, a new version, changed files)." }),
+    },
+    { description: "Load this extension (its code runs once approved)? Answers: approve or reject. Not tied to a turn." },
+  ),
 ]);
 
 export const InterrogativeAnswerSchema = Type.Union([

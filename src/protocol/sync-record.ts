@@ -60,7 +60,7 @@ export const RecordBodyVariants = [
     reason: S,
   }),
   variant("turn_completed", "A turn ended.", { turn_id: S, stop_reason: TurnStopReasonSchema, usage: UsageSchema, error: Type.Optional(EngineErrorSchema) }),
-  variant("interrogative_opened", "A question (permission ask, goal approval) awaits an answer.", { interrogative: InterrogativeSchema }),
+  variant("interrogative_opened", "A question (permission ask, goal approval, extension approval) awaits an answer.", { interrogative: InterrogativeSchema }),
   variant("interrogative_closed", "A question was answered or withdrawn.", {
     id: S,
     outcome: Type.Union([Type.Literal("answered"), Type.Literal("withdrawn")]),

@@ -2,6 +2,7 @@
 // by the engine through one seam so local and remote clients behave the same. The daemon exposes them as
 // `GET /commands` and `POST /commands/{name}`; each command lives in its own file in this folder.
 import type { McpManager } from "../../mcp/manager.ts";
+import type { ExtensionManager } from "../extensions/manager.ts";
 import type { SessionModes } from "../facets/modes.ts";
 import type { GoalDriver } from "../goals/driver.ts";
 import type { AgentRuntime } from "../runtime.ts";
@@ -41,6 +42,8 @@ export interface CommandServices {
   modes?: SessionModes;
   /** The session's goal (/goal, the plan handoff). */
   goals?: GoalDriver;
+  /** The session's extensions (/extensions). */
+  extensions?: ExtensionManager;
 }
 
 export interface CommandContext {

@@ -16,19 +16,24 @@ import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type
 const MAX_ATTRIBUTE_CHARS = 256;
 /** Distinct attribute strings remembered as scrubbed (ids make the set grow; it is then started over). */
 const SCRUB_CACHE_ENTRIES = 4096;
-/** Bounds an export so a dead collector never holds a process open for long at exit. */
-const EXPORT_TIMEOUT_MS = 5000;
+/** How often buffered spans are sent (a daemon's spans reach the collector within about this long). */
+const EXPORT_INTERVAL_MS = 2000;
+/**
+ * Bounds an export (retries included). A command's last export happens as it exits, so a dead collector
+ * may delay `agent exec` by at most the short bound; long-running processes export in the background.
+ */
+const EXPORT_TIMEOUT_MS = { cli: 1000, daemon: 3000, gateway: 3000 } as const;
+/** A stopping daemon or gateway waits at most this long for its last export. */
+const SHUTDOWN_WAIT_MS = 1500;
 
 const KINDS: Record<SpanKindName, SpanKind> = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER };
 
 export interface OtelTracerOptions {
   settings: TelemetrySettings;
   /** Which process exports: cli, daemon or gateway (the resource's `agent.role`). */
-  role: string;
+  role: keyof typeof EXPORT_TIMEOUT_MS;
   /** Values scrubbed from every string attribute (configured secrets, the export headers' values). */
   secrets: readonly string[];
-  /** Export interval; tests and benchmarks shorten it. */
-  scheduledDelayMillis?: number;
 }
 
 function sampler(setting: SamplerSetting): Sampler {
@@ -43,12 +48,13 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   // A header value and, for `Scheme credential` values, the credential alone.
   const headerSecrets = Object.values(settings.headers).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? v]);
   const secrets = [...options.secrets, ...headerSecrets].filter((s) => s.length >= 4);
-  const exporterOptions = { url: settings.tracesUrl, headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS };
+  const timeout = EXPORT_TIMEOUT_MS[options.role];
+  const exporterOptions = { url: settings.tracesUrl, headers: settings.headers, timeoutMillis: timeout };
   const exporter = settings.protocol === "http/json" ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role }),
     sampler: sampler(settings.sampler),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: options.scheduledDelayMillis ?? 2000, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
+    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: EXPORT_INTERVAL_MS, exportTimeoutMillis: timeout })],
   });
   const otel = provider.getTracer("agent", VERSION);
 
@@ -103,11 +109,11 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       }, failed);
     },
     // An unreachable or failing collector never fails the command that was traced: spans are dropped.
-    flush: () => provider.forceFlush({ timeoutMillis: EXPORT_TIMEOUT_MS }).catch(() => {}),
+    flush: () => provider.forceFlush({ timeoutMillis: timeout }).catch(() => {}),
     shutdown: async () => {
       if (stopped) return;
       stopped = true;
-      await provider.shutdown().catch(() => {});
+      await Promise.race([provider.shutdown().catch(() => {}), Bun.sleep(Math.min(timeout, SHUTDOWN_WAIT_MS))]);
     },
   };
 }

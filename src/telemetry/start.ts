@@ -13,7 +13,6 @@ export interface StartTelemetryOptions {
   secrets?: readonly string[];
   /** Told about ignored OTEL_* values (the message names the variable, never a header value). */
   warn?: (message: string) => void;
-  scheduledDelayMillis?: number;
 }
 
 export async function startTelemetry(options: StartTelemetryOptions): Promise<Tracer> {
@@ -21,7 +20,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Tr
   for (const w of warnings) options.warn?.(`telemetry: ${w}`);
   if (!settings) return NOOP_TRACER;
   const { createOtelTracer } = await import("./otel-tracer.ts");
-  return createOtelTracer({ settings, role: options.role, secrets: options.secrets ?? [], scheduledDelayMillis: options.scheduledDelayMillis });
+  return createOtelTracer({ settings, role: options.role, secrets: options.secrets ?? [] });
 }
 
 /**

@@ -6,11 +6,13 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadCredential, writeFreshCredential } from "../../src/daemon/credential.ts";
 import { listSessions, openSession, openStoreReadOnly } from "../../src/daemon/store/index.ts";
 import { MigrationBlockedError } from "../../src/daemon/store/migrate/journal-file.ts";
 import { MIGRATION_STEPS, MigrationError, migrateV1ToV2, type MigrationStep } from "../../src/daemon/store/migrate/migrate-v1-v2.ts";
 import { recoverMigration } from "../../src/daemon/store/migrate/recover.ts";
 import { summarizeStore } from "../../src/daemon/store/migrate/store-summary.ts";
+import { startHarness } from "./harness.ts";
 import { FIXTURE_ID, FIXTURE_SUMMARY, hashFile, hiddenEntries, sessionShape, v1Copy } from "./migrate-helpers.ts";
 
 const MIGRATE = join(import.meta.dir, "..", "..", "src", "daemon", "store", "migrate", "migrate-v1-v2.ts");
@@ -74,6 +76,25 @@ describe("a crash at every migration step", () => {
 });
 
 describe("migration safety", () => {
+  test("a launcher writing a fresh credential into the path mid-publish: daemon start finishes the migration and keeps it", async () => {
+    const { dir } = v1Copy();
+    const crashAtPublish = (step: string) => {
+      if (step === "publish") throw new Error("crash");
+    };
+    expect(() => migrateV1ToV2(dir, { beforeStep: crashAtPublish })).toThrow("crash");
+    // What `agent continue` / the gateway do before spawning the daemon.
+    const token = writeFreshCredential(join(dir, "credential.json"));
+    const h = await startHarness({ dir });
+    try {
+      expect(h.running.daemon.store.id).toBe(FIXTURE_ID);
+      expect((await h.get("/history")).status).toBe(200);
+    } finally {
+      await h.stop();
+    }
+    expect(sessionShape(dir)).toBe("new");
+    expect(loadCredential(join(dir, "credential.json"))).toBe(token);
+  });
+
   test("a migration another live process is running is not touched: opening says so, then proceeds once it is gone", async () => {
     const { sessions, dir } = v1Copy();
     const other = Bun.spawn(["sleep", "30"]);

@@ -3,7 +3,10 @@
 // - the original was moved to the backup and a validated staged tree exists: publish it;
 // - otherwise: put the original back (if it was moved) and drop the staged tree, so the session is
 //   exactly as it was and the migration can run again.
-import { existsSync, renameSync, rmSync } from "node:fs";
+// A launcher may have written a fresh credential into the path of a dir that is mid-publish (creating
+// an empty dir there): such files are moved into the tree being put in place, never lost.
+import { existsSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { MigrationBlockedError, migrationPaths, processAlive, readJournal, writeJournal } from "./journal-file.ts";
 import { detectLayout } from "./layout.ts";
 
@@ -22,19 +25,32 @@ export function recoverMigration(dir: string, now: () => number = Date.now): Rec
     journal.published_at = new Date(now()).toISOString();
     writeJournal(paths.journal, journal);
   };
-  if (existsSync(dir) && (detectLayout(dir) ?? 0) >= journal.to) {
+  const layout = existsSync(dir) ? detectLayout(dir) : null;
+  if (layout !== null && layout >= journal.to) {
     rmSync(paths.staging, { recursive: true, force: true });
     publish();
     return "finished";
   }
-  const validated = journal.state === "validated" || journal.state === "backed_up";
-  if (!existsSync(dir) && existsSync(paths.backup) && existsSync(paths.staging) && validated) {
-    renameSync(paths.staging, dir);
-    publish();
-    return "finished";
+  if (layout === null && existsSync(paths.backup)) {
+    const validated = journal.state === "validated" || journal.state === "backed_up";
+    const target = validated && existsSync(paths.staging) ? paths.staging : paths.backup;
+    if (existsSync(dir)) absorb(dir, target);
+    renameSync(target, dir);
+    if (target === paths.staging) {
+      publish();
+      return "finished";
+    }
   }
-  if (!existsSync(dir) && existsSync(paths.backup)) renameSync(paths.backup, dir);
   rmSync(paths.staging, { recursive: true, force: true });
   rmSync(paths.journal, { force: true });
   return "restored";
+}
+
+/** Moves the files of a dir holding no session into `into` (theirs are newer), then removes the dir. */
+function absorb(husk: string, into: string): void {
+  for (const name of readdirSync(husk)) {
+    rmSync(join(into, name), { recursive: true, force: true });
+    renameSync(join(husk, name), join(into, name));
+  }
+  rmdirSync(husk);
 }

@@ -51,8 +51,9 @@ export interface ReadOnlyStore {
 /** Opens a session's store without writing anything; null when the dir holds no session. */
 export function openStoreReadOnly(dir: string): ReadOnlyStore | null {
   const { backup } = migrationPaths(dir);
-  // Between the two renames of a publish the original sits complete in its backup.
-  const source = !existsSync(dir) && existsSync(backup) ? backup : dir;
+  // Between the two renames of a publish the original sits complete in its backup (the dir is gone, or
+  // holds only what a launcher wrote since).
+  const source = existsSync(backup) && (!existsSync(dir) || detectLayout(dir) === null) ? backup : dir;
   const layout = detectLayout(source);
   if (layout === null) return null;
   checkLayoutSupported(dir, layout);

@@ -33,7 +33,7 @@ export const extensionsCommand: SessionCommand = {
     const found = all.find((s) => s.name === name);
     if (!manager || !found) throw new SessionCommandError("invalid_command", `no extension is named '${name}'${all.length ? `; found: ${all.map((s) => s.name).join(", ")}` : " (none were found)"}`);
     if (found.state !== "rejected") {
-      const why = found.state === "awaiting_approval" ? "answer its open question instead" : found.state === "loaded" ? "it is already loaded" : `it ${found.reason ?? "cannot be loaded"}`;
+      const why = found.state === "awaiting_approval" ? "answer its open question instead" : found.state === "loaded" ? "it is already loaded" : `fix it first: ${found.reason ?? "it cannot be loaded"}`;
       throw new SessionCommandError("command_unavailable", `/extensions approve only applies to a rejected extension; ${name} is ${found.state.replaceAll("_", " ")}: ${why}`);
     }
     const status = await manager.approve(name);

@@ -55,12 +55,21 @@ const words = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
 writeFileSync(join(dir, "script.yaml"), `responses:\n${Array.from({ length: 2 * PROMPTS + 1 }, () => `  - text: "${words}"\n`).join("")}`);
 await api("POST", "/api/v1/configurations", { name: "bench", config_format: "yaml", config_content: `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${join(dir, "script.yaml")} }\ndefault_permission_matcher: bypass\n` });
 const { id: projectId } = await api<{ id: string }>("POST", "/api/v1/projects", { path: project, config_name: "bench" });
-let session = await api<{ id: string; state: string; port: number; transitions: { detail: string | null }[] }>("POST", "/api/v1/sessions", { project_id: projectId, launch_mode: "project_direct" });
+let session = await api<{ id: string; state: string; port: number; pid: number; transitions: { detail: string | null }[] }>("POST", "/api/v1/sessions", { project_id: projectId, launch_mode: "project_direct" });
 while (session.state === "starting") {
   await Bun.sleep(100);
   session = await api("GET", `/api/v1/sessions/${session.id}`);
 }
 if (session.state !== "running") throw new Error(`the session did not start: ${session.transitions.at(-1)?.detail}`);
+// Daemons outlive their gateway by design: end this one even when the bench fails.
+const daemonPid = session.pid;
+process.on("exit", () => {
+  try {
+    process.kill(daemonPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+});
 const daemonToken = (JSON.parse(readFileSync(join(dataDir, "sessions", session.id, "credential.json"), "utf8")) as { token: string }).token;
 
 async function freePort(): Promise<number> {

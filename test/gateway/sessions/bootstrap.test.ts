@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BootstrapError, checkIn, takeBootstrap, type BootstrapFile } from "../../../src/daemon/bootstrap.ts";
 import { createTestPki } from "../../fakes/test-ca.ts";
-import { registerProject, sessionGateway } from "./helpers.ts";
+import { registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 let caPem: string;
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const row of gw.ctx.sessions.registry.list()) await gw.ctx.sessions.remove(row.id);
-  await gw.stop();
+  await stopGateway(gw);
 });
 
 function writeBootstrap(doc: unknown, mode = 0o600): string {

@@ -2,13 +2,13 @@
 // real gateway and real daemons; tables, --json, exit codes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
-import { MAIN, registerProject, sessionGateway } from "./helpers.ts";
+import { MAIN, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 beforeAll(async () => {
   gw = await sessionGateway();
 });
-afterAll(() => gw.stop());
+afterAll(() => stopGateway(gw));
 
 async function agent(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const p = Bun.spawn([process.execPath, MAIN, "gateway", "session", ...args], { cwd: tmpdir(), env: { ...process.env, AGENT_GATEWAY_URL: gw.url, AGENT_GATEWAY_TOKEN: gw.token, ...env }, stdout: "pipe", stderr: "pipe" });

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { api, DAEMON_COMMAND, registerProject, sessionGateway } from "./helpers.ts";
+import { DAEMON_COMMAND, api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 const FAKE = join(import.meta.dir, "fake-daemon.ts");
 const gateways: Awaited<ReturnType<typeof sessionGateway>>[] = [];
@@ -17,7 +17,7 @@ afterAll(async () => {
       // already gone
     }
   }
-  for (const gw of gateways) await gw.stop();
+  for (const gw of gateways) await stopGateway(gw);
 });
 
 async function gateway(dataDir?: string) {

@@ -19,6 +19,27 @@ export async function sessionGateway(extra = "", dataDir?: string): Promise<Test
   return Object.assign(gw, { token: machineToken(gw) });
 }
 
+/**
+ * Ends the gateway and every daemon its database still records (daemons outlive a gateway by design, so a
+ * failed test would otherwise leave them running).
+ */
+export async function stopGateway(gw: TestGateway): Promise<void> {
+  let pids: { pid: number }[] = [];
+  try {
+    pids = gw.ctx.sqlite.query("SELECT pid FROM sessions WHERE pid IS NOT NULL").all() as { pid: number }[];
+  } catch {
+    // already stopped (its database is closed)
+  }
+  await gw.stop();
+  for (const { pid } of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
 export function machineToken(gw: TestGateway): string {
   const name = `ops-${Math.random().toString(36).slice(2, 8)}`;
   const p = gw.ctx.principals.create(name);

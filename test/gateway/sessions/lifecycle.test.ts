@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonClient } from "../../../src/client/daemon-client.ts";
 import type { SyncRecord } from "../../../src/protocol/sync-record.ts";
-import { api, registerProject, sessionGateway } from "./helpers.ts";
+import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => {
   const a = api(gw);
   for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
-  await gw.stop();
+  await stopGateway(gw);
 });
 
 async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {

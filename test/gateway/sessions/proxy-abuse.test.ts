@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { api, registerProject, sessionGateway } from "./helpers.ts";
+import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 import { basic, call, confidentialClient } from "../oauth-helpers.ts";
 
 const FAKE = join(import.meta.dir, "fake-daemon.ts");
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const id of [one, two]) await a.call("DELETE", `/api/v1/sessions/${id}`);
-  await gw.stop();
+  await stopGateway(gw);
 });
 
 /** Sends a request target exactly as written (fetch would normalize dot segments first). */

@@ -15,6 +15,7 @@ import { DeferredTracer } from "../telemetry/start.ts";
 import { crashReportDir } from "../platform/crash/store.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
 import { BootstrapError, checkIn, takeBootstrapFromEnv, type BootstrapFile } from "../daemon/bootstrap.ts";
+import { isLayoutRefusal, prepareSessionDir } from "../daemon/store/migrate/session-dir.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
 
 export interface DaemonProcessOptions {
@@ -95,6 +96,13 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     gateway = takeBootstrapFromEnv(io.env);
   } catch (error) {
     if (error instanceof BootstrapError) throw new CliError(`agent daemon: ${error.message}`);
+    throw error;
+  }
+  // Migrates an older layout before anything writes into the dir; a newer layout is refused here.
+  try {
+    prepareSessionDir(options.sessionDir);
+  } catch (error) {
+    if (isLayoutRefusal(error)) throw new CliError(`agent daemon: ${error.message}`);
     throw error;
   }
   const logFile = join(options.sessionDir, "daemon.log");

@@ -143,6 +143,13 @@ describe("newer formats are refused", () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(NEWER);
     await expect(startHarness({ dir })).rejects.toThrow(NEWER);
+    const credDir = mkdtempSync(join(tmpdir(), "agent-cred-"));
+    chmodSync(credDir, 0o700);
+    writeFreshCredential(join(credDir, "c.json"));
+    const refused = agent(["daemon", "--session-dir", dir, "--credential-file", join(credDir, "c.json")], tmpdir(), xdg);
+    expect([refused.code, refused.out]).toEqual([1, ""]);
+    expect(refused.err).toMatch(NEWER);
+    expect(refused.err).not.toContain("crash report");
     expect(hashFile(join(dir, STORE_FILE))).toBe(before);
   }, 30_000);
 

@@ -10,9 +10,9 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedSessionMigrations } from "../embed-migrations.ts" with { type: "macro" };
 import { MigrationBlockedError, migrationPaths, readJournal, sessionDirOfJournal } from "./journal-file.ts";
-import { checkLayoutSupported, detectLayout, LAYOUT_VERSION, LEGACY_STORE_FILE, STORE_FILE } from "./layout.ts";
+import { checkLayoutSupported, detectLayout, LAYOUT_VERSION, LayoutTooNewError, LEGACY_STORE_FILE, STORE_FILE } from "./layout.ts";
 import { liveDaemonPid } from "./live-daemon.ts";
-import { migrateV1ToV2, type MigrationOptions } from "./migrate-v1-v2.ts";
+import { MigrationError, migrateV1ToV2, type MigrationOptions } from "./migrate-v1-v2.ts";
 import { recoverMigration } from "./recover.ts";
 import { refuseNewerSchema } from "./schema-version.ts";
 
@@ -39,6 +39,11 @@ export function prepareSessionDir(dir: string, options: MigrationOptions = {}): 
     throw error;
   }
   return LAYOUT_VERSION;
+}
+
+/** A refusal to open a session dir that the user can act on (update, wait, stop an old daemon): not a crash. */
+export function isLayoutRefusal(error: unknown): error is Error {
+  return error instanceof LayoutTooNewError || error instanceof MigrationBlockedError || error instanceof MigrationError;
 }
 
 export interface ReadOnlyStore {

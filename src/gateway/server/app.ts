@@ -49,7 +49,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
     .use(webRoutes(ctx))
     .use(configurationRoutes(ctx))
     .use(projectRoutes(ctx));
-  app = app.use(sessionRoutes(ctx.sessions)).use(servicesRoutes(ctx)) as typeof app;
+  app = app.use(sessionRoutes(ctx, ctx.sessions)).use(servicesRoutes(ctx)) as typeof app;
   app = app.use(fleetCatalogRoutes(ctx)).use(fleetEventRoutes(ctx)).use(fleetHistoryRoutes(ctx)) as typeof app;
   for (const group of groups) app = app.use(group(ctx)) as typeof app;
   return app;

@@ -2,6 +2,8 @@
 // has already required the `machine` scope (route-access.ts); the proxy is handled before the app (proxy.ts).
 import { Elysia, t } from "elysia";
 import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
+import type { GatewayContext } from "../context.ts";
+import { auditRegistry } from "../registry/audit.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
 
 const State = t.Union([t.Literal("starting"), t.Literal("running"), t.Literal("stopped"), t.Literal("failed"), t.Literal("cleanup_pending"), t.Literal("reaped")]);
@@ -45,13 +47,14 @@ const Id = t.Object({ id: t.String({ description: "session id (ses_...)" }) });
 const common = { 401: UnauthorizedBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ["sessions"];
 
-export function sessionRoutes(supervisor: SessionSupervisor) {
+export function sessionRoutes(ctx: GatewayContext, supervisor: SessionSupervisor) {
   return new Elysia({ name: "gateway-sessions" })
     .get("/api/v1/sessions", () => supervisor.list(), { response: { 200: t.Array(SessionRecord), ...common }, detail: { summary: "List sessions", tags } })
     .post(
       "/api/v1/sessions",
-      ({ body, set }) => {
+      ({ body, set, request }) => {
         const view = supervisor.create(body.project_id, body.launch_mode);
+        auditRegistry(ctx, request, "session.create", view.id);
         set.status = 201;
         return view;
       },
@@ -62,12 +65,21 @@ export function sessionRoutes(supervisor: SessionSupervisor) {
       },
     )
     .get("/api/v1/sessions/:id", ({ params }) => supervisor.get(params.id), { params: Id, response: { 200: SessionRecord, ...common }, detail: { summary: "Read a session", description: "For a running session the daemon's health is checked first; an unreachable daemon makes it `failed` before the answer.", tags } })
-    .post("/api/v1/sessions/:id/stop", ({ params }) => supervisor.stop(params.id), { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running.", tags } })
-    .post("/api/v1/sessions/:id/resume", ({ params }) => supervisor.resume(params.id), { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running; 503 when the daemon could not start.", tags } })
+    .post("/api/v1/sessions/:id/stop", async ({ params, request }) => {
+        const view = await supervisor.stop(params.id);
+        auditRegistry(ctx, request, "session.stop", params.id);
+        return view;
+      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running.", tags } })
+    .post("/api/v1/sessions/:id/resume", async ({ params, request }) => {
+        const view = await supervisor.resume(params.id);
+        auditRegistry(ctx, request, "session.resume", params.id);
+        return view;
+      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running; 503 when the daemon could not start.", tags } })
     .delete(
       "/api/v1/sessions/:id",
-      async ({ params, set }) => {
+      async ({ params, set, request }) => {
         await supervisor.remove(params.id);
+        auditRegistry(ctx, request, "session.delete", params.id);
         set.status = 204;
         return new Response(null, { status: 204 });
       },

@@ -123,10 +123,18 @@ export class SessionSupervisor {
         throw error;
       }
     }
-    mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
-    // The daemon's session id is the gateway's: one id for the same session everywhere.
-    initSessionDir(sessionDir, id, { project: worktreePath ?? project.path }).close();
-    const row = this.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch });
+    let row: SessionRow;
+    try {
+      mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+      // The daemon's session id is the gateway's: one id for the same session everywhere.
+      initSessionDir(sessionDir, id, { project: worktreePath ?? project.path }).close();
+      row = this.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch });
+    } catch (error) {
+      // No half-created session: the worktree and directory go again.
+      if (worktreePath) removeWorktree(project.path, worktreePath);
+      rmSync(sessionDir, { recursive: true, force: true });
+      throw error;
+    }
     this.busy.add(id);
     void this.launch(row, ["starting"], "daemon_healthy")
       .catch((error) => this.ctx.logger.error(`session ${id}: ${(error as Error).message}`))
@@ -336,31 +344,33 @@ export class SessionSupervisor {
    * process is still the same one and answers its health check; otherwise it is ended and marked failed.
    */
   async reconcile(): Promise<void> {
-    for (const row of this.registry.list()) {
-      if (row.state === "stopped" || row.state === "failed") {
-        if (row.bootstrapFile) this.removeBootstrap(row.id);
-        continue;
-      }
-      if (row.state !== "running" && row.state !== "starting") continue;
-      const token = this.daemonToken(row);
-      const proc: DaemonProcess | null = row.pid !== null && row.pidStartTicks !== null ? { pid: row.pid, startTicks: row.pidStartTicks, port: row.port, token, exited: null } : null;
-      let why = "no daemon process was recorded";
-      if (proc && isSameProcess(proc) && row.port !== null && token !== null) {
-        const probe = await probeHealth(row.port, token, Math.min(this.timeouts.health, ON_DEMAND_HEALTH_MAX_MS));
-        if (probe.ok) {
-          const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token, exited: null };
-          if (row.state === "starting") this.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
-          this.live.set(row.id, daemon);
-          this.watch(daemon, null);
-          this.removeBootstrap(row.id);
-          continue;
-        }
-        why = `the daemon did not answer its health check (${probe.why})`;
-      } else if (proc) why = "the daemon process is gone";
-      if (proc) await terminateDaemon(proc, this.timeouts.stop, false);
-      this.registry.transition(row.id, [row.state], "failed", "reconciliation", why, { pid: null, pidStartTicks: null, port: null });
-      this.credentials.invalidate(row.id, "reconciliation");
-      this.removeBootstrap(row.id);
+    await Promise.all(this.registry.list().map((row) => this.reconcileOne(row)));
+  }
+
+  private async reconcileOne(row: SessionRow): Promise<void> {
+    if (row.state === "stopped" || row.state === "failed") {
+      if (row.bootstrapFile) this.removeBootstrap(row.id);
+      return;
     }
+    if (row.state !== "running" && row.state !== "starting") return;
+    const token = this.daemonToken(row);
+    const proc: DaemonProcess | null = row.pid !== null && row.pidStartTicks !== null ? { pid: row.pid, startTicks: row.pidStartTicks, port: row.port, token, exited: null } : null;
+    let why = "no daemon process was recorded";
+    if (proc && isSameProcess(proc) && row.port !== null && token !== null) {
+      const probe = await probeHealth(row.port, token, Math.min(this.timeouts.health, ON_DEMAND_HEALTH_MAX_MS));
+      if (probe.ok) {
+        const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token, exited: null };
+        if (row.state === "starting") this.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
+        this.live.set(row.id, daemon);
+        this.watch(daemon, null);
+        this.removeBootstrap(row.id);
+        return;
+      }
+      why = `the daemon did not answer its health check (${probe.why})`;
+    } else if (proc) why = "the daemon process is gone";
+    if (proc) await terminateDaemon(proc, this.timeouts.stop, false);
+    this.registry.transition(row.id, [row.state], "failed", "reconciliation", why, { pid: null, pidStartTicks: null, port: null });
+    this.credentials.invalidate(row.id, "reconciliation");
+    this.removeBootstrap(row.id);
   }
 }

@@ -58,7 +58,7 @@ export class SessionPrinter {
         return;
       case "interrogative_opened": {
         const q = r.interrogative;
-        const text = q.kind === "permission" ? `allow ${q.tool}? (${q.reason})` : q.kind === "extension_approval" ? `load extension ${q.name} ${q.version} (${q.capabilities.join(", ")}) from ${q.path}?` : `approve goal: ${q.goal}?`;
+        const text = q.kind === "permission" ? `allow ${q.tool}? (${q.reason})` : q.kind === "extension_approval" ? `approve extension ${q.name} ${q.version} (${q.capabilities.join(", ")}) from ${q.path}?` : `approve goal: ${q.goal}?`;
         this.questions.push({ id: q.id, text });
         this.note(`? ${text} [y/N]`);
         return;

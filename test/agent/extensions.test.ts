@@ -6,6 +6,8 @@ import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { approvalsFile } from "../../src/agent/extensions/approvals.ts";
 import { SESSION_LOG_FILE } from "../../src/agent/session-log.ts";
+import { SessionPrinter } from "../../src/cli/session-printer.ts";
+import type { SyncRecord } from "../../src/protocol/sync-record.ts";
 import { dataRoot } from "../../src/config/files.ts";
 import { installSample, globalExtensionDir, openSession, projectExtensionDir, sampleRuns } from "./fixtures/extensions/helpers.ts";
 import { makeProject, scriptedConfig, waitFor } from "./harness.ts";
@@ -202,5 +204,16 @@ describe("plugins and /extensions", () => {
     // The session goes on: the turn ended normally after the failed call.
     expect(s.of("turn_completed")[0]!.stop_reason).toBe("end_turn");
     await s.created.session.close();
+  });
+});
+
+describe("the plain session printer", () => {
+  test("shows an extension approval as an approve question (y approves, anything else rejects)", () => {
+    let err = "";
+    const printer = new SessionPrinter({ out: () => {}, err: (t) => (err += t), isTty: false, cwd: "/", env: {}, stdin: async () => "" });
+    const interrogative = { id: "ask_1", kind: "extension_approval", name: "sample", version: "1.0.0", description: "d", origin: "project", path: "/p/.agent/extensions/sample", capabilities: ["tools"], reason: "new" };
+    printer.print([{ type: "interrogative_opened", interrogative } as unknown as SyncRecord]);
+    expect(err).toBe("? approve extension sample 1.0.0 (tools) from /p/.agent/extensions/sample? [y/N]\n");
+    expect(printer.questions).toEqual([{ id: "ask_1", text: "approve extension sample 1.0.0 (tools) from /p/.agent/extensions/sample?" }]);
   });
 });

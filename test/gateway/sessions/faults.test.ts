@@ -145,6 +145,32 @@ describe("gateway restart", () => {
   }, 90_000);
 });
 
+describe("process identity", () => {
+  test("a recorded pid that now names another process is never signalled: the session fails, the process lives", async () => {
+    const first = await gateway();
+    const dataDir = first.ctx.dataDir;
+    const { projectId } = registerProject(first);
+    // An unrelated process that happens to have the pid a daemon once had (its start time differs).
+    const bystander = Bun.spawn(["sleep", "60"]);
+    pids.push(bystander.pid);
+    const now = first.clock.now();
+    const id = "ses_0000000000000000000000pid0";
+    first.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, pid, pid_start_ticks, port, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, '1', 1, ?, ?)", [id, projectId, bystander.pid, now, now]);
+    await first.stop();
+
+    const second = await gateway(dataDir);
+    const record = (await api(second).get(id)).body;
+    expect(record.state).toBe("failed");
+    expect(record.transitions.at(-1)).toMatchObject({ to: "failed", trigger: "reconciliation", detail: "the daemon process is gone" });
+    expect(bystander.killed).toBe(false);
+    expect(readStat(bystander.pid)).not.toBe("gone");
+    // Deleting it does not touch the bystander either.
+    expect((await api(second).call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
+    expect(readStat(bystander.pid)).not.toBe("gone");
+    bystander.kill();
+  }, 60_000);
+});
+
 function readStat(pid: number): string {
   try {
     const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;

@@ -126,6 +126,35 @@ describe("failing extensions are reported and skipped", () => {
   });
 });
 
+describe("the tool contract", () => {
+  test("tools of one extension sharing a lock key never run at once", async () => {
+    const source = `const state = (globalThis.__lockProbe ??= { running: 0, max: 0 });
+const tool = (name) => ({
+  name,
+  description: "Holds the db lock for a moment.",
+  inputSchema: api().Type.Object({}),
+  exclusive: () => "db",
+  async run() {
+    state.running++;
+    state.max = Math.max(state.max, state.running);
+    await new Promise((r) => setTimeout(r, 20));
+    state.running--;
+    return name;
+  },
+});
+let api = () => null;
+export default (ctx) => { api = () => ctx.api; return { tools: [tool("a"), tool("b")] }; };`;
+    const p = makeProject(scriptedConfig(), { "script.yaml": "responses:\n  - tool_calls:\n      - { name: ext__locks__a, arguments: {} }\n      - { name: ext__locks__b, arguments: {} }\n  - text: done\n" });
+    preApprove(p, writeExtension(projectExtensionDir(p, "locks"), source));
+    const s = await openSession(p, false);
+    s.created.session.submit({ text: "go" });
+    await s.created.session.idle();
+    expect(s.of("tool_call_completed").map((e) => e.result.output).sort()).toEqual(["a", "b"]);
+    expect((globalThis as Record<string, any>).__lockProbe.max).toBe(1);
+    await s.created.session.close();
+  });
+});
+
 describe("the permission gate", () => {
   test("rules name extension tools: an allowed one runs, a denied one does not", async () => {
     const script = `responses:

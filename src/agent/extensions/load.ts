@@ -126,7 +126,8 @@ function checkTool(extension: string, value: unknown, index: number, report: (me
           exclusive: (input, ctx) => {
             try {
               const key = exclusive(input, ctx);
-              return typeof key === "string" ? `${name}:${key}` : undefined;
+              // Keys are the extension's own: its tools may share one, nobody else's can collide with it.
+              return typeof key === "string" ? `${EXTENSION_TOOL_PREFIX}${extension}:${key}` : undefined;
             } catch {
               // A broken lock key must not break the batch: the call then runs without a lock.
               return undefined;

@@ -10,8 +10,9 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 
 function Spinner(): ReactNode {
   const [i, setI] = useState(0);
+  // 5 steps a second: every step redraws the whole live area, so a faster spinner costs CPU while streaming.
   useEffect(() => {
-    const t = setInterval(() => setI((n) => (n + 1) % FRAMES.length), 120);
+    const t = setInterval(() => setI((n) => (n + 1) % FRAMES.length), 200);
     return () => clearInterval(t);
   }, []);
   return <Text color="magenta">{FRAMES[i]}</Text>;

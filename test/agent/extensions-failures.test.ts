@@ -4,7 +4,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { approvalsFile } from "../../src/agent/extensions/approvals.ts";
 import { readManifest } from "../../src/agent/extensions/manifest.ts";
+import { dataRoot } from "../../src/config/files.ts";
 import { installSample, openSession, preApprove, projectExtensionDir, writeExtension } from "./fixtures/extensions/helpers.ts";
 import { makeProject, scriptedConfig, waitFor } from "./harness.ts";
 
@@ -123,6 +125,25 @@ describe("failing extensions are reported and skipped", () => {
     expect(s.of("tool_call_completed")[0]!.result).toMatchObject({ name: "ext__plain__t", status: "completed", output: "ran" });
     expect(s.of("notice").map((n) => n.message)).toEqual(["extension reminder ext__plain__flaky failed and is off for this session: no forecast"]);
     await s.created.session.close();
+  });
+});
+
+describe("the approvals file", () => {
+  test("a damaged or newer file loads nothing, asks nothing and says which file to fix", async () => {
+    const p = makeProject(scriptedConfig(), { "script.yaml": OK });
+    const dir = installSample(projectExtensionDir(p, "sample"));
+    preApprove(p, dir);
+    const file = approvalsFile(dataRoot(p.env));
+    writeFileSync(file, "{ not json");
+    const s = await openSession(p, true);
+    expect(s.notices).toContain(`extension sample is not loaded: ${file}: not valid JSON; fix or delete it (every extension will then ask again)`);
+    expect(s.approvals()).toEqual([]);
+    expect(s.created.extensions.tools()).toEqual([]);
+    await s.created.session.close();
+    writeFileSync(file, JSON.stringify({ version: 2, decisions: [] }));
+    const newer = await openSession(p, false);
+    expect(newer.notices).toContain(`extension sample is not loaded: ${file} was written by a newer agent (version 2); update agent`);
+    await newer.created.session.close();
   });
 });
 

@@ -42,7 +42,10 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   useInput((input, key) => {
     if (key.ctrl && input === "c") return onExit(0);
     if (key.ctrl && input === "d" && !editor.text && !dialog) return onExit(0);
-    if (key.ctrl && input === "o") return setDetails((d) => !d);
+    if (key.ctrl && input === "o") {
+      if (!details) store.reprintLastTurn();
+      return setDetails(!details);
+    }
     if (key.escape && !dialog && s.busy && live) {
       actions.interrupt().catch((e: unknown) => setFlash(`interrupt failed: ${describeError(e)}`));
     }

@@ -101,6 +101,21 @@ export class ViewStore {
     this.changed();
   }
 
+  /**
+   * Prints the newest turn again (from its prompt on): printed output cannot change, so turning details on
+   * shows the last turn's reasoning, tool output and diffs in full below it.
+   */
+  reprintLastTurn(): void {
+    let from = this.printed.length - 1;
+    while (from > 0 && this.printed[from]!.kind !== "user") from--;
+    const turn = this.printed.slice(Math.max(0, from)).filter((b) => b.kind !== "notice" || !b.id.startsWith("header"));
+    if (!turn.length) return;
+    const n = ++this.localCount;
+    const copies = turn.map((b) => ({ ...b, id: `${b.id}#details${n}` }) as Block);
+    this.printed = this.printed.concat([{ kind: "notice", id: `details:${n}`, level: "info", message: "details of the last turn:", done: true }, ...copies]);
+    this.changed();
+  }
+
   private finishCatchUp(): void {
     this.catchingUp = false;
     const fresh: Block[] = [];

@@ -143,6 +143,21 @@ describe("conversation view (ink-testing-library, real daemon)", () => {
   }, 20_000);
 });
 
+describe("details", () => {
+  test("Ctrl+O prints the last turn again with its details", async () => {
+    const v = await mount();
+    await v.type("explain");
+    v.enter();
+    await v.wait("echo: explain");
+    await v.wait(() => /ready/.test(v.ui.lastFrame()!), "the turn to end");
+    v.ui.stdin.write("\x0f");
+    await v.wait("details of the last turn:");
+    const after = v.screen().slice(v.screen().lastIndexOf("details of the last turn:"));
+    expect(after).toContain("› explain");
+    expect(after).toContain("echo: explain");
+  }, 20_000);
+});
+
 describe("sending through a dropped connection", () => {
   test("the prompt is sent again with the same operation and runs once", async () => {
     // A TCP proxy that forwards the first POST /prompt to the daemon but drops the client's connection

@@ -3,7 +3,7 @@
 // prompt whose connection drops being sent again with the same operation (never run twice).
 import { afterEach, describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { DaemonClient } from "../../src/client/daemon-client.ts";
 import { App } from "../../tui/app.tsx";
 import { Connection } from "../../tui/connection.ts";
@@ -143,6 +143,25 @@ describe("conversation view (ink-testing-library, real daemon)", () => {
   }, 20_000);
 });
 
+describe("connection health", () => {
+  test("a pending question hides while disconnected and comes back after the reconnect; answering it works", async () => {
+    let h!: Harness;
+    const proxy = await cuttableProxy(() => h.url);
+    const v = await mount({}, (harness) => ((h = harness), proxy.url));
+    await v.type("go ASK");
+    v.enter();
+    await v.wait("Allow shell ls?");
+    proxy.cut();
+    await v.wait("DISCONNECTED");
+    expect(v.ui.lastFrame()).not.toContain("Allow shell ls?");
+    expect(v.ui.lastFrame()).toContain("offline");
+    await v.wait(() => !v.ui.lastFrame()!.includes("DISCONNECTED") && v.ui.lastFrame()!.includes("Allow shell ls?"), "the question after the reconnect");
+    v.ui.stdin.write("1");
+    await v.wait("echo: go ASK");
+    expect(v.h.engine().ran).toEqual(["go ASK"]);
+  }, 20_000);
+});
+
 describe("details", () => {
   test("Ctrl+O prints the last turn again with its details", async () => {
     const v = await mount();
@@ -193,6 +212,27 @@ describe("sending through a dropped connection", () => {
 
 function plain(frame: string): string {
   return frame.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+/** A TCP proxy to the daemon whose open connections a test can cut (the daemon itself stays up). */
+async function cuttableProxy(target: () => string) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(new URL(target()).port), "127.0.0.1");
+    sockets.add(client);
+    client.pipe(upstream).pipe(client);
+    const close = () => (sockets.delete(client), client.destroy(), upstream.destroy());
+    client.on("close", close).on("error", close);
+    upstream.on("close", close).on("error", close);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  cleanups.push(() => void server.close());
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => {
+      for (const s of sockets) s.destroy();
+    },
+  };
 }
 
 async function readUntil(res: Response, marker: string): Promise<string> {

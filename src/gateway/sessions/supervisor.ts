@@ -159,18 +159,19 @@ export class SessionSupervisor {
       if (!probe.ok) why = probe.why;
     }
     if (why === null) return;
-    await this.fail(row.id, ["running"], "health_check_failed", why, "health_check_failed");
+    this.fail(row.id, ["running"], "health_check_failed", why, "health_check_failed");
   }
 
   /** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
-  private async fail(id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): Promise<void> {
+  private fail(id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): void {
     const daemon = this.live.get(id);
     this.forget(id);
     if (!this.registry.transition(id, from, "failed", trigger, detail, { pid: null, pidStartTicks: null, port: null })) return;
     this.credentials.invalidate(id, cause);
-    // A hung daemon must not stay behind as an orphan: no graceful request, it did not answer one.
-    if (daemon) await terminateDaemon(daemon, this.timeouts.stop, false);
     this.removeBootstrap(id);
+    // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
+    // waiting for it either: the caller (a GET) answers with the failed record at once.
+    if (daemon) void terminateDaemon(daemon, this.timeouts.stop, false);
   }
 
   private forget(id: string): void {
@@ -328,7 +329,7 @@ export class SessionSupervisor {
     const onGone = (how: string) => {
       // Stopped or replaced on purpose; or this gateway is shutting down (the next one reconciles).
       if (this.closed || this.live.get(daemon.sessionId) !== daemon) return;
-      void this.fail(daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
+      this.fail(daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
     };
     if (exited) void exited.then(onGone);
     else {

@@ -93,7 +93,8 @@ describe("daemon faults", () => {
     expect(after.body.state).toBe("failed");
     expect(after.body.transitions.at(-1)).toMatchObject({ from: "running", to: "failed", trigger: "health_check_failed" });
     expect(after.body.service_credentials.at(-1)).toMatchObject({ state: "invalidated", invalidation_cause: "health_check_failed" });
-    expect(reaped(running.pid!)).toBe(true);
+    // The hung process is ended after the answer (SIGTERM, then SIGKILL after stop_timeout_secs), and reaped.
+    await until(() => reaped(running.pid!), "the hung daemon to be ended");
   }, 60_000);
 
   test("a daemon whose port closed: the proxy answers 502", async () => {

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createSessionFromConfig } from "../../src/agent/create-session.ts";
 import { approvalsFile } from "../../src/agent/extensions/approvals.ts";
 import { readManifest } from "../../src/agent/extensions/manifest.ts";
 import { dataRoot } from "../../src/config/files.ts";
@@ -144,6 +145,24 @@ describe("the approvals file", () => {
     const newer = await openSession(p, false);
     expect(newer.notices).toContain(`extension sample is not loaded: ${file} was written by a newer agent (version 2); update agent`);
     await newer.created.session.close();
+  });
+});
+
+describe("while asking", () => {
+  test("an approvals file damaged after the start is a notice, not a crash", async () => {
+    const p = makeProject(scriptedConfig(), { "script.yaml": OK });
+    installSample(projectExtensionDir(p, "sample"));
+    const created = await createSessionFromConfig({ cwd: p.root, env: p.env, interactive: true });
+    const notices: string[] = [];
+    created.session.subscribe((e) => e.type === "notice" && notices.push(e.message));
+    mkdirSync(join(dataRoot(p.env), "extensions"), { recursive: true });
+    writeFileSync(approvalsFile(dataRoot(p.env)), "[]");
+    created.extensions.askApprovals();
+    await waitFor(() => notices.length > 0, "the notice");
+    expect(notices[0]).toStartWith("extension sample was not loaded: ");
+    expect(notices[0]).toContain("not an approvals file");
+    expect(created.extensions.list()[0]!.state).toBe("failed");
+    await created.session.close();
   });
 });
 

@@ -102,7 +102,11 @@ export class ExtensionManager {
 
   /** Asks about every extension that waits for approval; call once a host records the questions. */
   askApprovals(): void {
-    for (const entry of this.entries) if (entry.state === "awaiting_approval") void this.ask(entry);
+    for (const entry of this.entries) {
+      if (entry.state !== "awaiting_approval") continue;
+      // Nothing an approval does may reject unhandled: that would take the daemon down.
+      this.ask(entry).catch((error) => this.report(entry, "warning", this.fail(entry, `extension ${entry.name} was not loaded: ${(error as Error)?.message ?? String(error)}`)));
+    }
   }
 
   /** Records an approval given with `/extensions approve` and loads the extension now. */

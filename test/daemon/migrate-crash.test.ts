@@ -4,7 +4,7 @@
 // or restores the original (then migrates again) with nothing lost.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCredential, writeFreshCredential } from "../../src/daemon/credential.ts";
 import { listSessions, openSession, openStoreReadOnly } from "../../src/daemon/store/index.ts";
@@ -111,6 +111,8 @@ describe("migration safety", () => {
     const { dir } = v1Copy();
     // A live process whose command line is an agent daemon's (`... daemon --session-dir ...`).
     const daemon = Bun.spawn(["bash", "-c", "sleep 30; true", "daemon"]);
+    // Until the child has exec'd, its command line is still the test runner's.
+    while (!readFileSync(`/proc/${daemon.pid}/cmdline`, "utf8").split("\u0000").includes("daemon")) await Bun.sleep(5);
     writeFileSync(join(dir, "daemon.json"), JSON.stringify({ port: 1, pid: daemon.pid, epoch: "ep_x" }));
     expect(() => openSession(dir)).toThrow(`a daemon of an older agent (pid ${daemon.pid}) still serves it; stop that daemon, then resume the session to migrate it`);
     expect(sessionShape(dir)).toBe("old");

@@ -27,7 +27,7 @@ export interface LayoutFile {
 export class LayoutTooNewError extends Error {
   /**
    * `subject` names what was refused ("this session", "the gateway database"), `unit` what is counted
-   * ("layout", "store schema", "version"); `where` says which file or dir.
+   * ("layout", "schema", "version"); `where` says which file or dir.
    */
   constructor(subject: string, unit: string, found: number, supported: number, where: string) {
     super(`${subject} was written by a newer agent (${unit} ${found}); this binary reads up to ${supported}; update agent (${where})`);

@@ -2,11 +2,12 @@
 // until a complete, validated new tree exists: stage (copy everything but the store, copy the store with
 // VACUUM INTO, bring its schema up to date, write layout.json), validate (the staged store summarizes
 // exactly like the original), then back up the original (rename) and publish the new tree (rename).
-// Each state change is written to the migration journal first, so that a crash anywhere leaves either the
-// old tree or the new one, and recoverMigration() can finish or undo what was started.
+// Each state change is recorded in the migration journal and everything staged is fsynced before the
+// renames, so that a crash anywhere (the process or the machine) leaves either the old tree or the new
+// one, and recoverMigration() can finish or undo what was started.
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { basename, join } from "node:path";
+import { chmodSync, closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { openSessionDb } from "../open.ts";
 import { createJournal, migrationPaths, writeJournal, type MigrationJournal } from "./journal-file.ts";
 import { LEGACY_STORE_FILE, STORE_FILE, writeLayoutFile } from "./layout.ts";
@@ -54,6 +55,8 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
     original.prepare("VACUUM INTO ?").run(join(paths.staging, STORE_FILE));
     // Brings the copy's schema to this binary's (and sets WAL, FULL sync, 0600).
     openSessionDb(paths.staging).sqlite.close();
+    syncPath(join(paths.staging, STORE_FILE));
+    syncPath(join(paths.staging, "store"));
     const sessionId = String((original.query("SELECT id FROM session_meta").get() as { id: string } | null)?.id ?? "");
 
     step("stage_layout");
@@ -71,16 +74,19 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
   } finally {
     original.close();
   }
+  syncPath(paths.staging);
   journal.state = "validated";
   writeJournal(paths.journal, journal);
 
   step("backup");
   renameSync(dir, paths.backup);
+  syncPath(dirname(dir));
   journal.state = "backed_up";
   writeJournal(paths.journal, journal);
 
   step("publish");
   renameSync(paths.staging, dir);
+  syncPath(dirname(dir));
 
   step("published");
   journal.state = "published";
@@ -106,10 +112,24 @@ function copyTree(from: string, to: string, keep: (name: string) => boolean = ()
     if (st.isDirectory()) {
       mkdirSync(target, { mode: st.mode & 0o777 });
       copyTree(source, target);
+      syncPath(target);
     } else if (st.isFile()) {
       copyFileSync(source, target);
       chmodSync(target, st.mode & 0o777);
+      syncPath(target);
     }
     // Sockets, fifos and links are not part of a session's data.
+  }
+}
+
+/** Flushes a file or a directory (its entries) to disk. */
+function syncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } catch {
+    // Some filesystems refuse fsync on directories; renames there are still atomic.
+  } finally {
+    closeSync(fd);
   }
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CredentialError, loadCredential, writeFreshCredential } from "../../src/daemon/credential.ts";
 import { buildHistory } from "../../src/daemon/history-items.ts";
-import { initSessionDir, listSessions, openSession, STORE_FILE } from "../../src/daemon/store/index.ts";
+import { createSession, initSessionDir, listSessions, openSession, STORE_FILE } from "../../src/daemon/store/index.ts";
 import { openGatewayDb } from "../../src/gateway/db/open.ts";
 import { GatewayTokenStore } from "../../src/client/gateway-token-store.ts";
 import { type Harness, startHarness } from "./harness.ts";
@@ -31,6 +31,16 @@ afterEach(async () => {
 });
 
 describe("layout 1 -> 2", () => {
+  test("a new session is written in layout 2", () => {
+    const dataRoot = mkdtempSync(join(tmpdir(), "agent-layout-"));
+    const store = createSession({ dataRoot, project: "/p" });
+    store.close();
+    expect(JSON.parse(readFileSync(join(store.dir, "layout.json"), "utf8"))).toEqual({ layout: 2, session_id: store.id });
+    expect(statSync(join(store.dir, "layout.json")).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(store.dir, "store", "session.sqlite"))).toBe(true);
+    expect(existsSync(join(store.dir, "session.sqlite"))).toBe(false);
+  });
+
   test("opening a v1 session migrates it: records, ledger, images, metadata, credential and logs all kept", () => {
     const { sessions, dir } = v1Copy();
     const originalCredential = readFileSync(join(dir, "credential.json"), "utf8");

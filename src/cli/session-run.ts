@@ -12,12 +12,17 @@ import { SessionPrinter } from "./session-printer.ts";
 export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const prompt = args.positionals[0];
   const project = findProject(io.cwd, io.env).root;
-  const store = createSession({ dataRoot: dataRoot(io.env), project, title: prompt?.slice(0, 80) });
-  const dir = store.dir;
-  store.close();
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: store.id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
+  const { id, dir } = newSession(dataRoot(io.env), project, prompt);
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
   const handle = await launch(dir, io, args.flags.demo === true);
-  return follow(handle, store.id, io, { prompt, detach: args.flags.detach === true });
+  return follow(handle, id, io, { prompt, detach: args.flags.detach === true });
+}
+
+/** Creates the session dir and lets go of its store (nothing here keeps a reference to it). */
+function newSession(root: string, project: string, prompt: string | undefined): { id: string; dir: string } {
+  const store = createSession({ dataRoot: root, project, title: prompt?.slice(0, 80) });
+  store.close();
+  return { id: store.id, dir: store.dir };
 }
 
 export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {

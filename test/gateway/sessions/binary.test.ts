@@ -8,9 +8,16 @@ import type { Subprocess } from "bun";
 import { BINARY, ensureBinary } from "../../helpers/binary.ts";
 
 let server: Subprocess | undefined;
+let daemonPid: number | undefined;
 afterAll(async () => {
   server?.kill("SIGTERM");
   await server?.exited;
+  // Daemons outlive their gateway: end this one even when the test failed half-way.
+  try {
+    if (daemonPid) process.kill(daemonPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 });
 
 describe("compiled gateway", () => {
@@ -55,6 +62,7 @@ describe("compiled gateway", () => {
       session = (await call("GET", `/api/v1/sessions/${session.id}`)).body;
     }
     expect(session.state).toBe("running");
+    daemonPid = session.pid;
     const cmdline = readFileSync(`/proc/${session.pid}/cmdline`, "utf8").split("\0");
     expect(cmdline.slice(0, 2)).toEqual([BINARY, "daemon"]);
     expect((await call("GET", `/api/v1/sessions/${session.id}/proxy/sync`)).body.daemon_epoch).toBe(session.daemon_epoch);

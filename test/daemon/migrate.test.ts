@@ -11,6 +11,7 @@ import { CredentialError, loadCredential, writeFreshCredential } from "../../src
 import { buildHistory } from "../../src/daemon/history-items.ts";
 import { createSession, initSessionDir, listSessions, openSession, STORE_FILE } from "../../src/daemon/store/index.ts";
 import { openGatewayDb } from "../../src/gateway/db/open.ts";
+import { summarizeStore } from "../../src/daemon/store/migrate/store-summary.ts";
 import { GatewayTokenStore } from "../../src/client/gateway-token-store.ts";
 import { type Harness, startHarness } from "./harness.ts";
 import { FIXTURE_ID, FIXTURE_STORE_HASH, FIXTURE_SUMMARY, hashFile, hiddenEntries, sessionShape, summaryOf, v1Copy } from "./migrate-helpers.ts";
@@ -79,6 +80,18 @@ describe("layout 1 -> 2", () => {
     // Opening again is an ordinary open.
     openSession(dir).close();
     expect(summaryOf(join(dir, STORE_FILE))).toEqual(FIXTURE_SUMMARY);
+  });
+
+  test("validation compares what the original had: columns a newer schema adds to the copy do not fail it", () => {
+    const original = new Database(join(v1Copy().dir, "session.sqlite"), { readonly: true });
+    const copy = new Database(join(v1Copy().dir, "session.sqlite"));
+    copy.run("ALTER TABLE session_meta ADD COLUMN goal TEXT DEFAULT 'later'");
+    copy.run("ALTER TABLE operations ADD COLUMN facet TEXT DEFAULT 'x'");
+    expect(summarizeStore(copy, original)).toEqual(summarizeStore(original));
+    copy.run("UPDATE session_meta SET title = 'changed'");
+    expect(summarizeStore(copy, original)).not.toEqual(summarizeStore(original));
+    original.close();
+    copy.close();
   });
 
   test("listing reads v1 sessions without migrating them; backups are dropped after 30 days or with their session", () => {

@@ -66,7 +66,7 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
     const staged = new Database(join(paths.staging, STORE_FILE), { readonly: true, strict: true });
     let difference: string | null;
     try {
-      difference = summaryDifference(summarize(original, sessionId), summarizeStore(staged));
+      difference = summaryDifference(summarize(original, sessionId), summarizeStore(staged, original));
     } finally {
       staged.close();
     }

@@ -18,8 +18,13 @@ export interface StoreSummary {
   entries: number;
 }
 
-export function summarizeStore(sqlite: Database): StoreSummary {
-  const row = sqlite.query("SELECT * FROM session_meta").get() as Record<string, unknown> | null;
+/**
+ * `columnsOf`: the store whose table columns are compared (the original): a newer schema may add columns
+ * to the migrated copy, and what must survive is what the original had.
+ */
+export function summarizeStore(sqlite: Database, columnsOf: Database = sqlite): StoreSummary {
+  const columns = (table: string) => (columnsOf.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `"${c.name}"`).join(", ");
+  const row = sqlite.query(`SELECT ${columns("session_meta")} FROM session_meta`).get() as Record<string, unknown> | null;
   if (!row) throw new Error("the store has no session metadata");
   // The token key is compared by digest so that a difference report never shows it.
   const meta = { ...row, token_key: new Bun.CryptoHasher("sha256").update(String(row.token_key)).digest("hex") };
@@ -40,7 +45,7 @@ export function summarizeStore(sqlite: Database): StoreSummary {
   }
   const ops = new Bun.CryptoHasher("sha256");
   let operations = 0;
-  for (const o of sqlite.query("SELECT * FROM operations ORDER BY window_id, operation").iterate() as Iterable<Record<string, unknown>>) {
+  for (const o of sqlite.query(`SELECT ${columns("operations")} FROM operations ORDER BY window_id, operation`).iterate() as Iterable<Record<string, unknown>>) {
     ops.update(`${JSON.stringify(o)}\u0000`);
     operations += 1;
   }

@@ -151,10 +151,11 @@ describe("connection health", () => {
     await v.type("go ASK");
     v.enter();
     await v.wait("Allow shell ls?");
-    proxy.cut();
+    proxy.down();
     await v.wait("DISCONNECTED");
     expect(v.ui.lastFrame()).not.toContain("Allow shell ls?");
     expect(v.ui.lastFrame()).toContain("offline");
+    proxy.up();
     await v.wait(() => !v.ui.lastFrame()!.includes("DISCONNECTED") && v.ui.lastFrame()!.includes("Allow shell ls?"), "the question after the reconnect");
     v.ui.stdin.write("1");
     await v.wait("echo: go ASK");
@@ -214,10 +215,12 @@ function plain(frame: string): string {
   return frame.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
-/** A TCP proxy to the daemon whose open connections a test can cut (the daemon itself stays up). */
+/** A TCP proxy to the daemon that a test can take down (open connections cut, new ones refused) and up again. */
 async function cuttableProxy(target: () => string) {
   const sockets = new Set<Socket>();
+  let down = false;
   const server = createServer((client) => {
+    if (down) return void client.destroy();
     const upstream = connect(Number(new URL(target()).port), "127.0.0.1");
     sockets.add(client);
     client.pipe(upstream).pipe(client);
@@ -229,9 +232,11 @@ async function cuttableProxy(target: () => string) {
   cleanups.push(() => void server.close());
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut: () => {
+    down: () => {
+      down = true;
       for (const s of sockets) s.destroy();
     },
+    up: () => void (down = false),
   };
 }
 

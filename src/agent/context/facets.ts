@@ -26,6 +26,36 @@ export interface Facet {
   model: string | null;
   /** Frontmatter `tools`: the only tools offered in this facet (the engine's required tools stay). */
   tools: string[] | null;
+  /** Frontmatter `policies`: rules the facet declares; the model reads them with the facet's prompt. */
+  policies: string[];
+  /** Effective colors for light and dark terminals: frontmatter `colors`, else a built-in default. */
+  colors: FacetColors;
+}
+
+export interface FacetColors {
+  light: string;
+  dark: string;
+}
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** Built-in facets have their own colors; any other facet gets a stable one of these by its name. */
+const BUILTIN_COLORS: Record<string, FacetColors> = { execute: { light: "#1f6feb", dark: "#58a6ff" }, plan: { light: "#9a6700", dark: "#d29922" } };
+const PALETTE: FacetColors[] = [
+  { light: "#8250df", dark: "#bc8cff" },
+  { light: "#1a7f37", dark: "#56d364" },
+  { light: "#bf3989", dark: "#f778ba" },
+  { light: "#0969da", dark: "#79c0ff" },
+  { light: "#bc4c00", dark: "#ffa657" },
+  { light: "#116329", dark: "#7ee787" },
+];
+
+export function defaultFacetColors(name: string): FacetColors {
+  const builtin = BUILTIN_COLORS[name];
+  if (builtin) return builtin;
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return PALETTE[h % PALETTE.length]!;
 }
 
 export class FacetError extends Error {
@@ -39,7 +69,7 @@ function builtinPrompt(name: string): string | undefined {
   return (BUILTIN_PROMPTS as Record<string, string>)[name];
 }
 
-/** A facet file: YAML frontmatter (description, model, tools, read_only) and the prompt as body. */
+/** A facet file: YAML frontmatter (description, model, tools, read_only, policies, colors) and the prompt as body. */
 function fromFile(name: string, text: string, source: string, readOnly: boolean): Facet {
   const doc = parseFrontmatter(text);
   if (doc.error) throw new FacetError(`facet '${name}' (${source}): ${doc.error}`);
@@ -48,6 +78,17 @@ function fromFile(name: string, text: string, source: string, readOnly: boolean)
   for (const key of ["description", "model"] as const) if (d[key] !== undefined && d[key] !== null && typeof d[key] !== "string") throw bad(key, "a string");
   if (d.tools !== undefined && d.tools !== null && !(Array.isArray(d.tools) && d.tools.every((t) => typeof t === "string"))) throw bad("tools", "a list of tool names");
   if (d.read_only !== undefined && typeof d.read_only !== "boolean") throw bad("read_only", "true or false");
+  if (d.policies !== undefined && d.policies !== null && !(Array.isArray(d.policies) && d.policies.every((x) => typeof x === "string" && x.trim() !== ""))) throw bad("policies", "a list of non-empty strings");
+  const colors = d.colors as Record<string, unknown> | undefined | null;
+  if (colors !== undefined && colors !== null) {
+    const extra = typeof colors === "object" && !Array.isArray(colors) ? Object.keys(colors).filter((k) => k !== "light" && k !== "dark") : ["?"];
+    if (extra.length > 0) throw bad("colors", "a map with `light` and/or `dark`");
+    for (const key of ["light", "dark"] as const) {
+      const v = colors[key];
+      if (v !== undefined && !(typeof v === "string" && HEX_COLOR.test(v))) throw new FacetError(`facet '${name}' (${source}): frontmatter 'colors.${key}' must be a color as #RRGGBB; found ${JSON.stringify(v)}`);
+    }
+  }
+  const fallback = defaultFacetColors(name);
   return {
     name,
     prompt: doc.body,
@@ -56,11 +97,13 @@ function fromFile(name: string, text: string, source: string, readOnly: boolean)
     description: (d.description as string | undefined) ?? null,
     model: (d.model as string | undefined) || null,
     tools: (d.tools as string[] | undefined) ?? null,
+    policies: ((d.policies as string[] | undefined) ?? []).map((x) => x.trim()),
+    colors: { light: (colors?.light as string | undefined) ?? fallback.light, dark: (colors?.dark as string | undefined) ?? fallback.dark },
   };
 }
 
 function builtin(name: string, prompt: string, source: string, readOnly: boolean): Facet {
-  return { name, prompt, source, readOnly, description: null, model: null, tools: null };
+  return { name, prompt, source, readOnly, description: null, model: null, tools: null, policies: [], colors: defaultFacetColors(name) };
 }
 
 export function facetNames(config: AppConfig, agentDir: string | undefined): string[] {

@@ -45,6 +45,7 @@ export interface SystemPromptParts {
 
 export function buildSystemPrompt(p: SystemPromptParts): string {
   const sections = [substituteVariables(p.facet.prompt, p.variables).trim()];
+  if (p.facet.policies.length > 0) sections.push(`Policies of the ${p.facet.name} facet (follow them while it is active):\n${p.facet.policies.map((x) => `- ${x}`).join("\n")}`);
   sections.push(
     [
       "# Environment",

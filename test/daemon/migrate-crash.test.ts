@@ -4,7 +4,7 @@
 // or restores the original (then migrates again) with nothing lost.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCredential, writeFreshCredential } from "../../src/daemon/credential.ts";
 import { listSessions, openSession, openStoreReadOnly } from "../../src/daemon/store/index.ts";
@@ -126,6 +126,19 @@ describe("migration safety", () => {
     } finally {
       unrelated.kill(9);
     }
+  });
+
+  test("an original restored by hand: with its backup still beside it opening says what to move; without, it migrates again", () => {
+    const { sessions, dir } = v1Copy();
+    openSession(dir).close();
+    const backup = join(sessions, `.${FIXTURE_ID}.layout-1.backup`);
+    rmSync(dir, { recursive: true });
+    cpSync(backup, dir, { recursive: true });
+    expect(() => openSession(dir)).toThrow(`session ${FIXTURE_ID} was migrated before and its backup is still beside it`);
+    expect(sessionShape(dir)).toBe("old");
+    rmSync(backup, { recursive: true });
+    openSession(dir).close();
+    expect(sessionShape(dir)).toBe("new");
   });
 
   test("an original that fails validation (a corrupt record) is left exactly as it was, with a clear error", () => {

@@ -81,8 +81,12 @@ export function createJournal(path: string, journal: MigrationJournal): void {
   try {
     linkSync(tmp, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new MigrationBlockedError(`session ${journal.session_dir} is being migrated by another process (journal ${path}); try again in a moment`);
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (readJournal(path)?.state === "published") {
+      // Only a hand-restored original gets here: its earlier migration's backup and journal are still beside it.
+      throw new MigrationBlockedError(`session ${journal.session_dir} was migrated before and its backup is still beside it (journal ${path}); move the backup and the journal away to migrate it again`);
+    }
+    throw new MigrationBlockedError(`session ${journal.session_dir} is being migrated by another process (journal ${path}); try again in a moment`);
   } finally {
     rmSync(tmp, { force: true });
   }

@@ -6,10 +6,10 @@
 // renames, so that a crash anywhere (the process or the machine) leaves either the old tree or the new
 // one, and recoverMigration() can finish or undo what was started.
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { openSessionDb } from "../open.ts";
-import { createJournal, migrationPaths, writeJournal, type MigrationJournal } from "./journal-file.ts";
+import { createJournal, migrationPaths, readJournal, writeJournal, type MigrationJournal } from "./journal-file.ts";
 import { LEGACY_STORE_FILE, STORE_FILE, writeLayoutFile } from "./layout.ts";
 import { summarizeStore, summaryDifference, type StoreSummary } from "./store-summary.ts";
 
@@ -38,6 +38,8 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
   const paths = migrationPaths(dir, 1, 2);
   step("begin");
   const journal: MigrationJournal = { version: 1, session_dir: basename(dir), from: 1, to: 2, state: "staging", pid: process.pid, started_at: new Date(now()).toISOString() };
+  // A finished migration's journal without its backup (a hand-restored original) guards nothing.
+  if (readJournal(paths.journal)?.state === "published" && !existsSync(paths.backup)) rmSync(paths.journal);
   createJournal(paths.journal, journal);
   rmSync(paths.staging, { recursive: true, force: true });
   // The new tree is private whatever the old dir's mode was.

@@ -107,6 +107,27 @@ describe("migration safety", () => {
     expect(sessionShape(dir)).toBe("new");
   });
 
+  test("a listing while another live process is between the two renames lists the session from its backup", async () => {
+    const { dataRoot, sessions, dir } = v1Copy();
+    const crashAtPublish = (step: string) => {
+      if (step === "publish") throw new Error("crash");
+    };
+    expect(() => migrateV1ToV2(dir, { beforeStep: crashAtPublish })).toThrow("crash");
+    // The journal now names a live process: the migration is "in progress", not to be recovered.
+    const other = Bun.spawn(["sleep", "30"]);
+    const journalFile = join(sessions, `.${FIXTURE_ID}.migration.json`);
+    writeFileSync(journalFile, JSON.stringify({ ...JSON.parse(readFileSync(journalFile, "utf8")), pid: other.pid }));
+    try {
+      expect(listSessions(dataRoot).map((s) => [s.meta.id, s.meta.state])).toEqual([[FIXTURE_ID, "stopped"]]);
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      other.kill(9);
+      await other.exited;
+    }
+    expect(listSessions(dataRoot).map((s) => s.meta.id)).toEqual([FIXTURE_ID]);
+    expect(sessionShape(dir)).toBe("new");
+  });
+
   test("a v1 session an older agent's daemon still serves is not migrated under it; a reused pid does not block", async () => {
     const { dir } = v1Copy();
     // A live process whose command line is an agent daemon's (`... daemon --session-dir ...`).

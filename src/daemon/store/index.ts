@@ -19,6 +19,7 @@ import { Journal, type RecordBody, type StoredRecord } from "./journal.ts";
 import { Ledger, type LedgerLimits } from "./ledger.ts";
 import { MetaTable, type SessionMeta, type SessionState } from "./meta.ts";
 import { detectLayout, LAYOUT_VERSION, LayoutTooNewError, writeLayoutFile } from "./migrate/layout.ts";
+import { sessionDirOfJournal } from "./migrate/journal-file.ts";
 import { cleanupMigrations, openStoreReadOnly, prepareSessionDir } from "./migrate/session-dir.ts";
 import { openSessionDb, STORE_FILE, type SessionDb } from "./open.ts";
 import * as schema from "./schema.ts";
@@ -181,10 +182,14 @@ export function listSessions(dataRoot: string, options: { now?: () => number } =
   if (!existsSync(root)) return [];
   cleanupMigrations(root, (options.now ?? Date.now)());
   const out: { dir: string; meta: SessionMeta }[] = [];
+  const dirs = new Set<string>();
   for (const name of readdirSync(root)) {
-    // Dot names are migration staging trees, backups and journals.
-    if (name.startsWith(".")) continue;
-    const dir = join(root, name);
+    // Dot names are migration staging trees, backups and journals; a journal names a session that
+    // another process is publishing right now (its dir is briefly gone: its backup is read).
+    if (!name.startsWith(".")) dirs.add(join(root, name));
+    else if (sessionDirOfJournal(join(root, name))) dirs.add(sessionDirOfJournal(join(root, name))!);
+  }
+  for (const dir of dirs) {
     try {
       const meta = readMeta(dir);
       if (meta) out.push({ dir, meta });
@@ -196,9 +201,7 @@ export function listSessions(dataRoot: string, options: { now?: () => number } =
 }
 
 function readMeta(dir: string): SessionMeta | null {
-  const layout = detectLayout(dir);
-  if (layout === null) return null;
-  if (layout === LAYOUT_VERSION) {
+  if (existsSync(dir) && detectLayout(dir) === LAYOUT_VERSION) {
     if (!existsSync(join(dir, STORE_FILE))) return null;
     const store = openSession(dir);
     try {

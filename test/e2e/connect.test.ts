@@ -10,7 +10,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { addUser, startTestGateway, type TestGateway } from "../gateway/helpers.ts";
-import { api, registerProject, sessionGateway } from "../gateway/sessions/helpers.ts";
+import { api, registerProject, sessionGateway, stopGateway } from "../gateway/sessions/helpers.ts";
 import { resolveTls, SELF_SIGNED_CERT, SELF_SIGNED_KEY } from "../../src/gateway/net/tls.ts";
 import { TermSession } from "../tui/terminal.ts";
 
@@ -50,7 +50,8 @@ beforeAll(() => ensureBinary(), 180_000);
 
 afterAll(async () => {
   for (const t of open) await t.close();
-  for (const gw of gateways) await gw.stop();
+  // Session daemons outlive their gateway by design; a test must not leave them running.
+  for (const gw of gateways) await stopGateway(gw);
 });
 
 describe("agent connect in a terminal (compiled binary)", () => {

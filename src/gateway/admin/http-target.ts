@@ -36,8 +36,9 @@ function flag(args: ParsedArgs, name: string): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
 
+/** Asks on the terminal (stdin and stderr), so `--json | jq` can still be confirmed by a person. */
 function terminalConfirm(io: Io): ((q: TrustQuestion) => Promise<boolean>) | undefined {
-  if (!io.isTty || !process.stdin.isTTY) return undefined;
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
   return async (q) => {
     const { confirm, isCancel } = await import("@clack/prompts");
     io.err(`${describeTrustQuestion(q)}\n`);

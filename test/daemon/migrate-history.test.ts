@@ -5,7 +5,7 @@
 // original is read; once migrated, the same items come with captured coverage.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSession } from "../../src/daemon/store/index.ts";
 import { migrateV1ToV2 } from "../../src/daemon/store/migrate/migrate-v1-v2.ts";
@@ -83,6 +83,17 @@ describe("stopped history of a layout-1 store", () => {
     expect(items.filter((i) => i.kind === "turn_completed")).toHaveLength(2);
     expect(items[0]!.secret_coverage).toBe("historical_secret_coverage_unknown");
     expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a store of a newer layout is history_unavailable with a reason and no server path", async () => {
+    const { dir } = v1Copy();
+    openSession(dir).close();
+    writeFileSync(join(dir, "layout.json"), JSON.stringify({ layout: 3 }));
+    const id = `ses_legacy${++n}`;
+    f.addSession(id, { projectId: "00000001", state: "stopped", sessionDir: dir });
+    const res = await f.json(`/api/v1/sessions/${id}/history`);
+    expect(res.body).toEqual({ code: "history_unavailable", message: "the session was written by a newer agent than the gateway's; update agent on the gateway host" });
+    expect(res.text).not.toContain(dir);
   });
 
   test("once migrated the same items are served with captured coverage", async () => {

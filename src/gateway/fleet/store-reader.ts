@@ -22,7 +22,8 @@ export function readStore<T>(sessionDir: string, read: (view: StoreView) => T): 
   try {
     opened = openStoreReadOnly(sessionDir);
   } catch (error) {
-    if (error instanceof LayoutTooNewError) throw new FleetError("history_unavailable", error.message);
+    // The message names the dir on the gateway's disk: the client gets the reason, not the path.
+    if (error instanceof LayoutTooNewError) throw new FleetError("history_unavailable", "the session was written by a newer agent than the gateway's; update agent on the gateway host");
     throw new FleetError("history_unavailable", "the session's history store cannot be opened");
   }
   if (!opened) throw new FleetError("history_unavailable", "the session has no history store");

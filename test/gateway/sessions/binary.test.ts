@@ -35,7 +35,7 @@ describe("compiled gateway", () => {
     cli(["principal", "create", "ci"]);
     const token = cli(["token", "create", "ci", "--label", "test"]);
     server = Bun.spawn([BINARY, "gateway", "serve", "--config", config], { env, stdout: "pipe", stderr: "pipe" });
-    const reader = server.stdout!.getReader();
+    const reader = (server.stdout as ReadableStream<Uint8Array>).getReader();
     let banner = "";
     while (!/listening on (\S+)/.test(banner)) {
       const { value, done } = await reader.read();

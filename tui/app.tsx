@@ -34,7 +34,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [flash, setFlash] = useState<string | null>(null);
   const history = useRef(new PromptHistory()).current;
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
-  const liveLines = Math.max(4, useWindowSize().rows - 12);
+  const size = useWindowSize();
+  const liveLines = Math.max(4, size.rows - 12);
   const live = store.health.state === "connected" && !store.catchingUp;
   const question = s.pending[0];
   const dialog = confirmKill ? "confirm" : question ? "question" : null;
@@ -120,7 +121,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       <Box flexDirection="column">
         {/* While the history replays nothing is drawn: the print-once pass at its end draws it. */}
         {(store.catchingUp ? [] : store.tail()).map((b) => (
-          <BlockView key={b.id} block={b} details={details} stale={!live} maxLines={liveLines} />
+          <BlockView key={b.id} block={b} details={details} stale={!live} maxLines={liveLines} columns={size.columns} />
         ))}
         {s.queue.map((q) => (
           <Text key={q.id} dimColor wrap="truncate-end">{`⧗ queued: ${q.text.replace(/\n/g, " ⏎ ")}`}</Text>

@@ -139,6 +139,9 @@ describe("view store", () => {
     expect(text?.kind === "text" && text.text.endsWith("outro")).toBe(true);
     expect(store.printed.some((b) => b.kind === "notice" && /earlier lines of this answer are not shown/.test(b.message))).toBe(true);
     expect(tailLines("a\nb\nc", 2)).toEqual({ text: "b\nc", hidden: 1 });
+    // With a width, a long line counts as the rows it wraps to; a line longer than the room keeps its end.
+    expect(tailLines("short\n" + "x".repeat(30), 2, 10)).toEqual({ text: "…" + "x".repeat(19), hidden: 1 });
+    expect(tailLines("a\n" + "y".repeat(15), 3, 10)).toEqual({ text: "a\n" + "y".repeat(15), hidden: 0 });
   });
 
   test("a rebuild (new epoch) replays the same history without printing it again; new blocks still print", () => {

@@ -19,11 +19,12 @@ export interface BlockViewProps {
   block: Block;
   details: boolean;
   stale?: boolean;
-  /** For a block still streaming: draw only its last lines (the whole prints once it is complete). */
+  /** For a block still streaming: draw only its last screen rows (the whole prints once it is complete). */
   maxLines?: number;
+  columns?: number;
 }
 
-export const BlockView = memo(function BlockView({ block, details, stale, maxLines }: BlockViewProps): ReactNode {
+export const BlockView = memo(function BlockView({ block, details, stale, maxLines, columns }: BlockViewProps): ReactNode {
   switch (block.kind) {
     case "user":
       return (
@@ -33,10 +34,10 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
         </Box>
       );
     case "text": {
-      const cut = !block.done && maxLines ? tailLines(block.text, maxLines) : { text: block.text, hidden: 0 };
+      const cut = !block.done && maxLines ? tailLines(block.text, maxLines, columns) : { text: block.text, hidden: 0 };
       return (
         <Box marginTop={1} flexDirection="column">
-          {cut.hidden ? <Text dimColor>{`… ${cut.hidden} lines above (printed in full when the answer completes)`}</Text> : null}
+          {cut.text !== block.text ? <Text dimColor>{`… ${cut.hidden ? `${cut.hidden} lines` : "more"} above (printed in full when the answer completes)`}</Text> : null}
           <Markdown text={cut.text} />
         </Box>
       );

@@ -147,6 +147,8 @@ const t = new TermSession([AGENT, "continue", id], { cwd: p.root, env: p.env, co
 await t.waitFor((s) => /ready\s/.test(s.screen()), "the history to load", 120_000);
 const attachMs = (Bun.nanoseconds() - t0) / 1e6;
 const pid = t.proc.pid;
+// Let the attach settle (the collector frees the replayed history) before measuring anything.
+await Bun.sleep(3000);
 const idleStart = cpuSeconds(pid);
 await Bun.sleep((STREAM_TOKENS * TOKEN_MS) / 2);
 const idleCpu = (cpuSeconds(pid) - idleStart) / ((STREAM_TOKENS * TOKEN_MS) / 2000);

@@ -36,8 +36,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
     stdout: options.stdout,
     exitOnCtrlC: false,
     incrementalRendering: true,
-    // Matches the store's FRAME_MS: 20 redraws a second keep streaming text smooth at a fraction of the CPU.
-    maxFps: 20,
+    // Matches the store's FRAME_MS: 15 redraws a second keep streaming text smooth at a fraction of the CPU.
+    maxFps: 15,
   });
   const finish = async () => {
     stop.abort();

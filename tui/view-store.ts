@@ -12,7 +12,7 @@ import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState
 export const HISTORY_LINES = 3000;
 
 /** The shortest time between two redraws. */
-export const FRAME_MS = 50;
+export const FRAME_MS = 66;
 
 /** About how many lines a block takes on screen (collapsed), to budget the history printed on attach. */
 function blockLines(b: Block): number {

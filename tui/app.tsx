@@ -2,7 +2,7 @@
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
 import { Box, Static, Text, useInput, useWindowSize } from "ink";
-import { useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
 import { PromptEditor } from "./components/prompt-editor.tsx";
@@ -32,7 +32,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [answering, setAnswering] = useState<string | null>(null);
   const [answerError, setAnswerError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
-  const history = useRef(new PromptHistory()).current;
+  const [history] = useState(() => new PromptHistory());
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
   const size = useWindowSize();
   const liveLines = Math.max(4, size.rows - 12);

@@ -16,8 +16,8 @@ import type { ViewStore } from "./view-store.ts";
 export interface AppProps {
   store: ViewStore;
   actions: SessionActions;
-  /** Ends the view; the session keeps running unless it was stopped with /kill-session. */
-  onExit(code: number): void;
+  /** Ends the view; the session keeps running unless it was stopped with /kill-session. `draft`: unsent text. */
+  onExit(code: number, draft?: string): void;
   /** The /kill-session confirmation (remote sessions resume from the picker, not with `agent continue`). */
   killQuestion?: string;
 }
@@ -41,7 +41,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const dialog = confirmKill ? "confirm" : question ? "question" : null;
 
   useInput((input, key) => {
-    if (key.ctrl && input === "c") return onExit(0);
+    if (key.ctrl && input === "c") return onExit(0, editor.text);
     if (key.ctrl && input === "d" && !editor.text && !dialog) return onExit(0);
     if (key.ctrl && input === "o") {
       if (!details) store.reprintLastTurn();

@@ -31,7 +31,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const actions = new SessionActions(conn, store, stop.signal);
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
-  const ink = render(<App store={store} actions={actions} onExit={(code) => exit(code)} killQuestion={options.killQuestion} />, {
+  let draft = "";
+  const ink = render(<App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} />, {
     stdin: options.stdin,
     stdout: options.stdout,
     exitOnCtrlC: false,
@@ -43,6 +44,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
     stop.abort();
     ink.unmount();
     await ink.waitUntilExit().catch(() => {});
+    // Detaching with a half-written prompt must not lose it: it is left on the terminal.
+    if (draft.trim()) (options.stdout ?? process.stdout).write(`Unsent prompt (not sent):\n${draft}\n`);
   };
   let first: DaemonClient | null;
   try {

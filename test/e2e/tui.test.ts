@@ -99,8 +99,13 @@ describe("agent new / continue in a terminal (compiled binary)", () => {
     expect(again.text()).toContain("/exit");
     await send(again, "/nonsense");
     await again.waitFor("unknown_command", "the typed error of an unknown session command");
-    await send(again, "/exit");
+    // Ctrl+C detaches at once; a half-written prompt is left on the terminal, not lost.
+    again.write("half a thought");
+    await again.waitFor((s) => s.screen().includes("› half a thought"), "the draft in the editor");
+    again.write("\x03");
     expect(await again.proc.exited).toBe(0);
+    await again.waitFor("Unsent prompt (not sent):", "the draft left on the terminal");
+    expect(again.text()).toMatch(/Unsent prompt \(not sent\):\s*\nhalf a thought/);
   }, 120_000);
 
   test("kill -9 of the daemon mid-turn: a banner, then the view restarts it and resyncs", async () => {

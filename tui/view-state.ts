@@ -31,6 +31,18 @@ export type Block =
   | { kind: "retry"; id: string; attempt: number; max: number; reason: string; done: true }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; message: string; done: true }
   | { kind: "turn_end"; id: string; stopReason: TurnStopReason; error: string | null; done: true }
+  | {
+      kind: "subagent";
+      /** The subagent's id. */
+      id: string;
+      name: string;
+      description: string;
+      /** Its latest activity (a tool it started, its status line) while it runs. */
+      activity: string | null;
+      status: string | null;
+      report: string | null;
+      done: boolean;
+    }
   /** Output of a slash command the user ran (added by the UI, not by a record). */
   | { kind: "command"; id: string; input: string; message: string; failed: boolean; done: true };
 
@@ -50,6 +62,10 @@ export interface ViewState {
   progress: string | null;
   sessionState: "running" | "stopping" | "stopped";
   lastSeq: number;
+}
+
+function info(seq: string, message: string): Block {
+  return { kind: "notice", id: `notice:${seq}`, level: "info", message, done: true };
 }
 
 export function emptyViewState(): ViewState {
@@ -201,6 +217,48 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         break;
       case "notice":
         push({ kind: "notice", id: `notice:${r.seq}`, level: r.level, message: r.message, done: true });
+        break;
+      case "facet_changed":
+        state.facet = r.facet;
+        state.model = r.model;
+        push(info(r.seq, `facet: ${r.facet} (was ${r.previous}) · model ${r.model}`));
+        break;
+      case "model_changed":
+        state.model = r.model;
+        push(info(r.seq, `model: ${r.model} (was ${r.previous})`));
+        break;
+      case "context_cleared":
+        state.lastUsage = null;
+        push(info(r.seq, `context cleared (it held about ${r.tokens_before} tokens); the conversation stays on screen`));
+        break;
+      case "compaction_started":
+        state.progress = "compacting the context";
+        break;
+      case "context_compacted":
+        state.progress = null;
+        push(info(r.seq, `context compacted: about ${r.tokens_before} → ${r.tokens_after} tokens`));
+        break;
+      case "compaction_failed":
+        state.progress = null;
+        push({ kind: "notice", id: `notice:${r.seq}`, level: "warning", message: `compaction failed after ${r.attempts} attempt(s): ${r.error.message}`, done: true });
+        break;
+      case "plan_handoff":
+        push(info(r.seq, `plan handed from ${r.from} to ${r.to}${r.new_context ? " in a fresh context" : ""}`));
+        break;
+      case "goal_changed":
+        push(info(r.seq, `goal ${r.change}: ${r.goal.objective}${r.goal.progress && r.change === "updated" ? ` — ${r.goal.progress}` : ""}`));
+        break;
+      case "notification":
+        push(info(r.seq, `${r.notification.source}: ${r.notification.text}`));
+        break;
+      case "subagent_started":
+        push({ kind: "subagent", id: r.subagent_id, name: r.name, description: r.description, activity: null, status: null, report: null, done: false });
+        break;
+      case "subagent_progress":
+        update(r.subagent_id, (b) => (b.kind === "subagent" && !b.done ? { ...b, activity: r.activity === "tool_call" ? `→ ${r.text}` : r.text } : b));
+        break;
+      case "subagent_completed":
+        update(r.subagent_id, (b) => (b.kind === "subagent" ? { ...b, status: r.status, report: r.error ? `${r.error.code}: ${r.error.message}` : r.report, activity: null, done: true } : b));
         break;
       case "session_state":
         state.sessionState = r.state;

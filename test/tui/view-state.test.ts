@@ -99,6 +99,31 @@ describe("view-state fold", () => {
   });
 });
 
+describe("session changes and subagents", () => {
+  test("facet and model switches update the status and leave a line; a subagent shows its activity, then its report", () => {
+    const state = emptyViewState();
+    applyRecords(state, records([
+      { type: "facet_changed", facet: "plan", previous: "execute", model: "m-big" },
+      { type: "model_changed", model: "m-small", previous: "m-big" },
+      { type: "context_cleared", tokens_before: 1234 },
+      { type: "subagent_started", subagent_id: "sub_1", name: "explorer", parent_tool_call_id: "call_1", model: "m-small", description: "find the config loader" },
+      { type: "subagent_progress", subagent_id: "sub_1", name: "explorer", activity: "tool_call", text: "grep" },
+    ]));
+    expect(state).toMatchObject({ facet: "plan", model: "m-small", lastUsage: null });
+    expect(state.blocks.map((b) => (b.kind === "notice" ? b.message : b.kind))).toEqual([
+      "facet: plan (was execute) · model m-big",
+      "model: m-small (was m-big)",
+      "context cleared (it held about 1234 tokens); the conversation stays on screen",
+      "subagent",
+    ]);
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "subagent", activity: "→ grep", done: false });
+    applyRecords(state, records([
+      { type: "subagent_completed", subagent_id: "sub_1", name: "explorer", status: "completed", report: "src/config/load.ts", usage, tool_turns: 2 },
+    ]));
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "subagent", status: "completed", report: "src/config/load.ts", activity: null, done: true });
+  });
+});
+
 describe("view store", () => {
   test("finished blocks are printed once, in order; the live tail holds what still changes", () => {
     const store = new ViewStore();

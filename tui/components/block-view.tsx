@@ -74,6 +74,23 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
           <Text color={block.stopReason === "error" ? "red" : "yellow"}>{`■ ${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`}</Text>
         </Box>
       );
+    case "subagent": {
+      const report = block.report ? clipLines(block.report, details ? 200 : 3) : null;
+      return (
+        <Box marginTop={1} flexDirection="column">
+          <Text wrap="truncate-end">
+            <Text color={block.done ? (block.status === "completed" ? "green" : "yellow") : "magenta"}>{"⧉ "}</Text>
+            <Text bold>{block.name}</Text>
+            <Text dimColor>{` ${block.description}`}</Text>
+          </Text>
+          {block.done ? <Text dimColor>{`  ⎿ ${block.status}`}</Text> : <Text dimColor wrap="truncate-end">{`  ⎿ ${block.activity ?? "working…"}`}</Text>}
+          {report?.lines.map((l, i) => (
+            <Text key={i} dimColor wrap="truncate-end">{`    ${l}`}</Text>
+          ))}
+          {report?.more ? <Text dimColor>{`    … ${report.more} more lines (Ctrl+O: details)`}</Text> : null}
+        </Box>
+      );
+    }
     case "command":
       return (
         <Box marginTop={1} flexDirection="column">

@@ -227,12 +227,13 @@ describe("resume and history", () => {
 test("the catalog lists every facet with its description, model pin and tools, without file paths", async () => {
   const { loadConfig } = await import("../../src/config/load.ts");
   const { facetCatalog } = await import("../../src/agent/facets/catalog.ts");
+  const { defaultFacetColors } = await import("../../src/agent/context/facets.ts");
   const f = fake(0);
   const p = makeProject(config(f), { ".agent/facets/review.md": REVIEW });
   const facets = facetCatalog(loadConfig({ cwd: p.root, env: p.env }));
   expect(facets).toEqual([
-    { name: "execute", source: "agent://facets/execute", description: null, model: null, read_only: false, tools: null },
-    { name: "plan", source: "agent://facets/plan", description: null, model: null, read_only: true, tools: null },
-    { name: "review", source: "project", description: "Reviews the change", model: "big", read_only: false, tools: ["read", "grep"] },
+    { name: "execute", source: "agent://facets/execute", description: null, model: null, read_only: false, tools: null, policies: [], colors: { light: "#1f6feb", dark: "#58a6ff" } },
+    { name: "plan", source: "agent://facets/plan", description: null, model: null, read_only: true, tools: null, policies: [], colors: { light: "#9a6700", dark: "#d29922" } },
+    { name: "review", source: "project", description: "Reviews the change", model: "big", read_only: false, tools: ["read", "grep"], policies: [], colors: defaultFacetColors("review") },
   ]);
 });

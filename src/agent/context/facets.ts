@@ -106,6 +106,11 @@ function builtin(name: string, prompt: string, source: string, readOnly: boolean
   return { name, prompt, source, readOnly, description: null, model: null, tools: null, policies: [], colors: defaultFacetColors(name) };
 }
 
+/** A facet that is only a prompt (a subagent's system prompt is built from one). */
+export function promptFacet(name: string, prompt: string, source: string): Facet {
+  return builtin(name, prompt, source, false);
+}
+
 export function facetNames(config: AppConfig, agentDir: string | undefined): string[] {
   const names = new Set<string>([...BUILTIN_FACETS, ...Object.keys(config.facets ?? {})]);
   if (agentDir) {

@@ -4,7 +4,7 @@
 import type { LoadedConfig } from "../../config/load.ts";
 import { toolError, type Tool, type ToolResult } from "../../tools/tool.ts";
 import { buildSystemPrompt, type InstructionFile } from "../context/system-prompt.ts";
-import type { Facet } from "../context/facets.ts";
+import { promptFacet } from "../context/facets.ts";
 import type { ContextWarnings } from "../context/context-file.ts";
 import { chooseModel, ModelChoiceError } from "../facets/model-choice.ts";
 import type { AgentRuntime } from "../runtime.ts";
@@ -112,7 +112,7 @@ export class SubagentHost {
     const config = this.options.loaded.config;
     return buildSystemPrompt({
       // Only the prompt of the facet is read: the subagent's definition takes the facet's place.
-      facet: { name: definition.name, prompt: definition.prompt, source: definition.source, readOnly: false } as Facet,
+      facet: promptFacet(definition.name, definition.prompt, definition.source),
       projectRoot: parent.toolContext.projectRoot,
       cwd: parent.toolContext.cwd,
       shell: config.agent_behavior?.shell.command ?? "bash",

@@ -1,15 +1,19 @@
-// The real Tracer: OpenTelemetry's SDK with a batch processor and the OTLP/HTTP exporter (JSON or
-// protobuf). Imported lazily by start.ts, only when a telemetry block is configured: the SDK is not on
-// the startup path of any command without one.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+// The real Tracer: OpenTelemetry's official pipeline — the configured SDK Sampler, the SDK's
+// RandomIdGenerator and BatchSpanProcessor, the OTLP serializers of @opentelemetry/otlp-transformer
+// (JSON or protobuf) and the exporter of @opentelemetry/otlp-exporter-base — fed with span records
+// (span-record.ts) and sent with Bun's fetch (otlp-fetch-transport.ts). Imported lazily by start.ts,
+// only when a telemetry block is configured: none of it is on the startup path of a command without one.
+import { ROOT_CONTEXT, SpanKind } from "@opentelemetry/api";
+import { createOtlpNetworkExportDelegate, ExporterMetrics, OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
+import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
+import { createFetchTransport } from "./otlp-fetch-transport.ts";
 import type { SamplerSetting, TelemetrySettings } from "./settings.ts";
+import { SpanRecord, type SpanSink } from "./span-record.ts";
 import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
 
 /** Attribute strings are names and ids; anything longer is cut (a guard, not a content channel). */
@@ -18,6 +22,13 @@ const MAX_ATTRIBUTE_CHARS = 256;
 const SCRUB_CACHE_ENTRIES = 4096;
 /** How often buffered spans are sent (a daemon's spans reach the collector within about this long). */
 const EXPORT_INTERVAL_MS = 2000;
+/**
+ * Spans per export request, and how many may wait: one request carries a few turns' spans (each request
+ * has a fixed cost), and a burst larger than the queue between two exports is dropped, not buffered
+ * without bound.
+ */
+const MAX_EXPORT_BATCH = 2048;
+const MAX_QUEUE = 8192;
 /**
  * Bounds an export (retries included). A command's last export happens as it exits, so a dead collector
  * may delay `agent exec` by at most the short bound; long-running processes export in the background.
@@ -43,63 +54,79 @@ function sampler(setting: SamplerSetting): Sampler {
   return setting.parentBased ? new ParentBasedSampler({ root }) : root;
 }
 
+/**
+ * The official exporter pipeline (what @opentelemetry/exporter-trace-otlp-http and -proto assemble:
+ * OTLPExporterBase, the network export delegate, the official serializer) with Bun's fetch as its
+ * transport instead of node:http.
+ */
+function otlpExporter(settings: TelemetrySettings, timeoutMillis: number): OTLPExporterBase<ReadableSpan[]> {
+  const json = settings.protocol === "http/json";
+  const transport = createFetchTransport({ url: settings.tracesUrl, headers: settings.headers, contentType: json ? "application/json" : "application/x-protobuf" });
+  const metrics = new ExporterMetrics<ReadableSpan[]>({ componentType: "otlp_http_span_exporter", metricsHelper: TraceExporterMetricsHelper, url: settings.tracesUrl, meterProvider: undefined, responseAttributesFromError: () => ({}) });
+  const options = { timeoutMillis, concurrencyLimit: 4, compression: "none" as const };
+  return new OTLPExporterBase(createOtlpNetworkExportDelegate(options, json ? JsonTraceSerializer : ProtobufTraceSerializer, metrics, transport));
+}
+
 export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const { settings } = options;
   // A header value and, for `Scheme credential` values, the credential alone.
   const headerSecrets = Object.values(settings.headers).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? v]);
   const secrets = [...options.secrets, ...headerSecrets].filter((s) => s.length >= 4);
   const timeout = EXPORT_TIMEOUT_MS[options.role];
-  const exporterOptions = { url: settings.tracesUrl, headers: settings.headers, timeoutMillis: timeout };
-  const exporter = settings.protocol === "http/json" ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role }),
-    sampler: sampler(settings.sampler),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: EXPORT_INTERVAL_MS, exportTimeoutMillis: timeout })],
+  const processor = new BatchSpanProcessor({
+    exporter: otlpExporter(settings, timeout),
+    scheduledDelayMillis: EXPORT_INTERVAL_MS,
+    exportTimeoutMillis: timeout,
+    maxExportBatchSize: MAX_EXPORT_BATCH,
+    maxQueueSize: MAX_QUEUE,
   });
-  const otel = provider.getTracer("agent", VERSION);
+  const decide = sampler(settings.sampler);
+  const ids = new RandomIdGenerator();
 
   // Attribute strings repeat (model, tool and route names, statuses): each distinct one is scrubbed once.
   const scrubbed = new Map<string, string>();
-  const scrub = (value: string): string => {
-    let out = scrubbed.get(value);
-    if (out === undefined) {
-      out = redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets);
-      if (scrubbed.size >= SCRUB_CACHE_ENTRIES) scrubbed.clear();
-      scrubbed.set(value, out);
-    }
-    return out;
-  };
-  const clean = (attributes: SpanAttributes | undefined): Attributes => {
-    const out: Attributes = {};
-    if (!attributes) return out;
-    for (const key in attributes) {
-      const value = attributes[key];
-      if (value === undefined) continue;
-      out[key] = typeof value === "string" ? scrub(value) : value;
-    }
-    return out;
+  const sink: SpanSink = {
+    processor,
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role }),
+    instrumentationScope: { name: "agent", version: VERSION },
+    scrub: (value) => {
+      let out = scrubbed.get(value);
+      if (out === undefined) {
+        out = redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets);
+        if (scrubbed.size >= SCRUB_CACHE_ENTRIES) scrubbed.clear();
+        scrubbed.set(value, out);
+      }
+      return out;
+    },
   };
 
-  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, parent: TraceSpan | undefined): Span => {
-    const context = parent instanceof SpanHandle ? trace.setSpan(ROOT_CONTEXT, parent.span) : ROOT_CONTEXT;
-    return otel.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, context);
+  const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, parent: TraceSpan | undefined): SpanRecord => {
+    const up = parent instanceof SpanRecord ? parent : undefined;
+    const parentContext = up?.spanContext();
+    const traceId = parentContext ? parentContext.traceId : ids.generateTraceId();
+    const spanKind = KINDS[kind];
+    // The configured sampler decides as it would inside the SDK's tracer (parent-based samplers read the parent from the context).
+    const decision = decide.shouldSample(up ? up.parentContext() : ROOT_CONTEXT, traceId, name, spanKind, attributes ?? {}, []).decision;
+    const sampled = decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const span = new SpanRecord(sink, { traceId, spanId: ids.generateSpanId(), traceFlags: sampled ? 1 : 0, traceState: parentContext?.traceState }, name, spanKind, parentContext, sampled, up);
+    span.setAttributes(attributes);
+    return span;
   };
 
   let stopped = false;
   return {
     enabled: true,
-    start: (name, attributes, kind = "internal", parent) => new SpanHandle(open(name, attributes, kind, parent), clean),
+    start: (name, attributes, kind = "internal", parent) => open(name, attributes, kind, parent),
     run: (name, attributes, fn, kind = "internal", parent) => {
       const span = open(name, attributes, kind, parent);
-      const traced = new SpanHandle(span, clean);
       const failed = (error: unknown) => {
-        traced.fail(errorKind(error));
+        span.fail(errorKind(error));
         span.end();
         throw error;
       };
       let result;
       try {
-        result = fn(traced);
+        result = fn(span);
       } catch (error) {
         return failed(error);
       }
@@ -109,32 +136,15 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       }, failed);
     },
     // An unreachable or failing collector never fails the command that was traced: spans are dropped.
-    flush: () => provider.forceFlush({ timeoutMillis: timeout }).catch(() => {}),
+    // Each export is bounded by the processor's timeout.
+    flush: () => processor.forceFlush().catch(() => {}),
     shutdown: async () => {
       if (stopped) return;
       stopped = true;
-      await Promise.race([provider.shutdown().catch(() => {}), Bun.sleep(Math.min(timeout, SHUTDOWN_WAIT_MS))]);
+      let timer: Timer | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(timeout, SHUTDOWN_WAIT_MS))));
+      await Promise.race([processor.shutdown().catch(() => {}), bound]);
+      clearTimeout(timer);
     },
   };
-}
-
-/** The TraceSpan over an SDK span (a class: one allocation per span, methods shared). */
-class SpanHandle implements TraceSpan {
-  constructor(
-    readonly span: Span,
-    private readonly clean: (attributes: SpanAttributes) => Attributes,
-  ) {}
-
-  setAttributes(attributes: SpanAttributes): void {
-    this.span.setAttributes(this.clean(attributes));
-  }
-
-  fail(kind: string): void {
-    this.span.setAttribute("error.type", kind);
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
-  }
-
-  end(): void {
-    this.span.end();
-  }
 }

@@ -13,15 +13,24 @@ describe("OTLP/HTTP export", () => {
       receiver = startOtlpReceiver();
       const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol, headers: { "x-team": "blue" }, service_name: "agent-test" }, env: {}, role: "daemon" });
       expect(tracer.enabled).toBe(true);
+      const before = BigInt(Date.now()) * 1_000_000n;
       await tracer.run("outer", { "agent.turn.id": "trn_1" }, async (outer) => {
         await Bun.sleep(1);
         await tracer.run("inner", { count: 3, ok: true }, async () => {}, "internal", outer);
         outer.setAttributes({ "agent.turn.stop_reason": "end_turn" });
       });
+      const after = BigInt(Date.now() + 1) * 1_000_000n;
       await tracer.shutdown();
       const spans = receiver.spans();
       const outer = spans.find((s) => s.name === "outer")!;
       const inner = spans.find((s) => s.name === "inner")!;
+      // Wall-clock times, the child inside its parent.
+      expect(outer.startNanos).toBeGreaterThanOrEqual(before);
+      expect(outer.startNanos).toBeLessThanOrEqual(inner.startNanos);
+      expect(inner.startNanos).toBeLessThanOrEqual(inner.endNanos);
+      expect(inner.endNanos).toBeLessThanOrEqual(outer.endNanos);
+      expect(outer.endNanos).toBeLessThanOrEqual(after);
+      expect(inner.kind).toBe(1); // internal
       expect(outer.attributes).toMatchObject({ "agent.turn.id": "trn_1", "agent.turn.stop_reason": "end_turn" });
       expect(inner.attributes).toMatchObject({ count: 3, ok: true });
       expect(inner.parentSpanId).toBe(outer.spanId);
@@ -83,6 +92,27 @@ describe("OTLP/HTTP export", () => {
       unused.stop();
     }
   });
+});
+
+test("a collector answering 503 with Retry-After gets the spans again; a 400 drops them without failing anything", async () => {
+  receiver = startOtlpReceiver({ failFirst: [503] });
+  const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json" }, env: {}, role: "daemon" });
+  await tracer.run("retried", {}, async () => {});
+  await tracer.flush();
+  expect(receiver.spans().map((s) => s.name)).toEqual(["retried"]);
+  await tracer.shutdown();
+
+  const refusing = startOtlpReceiver({ failFirst: [400] });
+  try {
+    const other = await startTelemetry({ block: { endpoint: refusing.url, protocol: "http/json" }, env: {}, role: "daemon" });
+    expect(await other.run("refused", {}, async () => 7)).toBe(7);
+    await other.flush();
+    await other.run("later", {}, async () => {});
+    await other.shutdown();
+    expect(refusing.spans().map((s) => s.name)).toEqual(["later"]);
+  } finally {
+    refusing.stop();
+  }
 });
 
 test("an unreachable collector never fails the traced work, flush or shutdown", async () => {

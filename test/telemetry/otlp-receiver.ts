@@ -12,6 +12,9 @@ export interface ReceivedSpan {
   parentSpanId: string;
   attributes: Record<string, AttrValue>;
   statusCode: number;
+  /** Start and end, nanoseconds since the epoch. */
+  startNanos: bigint;
+  endNanos: bigint;
   resource: Record<string, AttrValue>;
 }
 
@@ -31,13 +34,17 @@ export interface OtlpReceiver {
   stop(): void;
 }
 
-export function startOtlpReceiver(): OtlpReceiver {
+/** `failFirst`: statuses answered (with `Retry-After: 0`) to the first requests, whose spans are then not counted. */
+export function startOtlpReceiver(options: { failFirst?: number[] } = {}): OtlpReceiver {
   const requests: ReceivedRequest[] = [];
+  const failures = [...(options.failFirst ?? [])];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
       const body = new Uint8Array(await request.arrayBuffer());
+      const failure = failures.shift();
+      if (failure !== undefined) return new Response("try again", { status: failure, headers: { "retry-after": "0" } });
       requests.push({ path: new URL(request.url).pathname, contentType: request.headers.get("content-type") ?? "", headers: Object.fromEntries(request.headers), body });
       const json = (request.headers.get("content-type") ?? "").includes("json");
       return new Response(json ? "{}" : new Uint8Array(), { headers: { "content-type": json ? "application/json" : "application/x-protobuf" } });
@@ -95,6 +102,8 @@ function decodeJson(body: Uint8Array): ReceivedSpan[] {
           parentSpanId: String(s.parentSpanId ?? ""),
           attributes: jsonAttributes(s.attributes as JsonKeyValue[]),
           statusCode: Number((s.status as { code?: number } | undefined)?.code ?? 0),
+          startNanos: BigInt(String(s.startTimeUnixNano ?? 0)),
+          endNanos: BigInt(String(s.endTimeUnixNano ?? 0)),
           resource,
         });
       }
@@ -142,6 +151,7 @@ function readFields(buf: Uint8Array): Field[] {
 
 const text = (v: Field["value"]) => new TextDecoder().decode(v as Uint8Array);
 const hex = (v: Field["value"]) => Buffer.from(v as Uint8Array).toString("hex");
+const fixed64 = (v: Field["value"] | undefined) => (v ? new DataView((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, 8).getBigUint64(0, true) : 0n);
 const sub = (fields: Field[], no: number) => fields.filter((f) => f.no === no).map((f) => readFields(f.value as Uint8Array));
 
 function protoAttributes(list: Field[][]): Record<string, AttrValue> {
@@ -175,6 +185,8 @@ function decodeProtobuf(body: Uint8Array): ReceivedSpan[] {
           parentSpanId: hex(one(4) ?? new Uint8Array()),
           attributes: protoAttributes(sub(s, 9)),
           statusCode: Number(status.find((f) => f.no === 3)?.value ?? 0n),
+          startNanos: fixed64(one(7)),
+          endNanos: fixed64(one(8)),
           resource,
         });
       }

@@ -3,7 +3,7 @@
 // (JSON or protobuf) and the exporter of @opentelemetry/otlp-exporter-base — fed with span records
 // (span-record.ts) and sent with Bun's fetch (otlp-fetch-transport.ts). Imported lazily by start.ts,
 // only when a telemetry block is configured: none of it is on the startup path of a command without one.
-import { ROOT_CONTEXT, SpanKind } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, TraceFlags } from "@opentelemetry/api";
 import { createOtlpNetworkExportDelegate, ExporterMetrics, OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
 import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -100,17 +100,18 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     },
   };
 
+  // A child follows its parent's decision, as the SDK's ParentBasedSampler does for a local parent
+  // (without building the context object it would read it from); roots, and every span of a sampler
+  // that is not parent-based, are decided by the configured official sampler.
+  const parentBased = settings.sampler.type === "ratio" && settings.sampler.parentBased;
   const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, parent: TraceSpan | undefined): SpanRecord => {
     const up = parent instanceof SpanRecord ? parent : undefined;
     const parentContext = up?.spanContext();
     const traceId = parentContext ? parentContext.traceId : ids.generateTraceId();
     const spanKind = KINDS[kind];
-    // The configured sampler decides as it would inside the SDK's tracer (parent-based samplers read the parent from the context).
-    const decision = decide.shouldSample(up ? up.parentContext() : ROOT_CONTEXT, traceId, name, spanKind, attributes ?? {}, []).decision;
-    const sampled = decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const span = new SpanRecord(sink, { traceId, spanId: ids.generateSpanId(), traceFlags: sampled ? 1 : 0, traceState: parentContext?.traceState }, name, spanKind, parentContext, sampled, up);
-    span.setAttributes(attributes);
-    return span;
+    const sampled = up && parentBased ? up.sampled : decide.shouldSample(ROOT_CONTEXT, traceId, name, spanKind, attributes ?? {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const context = { traceId, spanId: ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState: parentContext?.traceState };
+    return new SpanRecord(sink, context, name, spanKind, parentContext, up, attributes);
   };
 
   let stopped = false;

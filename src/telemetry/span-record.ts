@@ -2,11 +2,9 @@
 // BatchSpanProcessor queues and the official OTLP serializers encode, written directly instead of
 // through the SDK's Tracer/Span classes. Measured under Bun inside real turns, those classes cost several
 // times what the span is worth (attribute maps validated and copied two or three times, a context object
-// per child, clock conversions, self-metrics closures); this keeps only what the export needs: ids from
-// the SDK's RandomIdGenerator, the configured official Sampler's decision, times from the monotonic
-// clock anchored to the wall clock once per trace (as the SDK's anchored clock does), scrubbed
-// attributes and the status.
-import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type HrTime, type SpanContext, type SpanKind, type SpanStatus } from "@opentelemetry/api";
+// per child, clock conversions, self-metrics closures). A record holds only what the export reads; its
+// times are kept as clock readings and turned into OpenTelemetry's [seconds, nanoseconds] when encoded.
+import { SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanKind, type SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { SpanAttributes, TraceSpan } from "./tracer.ts";
@@ -17,7 +15,7 @@ const NO_LINKS: ReadableSpan["links"] = Object.freeze([]) as unknown as Readable
 const NO_EVENTS: ReadableSpan["events"] = Object.freeze([]) as unknown as ReadableSpan["events"];
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 
-/** Milliseconds since the epoch (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
+/** Milliseconds (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
 function hrTime(ms: number): HrTime {
   let seconds = Math.trunc(ms / 1000);
   let nanos = Math.round((ms - seconds * 1000) * 1e6);
@@ -37,46 +35,78 @@ export interface SpanSink {
   scrub(value: string): string;
 }
 
+/**
+ * How many attributes `attributes` holds when it can be kept as the span's own map (no undefined
+ * values, within the limit; its strings are then scrubbed in place), else -1.
+ */
+function adoptable(attributes: SpanAttributes, scrub: (value: string) => string): number {
+  let count = 0;
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value === undefined || key.length === 0 || ++count > ATTRIBUTE_COUNT_LIMIT) return -1;
+    if (typeof value === "string") attributes[key] = scrub(value);
+  }
+  return count;
+}
+
 export class SpanRecord implements ReadableSpan, TraceSpan {
-  readonly attributes: Attributes = {};
-  readonly links = NO_LINKS;
-  readonly events = NO_EVENTS;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  droppedAttributesCount = 0;
+  attributes: Attributes;
   status: SpanStatus = UNSET;
-  readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
+  droppedAttributesCount = 0;
   ended = false;
   private attributeCount = 0;
+  private endPerf = -1;
   /**
    * Wall clock minus monotonic clock, taken by the trace's root and inherited by its spans, so a
    * child's times sit inside its parent's (a wall-clock reading per span would not: it has whole
-   * milliseconds) and a clock step never tears one trace apart.
+   * milliseconds) and a clock step never tears one trace apart (the SDK's anchored clock does the same).
    */
   readonly anchor: number;
   private readonly startPerf: number;
-  /** A context holding this span's context, made once for the sampler of its first child. */
-  private asParent: Context | undefined;
 
+  /**
+   * `attributes` becomes the span's own map when it is clean (callers pass a fresh object literal and
+   * never touch it again): no copy on the hot path.
+   */
   constructor(
     private readonly sink: SpanSink,
     private readonly context: SpanContext,
     readonly name: string,
     readonly kind: SpanKind,
     readonly parentSpanContext: SpanContext | undefined,
-    /** False for a span the sampler dropped: it still carries ids and flags for its children. */
-    private readonly recording: boolean,
     parent: SpanRecord | undefined,
+    attributes: SpanAttributes | undefined,
   ) {
     this.startPerf = performance.now();
     this.anchor = parent ? parent.anchor : Date.now() - this.startPerf;
-    this.startTime = hrTime(this.anchor + this.startPerf);
+    const count = attributes && this.sampled ? adoptable(attributes, sink.scrub) : -1;
+    if (count >= 0) {
+      this.attributes = attributes as Attributes;
+      this.attributeCount = count;
+    } else {
+      this.attributes = {};
+      this.setAttributes(attributes);
+    }
   }
 
   spanContext(): SpanContext {
     return this.context;
+  }
+
+  get sampled(): boolean {
+    return (this.context.traceFlags & TraceFlags.SAMPLED) !== 0;
+  }
+
+  get startTime(): HrTime {
+    return hrTime(this.anchor + this.startPerf);
+  }
+
+  get endTime(): HrTime {
+    return this.ended ? hrTime(this.anchor + this.endPerf) : [0, 0];
+  }
+
+  get duration(): HrTime {
+    return this.ended ? hrTime(this.endPerf - this.startPerf) : [-1, -1];
   }
 
   get resource(): Resource {
@@ -87,17 +117,24 @@ export class SpanRecord implements ReadableSpan, TraceSpan {
     return this.sink.instrumentationScope;
   }
 
-  get sampled(): boolean {
-    return (this.context.traceFlags & TraceFlags.SAMPLED) !== 0;
+  get links(): ReadableSpan["links"] {
+    return NO_LINKS;
   }
 
-  /** The context a sampler sees for a child of this span. */
-  parentContext(): Context {
-    return (this.asParent ??= trace.setSpanContext(ROOT_CONTEXT, this.context));
+  get events(): ReadableSpan["events"] {
+    return NO_EVENTS;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
   }
 
   setAttributes(attributes: SpanAttributes | undefined): void {
-    if (!this.recording || this.ended || !attributes) return;
+    if (this.ended || !attributes || !this.sampled) return;
     const out = this.attributes;
     for (const key in attributes) {
       const value = attributes[key];
@@ -114,18 +151,16 @@ export class SpanRecord implements ReadableSpan, TraceSpan {
   }
 
   fail(kind: string): void {
-    if (!this.recording || this.ended) return;
-    this.setAttributes({ "error.type": kind });
-    this.status = { code: SpanStatusCode.ERROR, message: this.sink.scrub(kind) };
+    if (this.ended || !this.sampled) return;
+    const reason = this.sink.scrub(kind);
+    this.setAttributes({ "error.type": reason });
+    this.status = { code: SpanStatusCode.ERROR, message: reason };
   }
 
   end(): void {
     if (this.ended) return;
+    this.endPerf = performance.now();
     this.ended = true;
-    if (!this.recording) return;
-    const now = performance.now();
-    this.endTime = hrTime(this.anchor + now);
-    this.duration = hrTime(now - this.startPerf);
-    this.sink.processor.onEnd(this);
+    if (this.sampled) this.sink.processor.onEnd(this);
   }
 }

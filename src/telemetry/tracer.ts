@@ -3,7 +3,10 @@
 // no-op, so code without a telemetry block pays one property read; the OpenTelemetry SDK behind the real
 // one (otel-tracer.ts) is imported only when the global config has a `telemetry` block.
 
-/** Span attributes: primitives only. Callers pass names, ids, counts and statuses, never content. */
+/**
+ * Span attributes: primitives only. Callers pass names, ids, counts and statuses, never content, in a
+ * fresh object: the tracer may keep it as the span's own map (its strings scrubbed in place).
+ */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
 export type SpanKindName = "internal" | "client" | "server";

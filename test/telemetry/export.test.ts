@@ -79,6 +79,19 @@ describe("OTLP/HTTP export", () => {
     expect(receiver.spans().map((s) => s.name)).toEqual(["kept"]);
   });
 
+  test("sample_ratio keeps or drops whole traces: a child follows its root", async () => {
+    receiver = startOtlpReceiver();
+    const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json", sample_ratio: 0.5 }, env: {}, role: "cli" });
+    for (let i = 0; i < 40; i++) await tracer.run(`root-${i}`, {}, async (root) => tracer.run(`child-${i}`, {}, async () => {}, "internal", root));
+    await tracer.shutdown();
+    const names = new Set(receiver.spans().map((s) => s.name));
+    const kept = [...Array(40).keys()].filter((i) => names.has(`root-${i}`));
+    // 40 traces at one half: all or none kept happens with odds of 2^-39.
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(40);
+    for (let i = 0; i < 40; i++) expect(names.has(`child-${i}`)).toBe(names.has(`root-${i}`));
+  });
+
   test("OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME override the block", async () => {
     receiver = startOtlpReceiver();
     const unused = startOtlpReceiver();

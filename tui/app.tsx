@@ -20,9 +20,11 @@ export interface AppProps {
   onExit(code: number, draft?: string): void;
   /** The /kill-session confirmation (remote sessions resume from the picker, not with `agent continue`). */
   killQuestion?: string;
+  /** Prompt history (Up/Down); by default this view's own. */
+  history?: PromptHistory;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again." }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const s = store.state;
   const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
@@ -32,7 +34,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [answering, setAnswering] = useState<string | null>(null);
   const [answerError, setAnswerError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
-  const [history] = useState(() => new PromptHistory());
+  const [history] = useState(() => shared ?? new PromptHistory());
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
   const size = useWindowSize();
   const liveLines = Math.max(4, size.rows - 12);
@@ -140,7 +142,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
         ) : null}
         <PromptEditor
           value={editor}
-          onChange={setEditor}
+          onEdit={setEditor}
           onSubmit={submit}
           onHistory={onHistory}
           active={!dialog}

@@ -73,14 +73,25 @@ export function moveLine(s: EditorState, dir: -1 | 1): EditorState | null {
 
 /** Prompt history: Up walks back from the newest; Down walks forward and ends on the draft being typed. */
 export class PromptHistory {
-  private entries: string[] = [];
-  private at = 0;
+  private entries: string[];
+  private at: number;
   private draft = "";
 
-  constructor(private readonly limit = 500) {}
+  /** `saved`: earlier prompts (oldest first); `onAdd` keeps a new one (a history file). */
+  constructor(
+    saved: string[] = [],
+    private readonly onAdd?: (text: string) => void,
+    private readonly limit = 500,
+  ) {
+    this.entries = saved.slice(-limit);
+    this.at = this.entries.length;
+  }
 
   add(text: string): void {
-    if (text.trim() && this.entries.at(-1) !== text) this.entries.push(text);
+    if (text.trim() && this.entries.at(-1) !== text) {
+      this.entries.push(text);
+      this.onAdd?.(text);
+    }
     if (this.entries.length > this.limit) this.entries.shift();
     this.at = this.entries.length;
   }

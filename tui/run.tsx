@@ -5,6 +5,8 @@ import { render } from "ink";
 import type { DaemonClient } from "../src/client/daemon-client.ts";
 import { App } from "./app.tsx";
 import { Connection } from "./connection.ts";
+import { PromptHistory } from "./editor-model.ts";
+import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts";
 import { SessionActions, describeError } from "./session-actions.ts";
 import { ViewStore } from "./view-store.ts";
 
@@ -17,6 +19,8 @@ export interface TuiOptions {
   /** Where the session runs, for the header ("local daemon pid 123", "gateway host"). */
   where: string;
   recover?: () => Promise<DaemonClient | null>;
+  /** Where prompt history is kept across views (none: this view's only). */
+  historyFile?: string;
   /** A first prompt to send once attached (`agent new PROMPT`). */
   initialPrompt?: string;
   stdin?: NodeJS.ReadStream;
@@ -29,10 +33,13 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const stop = new AbortController();
   const conn = new Connection(null, store, { recover: options.recover });
   const actions = new SessionActions(conn, store, stop.signal);
+  const file = options.historyFile;
+  const history = new PromptHistory(file ? loadPromptHistory(file) : [], file ? (text) => appendPromptHistory(file, text) : undefined);
+  if (options.initialPrompt) history.add(options.initialPrompt);
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
   let draft = "";
-  const ink = render(<App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} />, {
+  const ink = render(<App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} history={history} />, {
     stdin: options.stdin,
     stdout: options.stdout,
     exitOnCtrlC: false,

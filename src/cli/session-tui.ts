@@ -2,7 +2,9 @@
 // daemon. Imported lazily, only on that path, so other commands never load React or Ink. The daemon is
 // started after the first frame (two processes starting at once slow both down); a daemon that cannot start ends the view with its error. When the
 // daemon dies later (a crash, kill -9) the view restarts it, unless the session was stopped on purpose.
+import { join } from "node:path";
 import { DaemonClient } from "../client/daemon-client.ts";
+import { dataRoot } from "../config/files.ts";
 import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
 import { openSession } from "../daemon/store/index.ts";
 import type { Io } from "./command.ts";
@@ -29,6 +31,7 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
     },
     sessionId: options.sessionId,
     where: "local daemon",
+    historyFile: join(dataRoot(io.env), "prompt-history.jsonl"),
     initialPrompt: options.prompt,
     recover: async () => {
       const store = openSession(options.sessionDir);

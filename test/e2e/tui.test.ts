@@ -94,6 +94,11 @@ describe("agent new / continue in a terminal (compiled binary)", () => {
     expect(again.text()).toContain("› say hello");
     expect(again.text()).toContain("› run it");
     expect(again.text()).toContain(`session ${id}`);
+    // Prompt history is kept across views: Up brings back the last prompt of the first one.
+    again.write("\x1b[A");
+    await again.waitFor((s) => s.screen().includes("│ › run it"), "the previous view's prompt in the editor on Up");
+    again.write("\x15");
+    await again.waitFor((s) => s.screen().includes("│ › Type a message"), "an empty editor again");
     await send(again, "/help");
     await again.waitFor("/kill-session", "the help text");
     expect(again.text()).toContain("/exit");

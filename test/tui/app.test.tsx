@@ -163,6 +163,15 @@ describe("connection health", () => {
   }, 20_000);
 });
 
+describe("prompt editor", () => {
+  test("several keys in one read all apply, in order (no keystroke lost to a stale state)", async () => {
+    const v = await mount();
+    await v.type("ab");
+    v.ui.stdin.write("\x1b[D\x1b[DX");
+    await v.wait(() => plain(v.ui.lastFrame()!).includes("› Xab"), "both moves and the insert");
+  }, 20_000);
+});
+
 describe("details", () => {
   test("Ctrl+O prints the last turn again with its details", async () => {
     const v = await mount();

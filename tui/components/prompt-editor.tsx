@@ -7,7 +7,8 @@ import { backspace, deleteForward, end, home, insert, killLineBack, moveBy, move
 
 export interface PromptEditorProps {
   value: EditorState;
-  onChange(next: EditorState): void;
+  /** Applies an edit to the CURRENT state (several keys can arrive before the next render). */
+  onEdit(edit: (current: EditorState) => EditorState): void;
   onSubmit(text: string): void;
   /** Up on the first line: an older prompt (or a queued input to take back), null to stay. */
   onHistory(dir: -1 | 1): void;
@@ -15,34 +16,34 @@ export interface PromptEditorProps {
   placeholder: string;
 }
 
-export function PromptEditor({ value, onChange, onSubmit, onHistory, active, placeholder }: PromptEditorProps): ReactNode {
-  usePaste((text) => onChange(insert(value, text)), { isActive: active });
+export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, placeholder }: PromptEditorProps): ReactNode {
+  usePaste((text) => onEdit((v) => insert(v, text)), { isActive: active });
   useInput(
     (input, key) => {
-      if (key.return && (key.meta || key.shift)) return onChange(insert(value, "\n"));
-      if (input === "\n" || (key.ctrl && input === "j")) return onChange(insert(value, "\n"));
+      if (key.return && (key.meta || key.shift)) return onEdit((v) => insert(v, "\n"));
+      if (input === "\n" || (key.ctrl && input === "j")) return onEdit((v) => insert(v, "\n"));
       if (key.return) {
         // A trailing backslash continues the line, as in a shell.
-        if (value.text.endsWith("\\") && value.cursor === value.text.length) return onChange({ text: `${value.text.slice(0, -1)}\n`, cursor: value.text.length });
+        if (value.text.endsWith("\\") && value.cursor === value.text.length) return onEdit((v) => ({ text: `${v.text.slice(0, -1)}\n`, cursor: v.text.length }));
         if (value.text.trim()) onSubmit(value.text);
         return;
       }
       if (key.upArrow) return moveOr(moveLine(value, -1), () => onHistory(-1));
       if (key.downArrow) return moveOr(moveLine(value, 1), () => onHistory(1));
-      if (key.leftArrow) return onChange(moveBy(value, -1));
-      if (key.rightArrow) return onChange(moveBy(value, 1));
-      if (key.home || (key.ctrl && input === "a")) return onChange(home(value));
-      if (key.end || (key.ctrl && input === "e")) return onChange(end(value));
-      if (key.ctrl && input === "u") return onChange(killLineBack(value));
-      if (key.backspace) return onChange(backspace(value));
-      if (key.delete || (key.ctrl && input === "d")) return onChange(deleteForward(value));
+      if (key.leftArrow) return onEdit((v) => moveBy(v, -1));
+      if (key.rightArrow) return onEdit((v) => moveBy(v, 1));
+      if (key.home || (key.ctrl && input === "a")) return onEdit(home);
+      if (key.end || (key.ctrl && input === "e")) return onEdit(end);
+      if (key.ctrl && input === "u") return onEdit(killLineBack);
+      if (key.backspace) return onEdit(backspace);
+      if (key.delete || (key.ctrl && input === "d")) return onEdit(deleteForward);
       if (key.ctrl || key.meta || key.escape || key.tab || !input) return;
-      onChange(insert(value, input));
+      onEdit((v) => insert(v, input));
     },
     { isActive: active },
   );
   function moveOr(next: EditorState | null, otherwise: () => void) {
-    if (next) onChange(next);
+    if (next) onEdit(() => next);
     else otherwise();
   }
   return (

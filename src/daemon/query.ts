@@ -1,6 +1,7 @@
 // Query strings are checked before any route runs: each route names its keys and their kinds; a
 // repeated key, an unknown key or a value that does not parse is 400 invalid_query with a message.
 import { ProtocolError } from "../protocol/errors.ts";
+import { QueryEncodingError, queryPairs } from "../protocol/query-pairs.ts";
 
 type Kind = "token" | "uint" | "mode";
 
@@ -25,31 +26,26 @@ export function validateQuery(request: Request, url: URL): void {
   const allowed = ROUTES.find(([re]) => re.test(url.pathname))?.[1] ?? {};
   const out: ParsedQuery = {};
   const raw = url.search.length > 1 ? url.search.slice(1) : "";
-  if (raw) {
-    for (const pair of raw.split("&")) {
-      if (pair === "") continue;
-      const eq = pair.indexOf("=");
-      let key: string;
-      let value: string;
-      try {
-        key = decodeURIComponent((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, " "));
-        value = eq < 0 ? "" : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, " "));
-      } catch {
-        throw invalid("the query string is not valid percent-encoding");
-      }
-      const kind = allowed[key];
-      const names = Object.keys(allowed);
-      if (!kind) throw invalid(names.length ? `unknown query parameter '${key}' (allowed: ${names.join(", ")})` : `this route takes no query parameters (got '${key}')`);
-      if (key in out) throw invalid(`query parameter '${key}' is repeated`);
-      if (kind === "uint") {
-        if (!/^(0|[1-9][0-9]{0,14})$/.test(value)) throw invalid(`query parameter '${key}' must be a non-negative integer (got '${value.slice(0, 40)}')`);
-        out[key] = Number(value);
-      } else if (kind === "token") {
-        if (value === "") throw invalid(`query parameter '${key}' is empty`);
-        out[key] = value;
-      } else {
-        out[key] = value;
-      }
+  let pairs: [string, string][];
+  try {
+    pairs = queryPairs(raw);
+  } catch (error) {
+    if (error instanceof QueryEncodingError) throw invalid(error.message);
+    throw error;
+  }
+  for (const [key, value] of pairs) {
+    const kind = allowed[key];
+    const names = Object.keys(allowed);
+    if (!kind) throw invalid(names.length ? `unknown query parameter '${key}' (allowed: ${names.join(", ")})` : `this route takes no query parameters (got '${key}')`);
+    if (key in out) throw invalid(`query parameter '${key}' is repeated`);
+    if (kind === "uint") {
+      if (!/^(0|[1-9][0-9]{0,14})$/.test(value)) throw invalid(`query parameter '${key}' must be a non-negative integer (got '${value.slice(0, 40)}')`);
+      out[key] = Number(value);
+    } else if (kind === "token") {
+      if (value === "") throw invalid(`query parameter '${key}' is empty`);
+      out[key] = value;
+    } else {
+      out[key] = value;
     }
   }
   parsed.set(request, out);

@@ -1,5 +1,6 @@
 // Strict query strings for the fleet routes: each route names its keys; a repeated key, an unknown key,
 // an empty value or a value that does not parse is 400 `{"code":"invalid_query"}` before the route runs.
+import { queryPairs } from "../../protocol/query-pairs.ts";
 import { invalidQuery } from "./fleet-error.ts";
 
 export type QueryKind = "token" | "uint";
@@ -8,17 +9,15 @@ export function parseFleetQuery(url: string, allowed: Record<string, QueryKind>)
   const q = url.indexOf("?");
   const raw = q < 0 ? "" : url.slice(q + 1).replace(/#.*$/, "");
   const out: Record<string, string | number> = {};
-  if (raw === "") return out;
-  for (const pair of raw.split("&")) {
-    const eq = pair.indexOf("=");
-    let key: string;
-    let value: string;
-    try {
-      key = decodeURIComponent((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, " "));
-      value = eq < 0 ? "" : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, " "));
-    } catch {
-      throw invalidQuery();
-    }
+  let pairs: [string, string][];
+  try {
+    pairs = queryPairs(raw);
+  } catch {
+    throw invalidQuery();
+  }
+  // An empty pair (`a=1&&b=2`) is malformed here, as it always was for fleet routes.
+  if (raw !== "" && raw.split("&").some((p) => p === "")) throw invalidQuery();
+  for (const [key, value] of pairs) {
     const kind = Object.hasOwn(allowed, key) ? allowed[key] : undefined;
     if (!kind || Object.hasOwn(out, key) || value === "" || value.length > 4096) throw invalidQuery();
     if (kind === "uint") {

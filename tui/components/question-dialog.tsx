@@ -2,7 +2,7 @@
 // session or this project) and deny with an optional message for the model; a goal approval offers
 // approve and reject (with a message). Arrows or the digit keys pick, Enter confirms.
 import { Box, Text, useInput } from "ink";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import type { Interrogative, InterrogativeAnswer } from "../../src/agent/events.ts";
 import { argumentSummary } from "./tool-view.tsx";
 
@@ -38,35 +38,45 @@ export interface QuestionDialogProps {
   error: string | null;
 }
 
+/**
+ * Dialog state a key handler reads and writes at once: several keys can arrive in one read, before React
+ * renders again, so the handler must see what the previous key did (a ref), and a render follows.
+ */
+function useLiveState<T extends object>(initial: T): [{ current: T }, (change: Partial<T>) => void] {
+  const ref = useRef(initial);
+  const [, redraw] = useState(0);
+  return [ref, (change) => ((ref.current = { ...ref.current, ...change }), redraw((n) => n + 1))];
+}
+
 export function QuestionDialog({ question, more, onAnswer, active, error }: QuestionDialogProps): ReactNode {
   const choices = choicesFor(question);
-  const [selected, setSelected] = useState(0);
-  const [message, setMessage] = useState<string | null>(null);
+  const [state, set] = useLiveState<{ selected: number; message: string | null }>({ selected: 0, message: null });
   useInput(
     (input, key) => {
+      const { selected, message } = state.current;
       if (message !== null) {
         if (key.return) {
           const base = choices[selected]!.answer;
+          set({ message: null });
           onAnswer(message.trim() ? ({ ...base, message: message.trim() } as InterrogativeAnswer) : base);
-          setMessage(null);
-        } else if (key.escape) setMessage(null);
-        else if (key.backspace || key.delete) setMessage(message.slice(0, -1));
-        else if (input && !key.ctrl && !key.meta) setMessage(message + input);
+        } else if (key.escape) set({ message: null });
+        else if (key.backspace || key.delete) set({ message: message.slice(0, -1) });
+        else if (input && !key.ctrl && !key.meta) set({ message: message + input });
         return;
       }
-      if (key.upArrow) setSelected((selected + choices.length - 1) % choices.length);
-      else if (key.downArrow || key.tab) setSelected((selected + 1) % choices.length);
+      if (key.upArrow) set({ selected: (selected + choices.length - 1) % choices.length });
+      else if (key.downArrow || key.tab) set({ selected: (selected + 1) % choices.length });
       else if (/^[1-9]$/.test(input) && Number(input) <= choices.length) pick(Number(input) - 1);
       else if (key.return) pick(selected);
     },
     { isActive: active },
   );
   function pick(i: number) {
-    setSelected(i);
     const choice = choices[i]!;
-    if (choice.withMessage) setMessage("");
-    else onAnswer(choice.answer);
+    set({ selected: i, message: choice.withMessage ? "" : null });
+    if (!choice.withMessage) onAnswer(choice.answer);
   }
+  const { selected, message } = state.current;
   const { title, details } = describe(question);
   return (
     <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
@@ -136,16 +146,17 @@ function describe(q: Interrogative): { title: ReactNode; details: string[] } {
 
 export function ConfirmDialog({ text, onResult, active }: { text: string; onResult(ok: boolean): void; active: boolean }): ReactNode {
   // Cancel is the default: a stray Enter must never stop a session.
-  const [yes, setYes] = useState(false);
+  const [state, set] = useLiveState({ yes: false });
   useInput(
     (input, key) => {
-      if (key.leftArrow || key.rightArrow || key.tab) setYes(!yes);
+      if (key.leftArrow || key.rightArrow || key.tab) set({ yes: !state.current.yes });
       else if (input === "y") onResult(true);
       else if (input === "n" || key.escape) onResult(false);
-      else if (key.return) onResult(yes);
+      else if (key.return) onResult(state.current.yes);
     },
     { isActive: active },
   );
+  const { yes } = state.current;
   return (
     <Box borderStyle="round" borderColor="red" paddingX={1} flexDirection="column">
       <Text bold>{text}</Text>

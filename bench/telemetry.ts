@@ -48,7 +48,14 @@ async function block(project: BenchProject, http: boolean, traced: Tracer | unde
   return { cpu: (cpuMs() - cpu0) / SESSIONS_PER_BLOCK, wall: (performance.now() - wall0) / SESSIONS_PER_BLOCK };
 }
 
-async function compare(project: BenchProject, http: boolean): Promise<{ on: Figures; off: Figures; cpuRatio: number; wallRatio: number }> {
+/** Half the interquartile range of the blocks without export, relative to their median: how far one block's figure strays on this machine now. */
+const spread = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  return (q(0.75) - q(0.25)) / 2 / median(xs);
+};
+
+async function compare(project: BenchProject, http: boolean): Promise<{ on: Figures; off: Figures; cpuRatio: number; wallRatio: number; noise: number }> {
   await block(project, http, tracer);
   await block(project, http, undefined);
   const on: Figures[] = [];
@@ -66,7 +73,7 @@ async function compare(project: BenchProject, http: boolean): Promise<{ on: Figu
   const m = (xs: Figures[]): Figures => ({ cpu: median(xs.map((x) => x.cpu)), wall: median(xs.map((x) => x.wall)) });
   const mOn = m(on);
   const mOff = m(off);
-  return { on: mOn, off: mOff, cpuRatio: mOn.cpu / mOff.cpu, wallRatio: mOn.wall / mOff.wall };
+  return { on: mOn, off: mOff, cpuRatio: mOn.cpu / mOff.cpu, wallRatio: mOn.wall / mOff.wall, noise: spread(off.map((x) => x.cpu)) };
 }
 
 const loopback = await compare(loopbackProject("agent-bench-telemetry-http-", provider.base), true);
@@ -78,7 +85,7 @@ provider.stop();
 
 const pct = (r: number) => `${((r - 1) * 100).toFixed(1)}%`;
 const line = (label: string, r: Awaited<ReturnType<typeof compare>>) =>
-  `  ${label}: export ${r.on.cpu.toFixed(1)} ms CPU / ${r.on.wall.toFixed(1)} ms wall per turn, none ${r.off.cpu.toFixed(1)} / ${r.off.wall.toFixed(1)}: overhead CPU ${pct(r.cpuRatio)}, wall ${pct(r.wallRatio)}`;
+  `  ${label}: export ${r.on.cpu.toFixed(1)} ms CPU / ${r.on.wall.toFixed(1)} ms wall per turn, none ${r.off.cpu.toFixed(1)} / ${r.off.wall.toFixed(1)}: overhead CPU ${pct(r.cpuRatio)}, wall ${pct(r.wallRatio)} (block spread ±${(r.noise * 100).toFixed(1)}%)`;
 console.log(`one turn of ${CALLS} tool calls (${CALLS + 1} provider requests, ${2 * CALLS + 2} spans); ${BLOCKS} blocks of ${SESSIONS_PER_BLOCK} turns each way; receiver got ${stats.requests} OTLP requests (${(stats.bytes / 1024).toFixed(0)} KiB)`);
 console.log(line("provider over HTTP on 127.0.0.1 (target <= 5% CPU)", loopback));
 console.log(line("provider in-process, engine alone (worst case, no target)", inProcess));

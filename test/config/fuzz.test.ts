@@ -172,7 +172,8 @@ function mutateTree(rng: Rng, doc: Json, log: string[]): void {
       const value = target[key];
       if (typeof value === "string") target[key] = `${value}${rng.pick(WEIRD_STRINGS)}`;
       else if (typeof value === "number") target[key] = -value - 1;
-      else target[key] = String(value);
+      // JSON, not String(): a mutant may hold keys such as `toString` that make String() throw.
+      else target[key] = JSON.stringify(value) ?? "null";
       log.push(`tweak ${key}`);
     }
   }

@@ -1,7 +1,7 @@
 // The OTLP/HTTP transport under the official exporter pipeline (OTLPExporterBase and the export delegate
 // of @opentelemetry/otlp-exporter-base, the official serializers of @opentelemetry/otlp-transformer),
 // sending with Bun's native fetch. The packaged Node exporters send through node:http, whose socket
-// layer under Bun measured more CPU than encoding the spans (bench/telemetry.ts, docs/telemetry.md);
+// layer under Bun took more of a profiled traced turn than encoding the spans (docs/telemetry.md);
 // fetch sends the same bytes with the same headers. Retries follow the official retrying transport:
 // 429/502/503/504 and network errors, Retry-After honoured, all within the export's timeout.
 import type { ExportResponse, IExporterTransport } from "@opentelemetry/otlp-exporter-base";

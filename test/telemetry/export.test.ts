@@ -1,6 +1,9 @@
 // The SDK-backed tracer against a local OTLP/HTTP receiver: both encodings, explicit parents,
 // headers and resource, secrets scrubbed from attributes, and the sampler.
 import { afterEach, describe, expect, test } from "bun:test";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { TracerProvider, type ReadableSpan } from "@opentelemetry/sdk-trace";
 import { startTelemetry } from "../../src/telemetry/start.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
 
@@ -105,6 +108,32 @@ describe("OTLP/HTTP export", () => {
       unused.stop();
     }
   });
+});
+
+test("span records are encoded exactly as the SDK's own spans would be (ids and times aside)", async () => {
+  // The same two spans through the SDK's Tracer/Span classes, encoded by the official serializer...
+  const sdkSpans: ReadableSpan[] = [];
+  const provider = new TracerProvider({ spanProcessors: [{ onStart() {}, onEnd: (span) => void sdkSpans.push(span), forceFlush: async () => {}, shutdown: async () => {} }] });
+  const sdk = provider.getTracer("agent");
+  const parent = sdk.startSpan("chat", { kind: SpanKind.CLIENT, attributes: { "gen_ai.provider.name": "local", "gen_ai.usage.input_tokens": 3 } }, ROOT_CONTEXT);
+  const child = sdk.startSpan("execute_tool write", { attributes: { ok: true } }, trace.setSpan(ROOT_CONTEXT, parent));
+  child.setAttribute("error.type", "tool_error");
+  child.setStatus({ code: SpanStatusCode.ERROR, message: "tool_error" });
+  child.end();
+  parent.end();
+  const expected = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(sdkSpans)!);
+  // ...and through our tracer to the receiver.
+  receiver = startOtlpReceiver();
+  const tracer = await startTelemetry({ block: { endpoint: receiver.url, protocol: "http/json" }, env: {}, role: "cli" });
+  const ours = tracer.start("chat", { "gen_ai.provider.name": "local", "gen_ai.usage.input_tokens": 3 }, "client");
+  const tool = tracer.start("execute_tool write", { ok: true }, "internal", ours);
+  tool.fail("tool_error");
+  tool.end();
+  ours.end();
+  await tracer.shutdown();
+  const spansOf = (body: string) =>
+    (JSON.parse(body).resourceSpans[0].scopeSpans[0].spans as Record<string, unknown>[]).map((s) => ({ ...s, traceId: 1, spanId: 1, parentSpanId: s.parentSpanId ? 1 : 0, startTimeUnixNano: 1, endTimeUnixNano: 1 }));
+  expect(spansOf(new TextDecoder().decode(receiver.requests[0]!.body))).toEqual(spansOf(expected));
 });
 
 test("a collector answering 503 with Retry-After gets the spans again; a 400 drops them without failing anything", async () => {

@@ -22,13 +22,7 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
   const { runTui } = await import("../../tui/run.tsx");
   const clientFor = (h: DaemonHandle) => new DaemonClient({ url: h.url, token: h.token });
   return runTui({
-    client: async () => {
-      // bun:sqlite defers closing the session store until the statements drizzle prepared are collected.
-      // Collect them before the daemon opens the store, so the deferred close (a WAL checkpoint) cannot
-      // run in the middle of the daemon's start ("database is locked"). After the first frame: it costs.
-      Bun.gc(true);
-      return clientFor(await options.launch());
-    },
+    client: async () => clientFor(await options.launch()),
     sessionId: options.sessionId,
     where: "local daemon",
     historyFile: join(dataRoot(io.env), "prompt-history.jsonl"),

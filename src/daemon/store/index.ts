@@ -111,8 +111,14 @@ export class SessionStore {
     return this.metaTable.nextGeneration(this.id);
   }
 
+  /**
+   * Lets go of the database file now. A plain close would wait for every statement drizzle prepared to be
+   * garbage collected (sqlite3_close_v2), and the deferred close (a WAL checkpoint) could then run while
+   * another process (the daemon) opens or migrates the dir: "database is locked". `close(true)` finalizes
+   * them all and closes at once; a statement used afterwards throws "Database has closed".
+   */
   close(): void {
-    this.sqlite.close();
+    this.sqlite.close(true);
   }
 }
 
@@ -167,7 +173,7 @@ export function openSession(dir: string, options: StoreOptions = {}): SessionSto
   const { db, sqlite } = openSessionDb(dir);
   const meta = new MetaTable(db).get();
   if (!meta) {
-    sqlite.close();
+    sqlite.close(true);
     throw new Error(`the session store in ${dir} has no session metadata`);
   }
   return new SessionStore(dir, meta.id, db, sqlite, options);
@@ -215,6 +221,6 @@ function readMeta(dir: string): SessionMeta | null {
   try {
     return new MetaTable(drizzle({ client: legacy.sqlite, schema }) as SessionDb).get();
   } finally {
-    legacy.sqlite.close();
+    legacy.sqlite.close(true);
   }
 }

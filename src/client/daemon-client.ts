@@ -6,7 +6,7 @@
 import type { ClientOperationResult, OperationContext } from "../protocol/operation.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import type { SyncSnapshotBody, SyncStatus } from "../protocol/sync-shapes.ts";
-import { parseSse } from "./daemon-sse.ts";
+import { openWithin, parseSse, type SseOptions } from "./daemon-sse.ts";
 
 export class DaemonRequestError extends Error {
   constructor(
@@ -40,6 +40,8 @@ export interface DaemonClientOptions {
   retryDelayMs?: number;
   /** Attempts of one correlated command when the connection fails. */
   commandAttempts?: number;
+  /** When a silent /events stream counts as dead (default 35 s; tests pass a manual timer). */
+  liveness?: SseOptions;
 }
 
 export class DaemonClient {
@@ -83,6 +85,8 @@ export class DaemonClient {
   /**
    * Follows the session until `signal` aborts: snapshot, replay, live frames; resyncs after a lost
    * connection (same epoch: from the applied cursor) or after an epoch change or reset (from the origin).
+   * A stream silent past the liveness deadline (not even a heartbeat) is a lost connection: reported
+   * through onProblem, then followed again.
    */
   async follow(handlers: FollowHandlers, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
@@ -112,9 +116,9 @@ export class DaemonClient {
   }
 
   private async stream(after: string, handlers: FollowHandlers, signal: AbortSignal): Promise<void> {
-    const res = await this.request("GET", `/events?after=${encodeURIComponent(after)}`, undefined, signal);
+    const res = await openWithin((open) => this.request("GET", `/events?after=${encodeURIComponent(after)}`, undefined, open), signal, this.options.liveness);
     if (!res.ok) throw toError(res.status, (await res.json().catch(() => ({}))) as Record<string, unknown>);
-    for await (const msg of parseSse(res.body!)) {
+    for await (const msg of parseSse(res.body!, this.options.liveness)) {
       if ("comment" in msg) continue;
       if (msg.event === "reset") throw new DaemonRequestError(410, "reset_required", "the daemon reset the stream");
       if (msg.event !== "records" || !msg.id) continue;

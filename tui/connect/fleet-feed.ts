@@ -1,10 +1,10 @@
 // Keeps a FleetStore current (client-protocol.md, Fleet routes): fetch the catalog (every page of one
 // snapshot), then follow `GET /api/v1/events?after=<cursor>&expected_epoch=<epoch>` and apply each event.
-// A lost stream resumes from the last applied cursor after a growing wait; a reset, a 410 (stale cursor,
-// new epoch, expired snapshot) or an event of another epoch starts again from a new catalog. `refresh`
-// (the picker's `r`) fetches a new catalog at once.
+// A lost stream (closed, or silent past the liveness deadline) resumes from the last applied cursor after
+// a growing wait; a reset, a 410 (stale cursor, new epoch, expired snapshot) or an event of another epoch
+// starts again from a new catalog. `refresh` (the picker's `r`) fetches a new catalog at once.
 import type { FleetEvent } from "../../src/protocol/fleet-event.ts";
-import { parseSse } from "../../src/client/daemon-sse.ts";
+import { openWithin, parseSse, type SseOptions } from "../../src/client/daemon-sse.ts";
 import type { CatalogPage, FleetStore } from "./fleet-store.ts";
 
 /** A GET on the gateway with the caller's token and transport. */
@@ -20,6 +20,8 @@ export class FleetRequestError extends Error {
 export interface FleetFeedOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** When a silent fleet stream (no event, no heartbeat) counts as dead: shown as reconnecting, then resumed. */
+  liveness?: SseOptions;
 }
 
 export class FleetFeed {
@@ -79,11 +81,11 @@ export class FleetFeed {
 
   private async follow(signal: AbortSignal): Promise<void> {
     const query = `after=${encodeURIComponent(this.store.cursor!)}&expected_epoch=${encodeURIComponent(this.store.epoch!)}`;
-    const res = await this.get(`/api/v1/events?${query}`, signal);
+    const res = await openWithin((open) => this.get(`/api/v1/events?${query}`, open), signal, this.options.liveness);
     if (!res.ok) throw await refusal(res);
     this.attempts = 0;
     this.store.setFeed("live");
-    for await (const msg of parseSse(res.body!)) {
+    for await (const msg of parseSse(res.body!, this.options.liveness)) {
       if ("comment" in msg || !msg.data) continue;
       const event = JSON.parse(msg.data) as FleetEvent;
       if (!this.store.apply(event)) {

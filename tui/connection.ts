@@ -1,7 +1,9 @@
 // Keeps the view attached to its session: follows the record stream through DaemonClient (which replays
 // from the last applied cursor, or rebuilds from a new snapshot after an epoch change or reset) and, when
-// the connection drops, waits with exponential backoff before following again. A local launcher may pass
-// `recover` to start the session's daemon again when it is gone; remote clients (the gateway proxy) do not.
+// the connection drops (closed, refused, or silent past the client's liveness deadline: not even a
+// heartbeat for 35 s), shows the banner and waits with exponential backoff before following again. A
+// local launcher may pass `recover` to start the session's daemon again when it is gone; remote clients
+// (the gateway proxy) do not.
 import type { DaemonClient } from "../src/client/daemon-client.ts";
 import type { ViewStore } from "./view-store.ts";
 

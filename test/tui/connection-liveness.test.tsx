@@ -22,7 +22,7 @@ afterEach(async () => {
 /** Forwards to `port`; while frozen, what the daemon sends is held back (the sockets stay open). */
 async function freezingProxy(port: number) {
   let frozen = false;
-  const held: { client: Socket; chunk: Buffer }[] = [];
+  const held: { client: Socket; chunk: string | Uint8Array }[] = [];
   const proxy = createServer((client) => {
     const upstream = connect(port, "127.0.0.1");
     client.on("data", (chunk) => upstream.write(chunk));

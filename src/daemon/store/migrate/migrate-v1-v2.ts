@@ -56,7 +56,7 @@ export function migrateV1ToV2(dir: string, options: MigrationOptions = {}): void
     // A consistent snapshot of the original (WAL content included), written without touching it.
     original.prepare("VACUUM INTO ?").run(join(paths.staging, STORE_FILE));
     // Brings the copy's schema to this binary's (and sets WAL, FULL sync, 0600).
-    openSessionDb(paths.staging).sqlite.close();
+    openSessionDb(paths.staging).sqlite.close(true);
     syncPath(join(paths.staging, STORE_FILE));
     syncPath(join(paths.staging, "store"));
     const sessionId = String((original.query("SELECT id FROM session_meta").get() as { id: string } | null)?.id ?? "");

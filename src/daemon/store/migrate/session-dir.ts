@@ -69,7 +69,7 @@ export function openStoreReadOnly(dir: string): ReadOnlyStore | null {
     sqlite.exec("PRAGMA busy_timeout = 5000");
     refuseNewerSchema(sqlite, embeddedSessionMigrations(), "this session store", file);
   } catch (error) {
-    sqlite.close();
+    sqlite.close(true);
     throw error;
   }
   return { sqlite, layout, legacy: layout < LAYOUT_VERSION };

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import { makeProject, startSession, waitFor } from "./harness.ts";
+import { twoModelConfig } from "./two-model-config.ts";
 
 let fakes: ProviderFake[] = [];
 afterEach(async () => {
@@ -16,16 +17,7 @@ function setup(main: FakeStep[], mini: FakeStep[], daemon = "retry: { max_retrie
   const m = startProviderFake("a_messages", main);
   const s = startProviderFake("a_messages", mini);
   fakes.push(m, s);
-  const config = `providers:
-  fake: { kind: { type: custom_a_compatible }, url: "${m.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-  small: { kind: { type: custom_a_compatible }, url: "${s.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-models:
-  m: { provider: fake, class: full, context_window: 100000 }
-  s: { provider: small, class: mini, context_window: 32000 }
-defaults: { full: m, mini: s }
-default_permission_matcher: bypass
-daemon: { ${daemon} }
-${extra}`;
+  const config = twoModelConfig({ main: m, mini: s, daemon, extra });
   return { main: m, mini: s, project: makeProject(config) };
 }
 

@@ -9,6 +9,7 @@ import { openSession } from "../../src/daemon/store/index.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import { newOperation, tempSessionDir, TOKEN } from "../daemon/harness.ts";
 import { makeProject, waitFor, type Project } from "./harness.ts";
+import { twoModelConfig } from "./two-model-config.ts";
 
 let fakes: ProviderFake[] = [];
 let daemons: RunningDaemon[] = [];
@@ -26,16 +27,7 @@ function project(main: FakeStep[], mini: FakeStep[], daemon = ""): { project: Pr
   const m = startProviderFake("a_messages", main);
   const s = startProviderFake("a_messages", mini);
   fakes.push(m, s);
-  const config = `providers:
-  fake: { kind: { type: custom_a_compatible }, url: "${m.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-  small: { kind: { type: custom_a_compatible }, url: "${s.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-models:
-  m: { provider: fake, class: full, context_window: 100000 }
-  s: { provider: small, class: mini, context_window: 32000 }
-defaults: { full: m, mini: s }
-default_permission_matcher: bypass
-daemon: { retry: { max_retries: 0 }, compaction_max_retries: 0${daemon} }
-`;
+  const config = twoModelConfig({ main: m, mini: s, daemon: `retry: { max_retries: 0 }, compaction_max_retries: 0${daemon}` });
   return { project: makeProject(config), main: m, mini: s };
 }
 

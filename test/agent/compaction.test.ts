@@ -10,6 +10,7 @@ import { describeEvent } from "../../src/cli/exec-progress.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
 import { makeProject, startSession, waitFor } from "./harness.ts";
+import { twoModelConfig } from "./two-model-config.ts";
 
 let fakes: ProviderFake[] = [];
 afterEach(async () => {
@@ -31,8 +32,6 @@ export function bigFile(): string {
   return lines.join("");
 }
 
-const KINDS: Record<Dialect, string> = { a_messages: "custom_a_compatible", b_chat_completions: "custom_b_compatible", b_responses: "custom_b_responses" };
-
 export function twoFakes(main: FakeStep[], mini: FakeStep[], dialect: Dialect = "a_messages"): { main: ProviderFake; mini: ProviderFake; dialect: Dialect } {
   const m = startProviderFake(dialect, main);
   const s = startProviderFake(dialect, mini);
@@ -41,17 +40,7 @@ export function twoFakes(main: FakeStep[], mini: FakeStep[], dialect: Dialect = 
 }
 
 export function compactionConfig(f: { main: ProviderFake; mini: ProviderFake; dialect: Dialect }, daemon = "retry: { max_retries: 0 }"): string {
-  const kind = KINDS[f.dialect];
-  return `providers:
-  fake: { kind: { type: ${kind} }, url: "${f.main.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-  small: { kind: { type: ${kind} }, url: "${f.mini.base}", auth: { type: static_key, key: sk-test-key-0123456789 } }
-models:
-  m: { provider: fake, class: full, context_window: ${WINDOW}, compaction_threshold: 0.6, max_output_tokens_per_turn: ${MAX_OUT} }
-  s: { provider: small, class: mini, context_window: 32000 }
-defaults: { full: m, mini: s }
-default_permission_matcher: bypass
-daemon: { ${daemon} }
-`;
+  return twoModelConfig({ ...f, daemon, model: `context_window: ${WINDOW}, compaction_threshold: 0.6, max_output_tokens_per_turn: ${MAX_OUT}` });
 }
 
 const readCall = (id: string, path: string) => ({ id, name: "read", arguments: JSON.stringify({ path }) });

@@ -8,6 +8,7 @@ import { installFleet, type FleetService } from "../../../src/gateway/fleet/serv
 import type { FleetLimits } from "../../../src/gateway/fleet/limits.ts";
 import type { Scheduler } from "../../../src/gateway/fleet/scheduler.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
+import { readSse, type SseEvent } from "../../daemon/harness.ts";
 
 export class FakeScheduler implements Scheduler {
   private readonly jobs = new Set<{ ms: number; fn: () => void }>();
@@ -102,30 +103,15 @@ export function credentialDir(token: string): string {
 
 /** Parses an SSE body into events (id + parsed data), stopping when `enough` says so. */
 export async function readEvents(res: Response, enough: (events: { id?: string; data: any }[]) => boolean): Promise<{ id?: string; data: any }[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: { id?: string; data: any }[] = [];
-  let buffer = "";
-  try {
-    while (!enough(events)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let at: number;
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        let id: string | undefined;
-        let data = "";
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id: ")) id = line.slice(4);
-          else if (line.startsWith("data: ")) data += line.slice(6);
-        }
-        if (data) events.push({ id, data: JSON.parse(data) });
-      }
+  const parsed: { id?: string; data: any }[] = [];
+  let seen = 0;
+  const parse = (events: SseEvent[]) => {
+    for (; seen < events.length; seen++) {
+      const e = events[seen]!;
+      if (e.event !== "comment" && e.data) parsed.push({ id: e.id, data: JSON.parse(e.data) });
     }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return events;
+    return parsed;
+  };
+  parse(await readSse(res, (events) => enough(parse(events))));
+  return parsed;
 }

@@ -169,12 +169,18 @@ describe("a subagent's permission asks go to the root session's client", () => {
       return { turn: { text: "finished" } };
     });
 
-  test("allowed: the ask names the subagent, the answer runs the call, the parent gets the report", async () => {
+  /** A session whose subagent's write is waiting on the root client's answer. */
+  const delegatedWriteAsked = async () => {
     fake = writer();
     const p = makeProject(routedConfig(fake));
     const r = await startSession(p, { gate: askingForWrites(), interactive: true });
     r.session.submit({ text: "delegate a write" });
     await waitFor(() => r.of("interrogative_opened").length === 1, "the subagent's question");
+    return { p, r };
+  };
+
+  test("allowed: the ask names the subagent, the answer runs the call, the parent gets the report", async () => {
+    const { p, r } = await delegatedWriteAsked();
     const q = r.of("interrogative_opened")[0]!.interrogative;
     const sub = r.of("subagent_started")[0]!;
     expect(q).toMatchObject({ kind: "permission", tool: "write", subagent: { id: sub.subagent_id, name: "general" } });
@@ -185,15 +191,11 @@ describe("a subagent's permission asks go to the root session's client", () => {
     expect(readFileSync(join(p.root, "out.txt"), "utf8")).toBe("from the subagent\n");
     expect(parentRequests().at(-1)!.results.call_t).toStartWith("REPORT: ");
     expect(r.of("subagent_completed")[0]!.status).toBe("completed");
-    expect(fake.violations).toEqual([]);
+    expect(fake!.violations).toEqual([]);
   });
 
   test("denied: the subagent reads the user's message and nothing is written", async () => {
-    fake = writer();
-    const p = makeProject(routedConfig(fake));
-    const r = await startSession(p, { gate: askingForWrites(), interactive: true });
-    r.session.submit({ text: "delegate a write" });
-    await waitFor(() => r.of("interrogative_opened").length === 1, "the subagent's question");
+    const { p, r } = await delegatedWriteAsked();
     r.session.answer(r.of("interrogative_opened")[0]!.interrogative.id, { decision: "deny", message: "not in this repo" });
     await r.session.idle();
     expect(existsSync(join(p.root, "out.txt"))).toBe(false);
@@ -202,11 +204,7 @@ describe("a subagent's permission asks go to the root session's client", () => {
   });
 
   test("interrupting the parent withdraws the subagent's ask and cancels it", async () => {
-    fake = writer();
-    const p = makeProject(routedConfig(fake));
-    const r = await startSession(p, { gate: askingForWrites(), interactive: true });
-    r.session.submit({ text: "delegate a write" });
-    await waitFor(() => r.of("interrogative_opened").length === 1, "the subagent's question");
+    const { p, r } = await delegatedWriteAsked();
     const q = r.of("interrogative_opened")[0]!.interrogative;
     r.session.interrupt();
     await r.session.idle();

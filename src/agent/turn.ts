@@ -73,19 +73,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
       }
       const results = await runToolCalls(
         calls,
-        {
-          turnId,
-          resultsMessageId: rt.newId("msg"),
-          tools: (name) => rt.tools.get(name),
-          toolNames: () => rt.tools.list().map((t) => t.name),
-          ctx: rt.toolContext,
-          clock: rt.clock,
-          maxConcurrent: rt.model.max_tool_batch_size,
-          emit,
-          authorize: rt.authorize,
-          scrub: rt.scrub,
-          tracer: rt.tracer,
-        },
+        { ...toolCallsDeps(rt, turnId), maxConcurrent: rt.model.max_tool_batch_size, emit, authorize: rt.authorize, scrub: rt.scrub, tracer: rt.tracer },
         signal,
       );
       toolTurns++;
@@ -192,8 +180,8 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
   return { stream, usage: stream.usage, ...(error ? { error } : {}) };
 }
 
-/** Answers calls without running them: cancelled (aborted signal) or refused by `authorize`. */
-function unrunDeps(rt: AgentRuntime, turnId: string, authorize: ToolCallsDeps["authorize"]): ToolCallsDeps {
+/** What every batch of tool calls in this turn shares: the turn, the tools, their context and clock. */
+function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "ctx" | "clock"> {
   return {
     turnId,
     resultsMessageId: rt.newId("msg"),
@@ -201,9 +189,10 @@ function unrunDeps(rt: AgentRuntime, turnId: string, authorize: ToolCallsDeps["a
     toolNames: () => rt.tools.list().map((t) => t.name),
     ctx: rt.toolContext,
     clock: rt.clock,
-    maxConcurrent: 1,
-    emit: (e) => rt.emit(e),
-    authorize,
-    scrub: (t) => t,
   };
+}
+
+/** Answers calls without running them: cancelled (aborted signal) or refused by `authorize`. */
+function unrunDeps(rt: AgentRuntime, turnId: string, authorize: ToolCallsDeps["authorize"]): ToolCallsDeps {
+  return { ...toolCallsDeps(rt, turnId), maxConcurrent: 1, emit: (e) => rt.emit(e), authorize, scrub: (t) => t };
 }

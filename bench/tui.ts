@@ -213,7 +213,7 @@ const ink = render(createElement(App, { store, actions, onExit: () => {} }), {
   incrementalRendering: true,
   onRender: ({ renderTime }) => frameTimes.push(renderTime),
 });
-const snapshot = { version: 1, session_id: "ses_bench", daemon_epoch: "e", cursor: "c", origin_cursor: "o", seq: String(seq), catalog_revision: "1", features: [], session_state: "running", turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] }, actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true }, history_checkpoint: null, operation_window: null } as SyncSnapshotBody;
+const snapshot = { version: 1, session_id: "ses_bench", daemon_epoch: "e", cursor: "c", origin_cursor: "o", seq: String(seq), catalog_revision: "1", features: [], session_state: "running", turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] }, active: { facet: "execute", model: "bench" }, actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true }, history_checkpoint: null, operation_window: null } as SyncSnapshotBody;
 store.onSnapshot(snapshot, true);
 for (let i = 0; i < history.length; i += 256) store.onRecords(history.slice(i, i + 256));
 await ink.waitUntilRenderFlush();

@@ -53,6 +53,10 @@ export interface ViewState {
   turnId: string | null;
   model: string | null;
   facet: string | null;
+  /** The daemon catalog's revision (the context meter reads the models' windows again when it changes). */
+  catalogRevision: string | null;
+  /** The seq the snapshot's facet and model are true at: records up to it do not change them. */
+  activeSeq: number;
   /** The newest assistant message's usage: what the context holds now. */
   lastUsage: Usage | null;
   /** Tokens used since the session started (input + output of every message). */
@@ -76,6 +80,8 @@ export function emptyViewState(): ViewState {
     turnId: null,
     model: null,
     facet: null,
+    activeSeq: 0,
+    catalogRevision: null,
     lastUsage: null,
     totalTokens: 0,
     queue: [],
@@ -93,6 +99,15 @@ export function applySnapshot(state: ViewState, snap: SyncSnapshotBody): void {
   state.queue = [...snap.turn.queue];
   state.pending = [...snap.turn.pending_interrogatives];
   state.sessionState = snap.session_state;
+  state.catalogRevision = snap.catalog_revision;
+  // The facet and model from the start, before any turn (a daemon without the field sends none). The
+  // records replayed after a snapshot include older ones: only a record newer than it changes them.
+  const active = snap.active ?? null;
+  if (active) {
+    state.facet = active.facet;
+    state.model = active.model;
+    state.activeSeq = Number(snap.seq);
+  }
 }
 
 function userText(content: { type: string; text?: string }[]): string {
@@ -144,9 +159,14 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
       case "turn_started":
         state.busy = true;
         state.turnId = r.turn_id;
-        state.model = r.model;
-        state.facet = r.facet;
+        if (state.lastSeq > state.activeSeq) {
+          state.model = r.model;
+          state.facet = r.facet;
+        }
         state.progress = null;
+        break;
+      case "assistant_message_started":
+        // Ignored: the engine's fold above opens the message; the screen draws its parts as they start.
         break;
       case "part_started":
         if (r.kind === "tool_call") {
@@ -219,12 +239,14 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         push({ kind: "notice", id: `notice:${r.seq}`, level: r.level, message: r.message, done: true });
         break;
       case "facet_changed":
-        state.facet = r.facet;
-        state.model = r.model;
+        if (state.lastSeq > state.activeSeq) {
+          state.facet = r.facet;
+          state.model = r.model;
+        }
         push(info(r.seq, `facet: ${r.facet} (was ${r.previous}) · model ${r.model}`));
         break;
       case "model_changed":
-        state.model = r.model;
+        if (state.lastSeq > state.activeSeq) state.model = r.model;
         push(info(r.seq, `model: ${r.model} (was ${r.previous})`));
         break;
       case "context_cleared":
@@ -257,6 +279,9 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
       case "subagent_progress":
         update(r.subagent_id, (b) => (b.kind === "subagent" && !b.done ? { ...b, activity: r.activity === "tool_call" ? `→ ${r.text}` : r.text } : b));
         break;
+      case "subagent_stalled":
+        update(r.subagent_id, (b) => (b.kind === "subagent" && !b.done ? { ...b, activity: `no activity for ${Math.round(r.idle_ms / 1000)} s; reconnecting its model stream` } : b));
+        break;
       case "subagent_completed":
         update(r.subagent_id, (b) => (b.kind === "subagent" ? { ...b, status: r.status, report: r.error ? `${r.error.code}: ${r.error.message}` : r.report, activity: null, done: true } : b));
         break;
@@ -264,8 +289,19 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         state.sessionState = r.state;
         if (r.state !== "running") state.busy = false;
         break;
-      default:
+      case "daemon_catalog_changed":
+        // The context meter's model windows come from the catalog: a new revision is read again.
+        state.catalogRevision = r.catalog_revision;
         break;
+      case "operation_result":
+        // Ignored: SessionActions reads a command's result from its response, and a retry with the same
+        // operation id answers with the stored one; the record serves clients that keep no request open.
+        break;
+      default: {
+        // Every variant has its case (a new one does not compile here); a newer daemon's unknown record is skipped.
+        const unknown: never = r;
+        void unknown;
+      }
     }
   }
 }

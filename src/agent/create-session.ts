@@ -100,6 +100,8 @@ export interface CreatedSession {
   model: ResolvedModel;
   provider: ResolvedProvider;
   facet: string;
+  /** The facet and model in effect now (they switch with /facet, /model): what a host reports as session state. */
+  modes: SessionModes;
   /** Things worth telling the user (skipped symlinks, disabled required tools). */
   notices: string[];
   /** What the daemon catalog describes live: loaded skills, the session's tools and tool servers. */
@@ -351,5 +353,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") reminders.noteFileSeen(path);
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
 }

@@ -62,6 +62,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
         // The offline demo is labelled where a person sees it: a notice at the top of the conversation.
         notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
+        active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef() }),
         // The daemon records from here on: extensions waiting for approval are asked now, and loading
         // one (like a tool server change) republishes the catalog.
         watchCatalog: (changed) => {

@@ -3,7 +3,7 @@
 import type { EngineEvent } from "../agent/events.ts";
 import type { EngineSession } from "../agent/session-api.ts";
 import { DAEMON_FEATURES } from "../protocol/features.ts";
-import type { SyncStatus, SyncSnapshotBody } from "../protocol/sync-shapes.ts";
+import type { ActiveMode, SyncStatus, SyncSnapshotBody } from "../protocol/sync-shapes.ts";
 import { TokenSigner } from "../protocol/tokens.ts";
 import { newId } from "../util/ids.ts";
 import { CatalogPublisher, type CatalogSource } from "./catalog.ts";
@@ -38,6 +38,8 @@ export interface HostedEngine {
    * failed); the daemon republishes, and only a real content change makes a new revision.
    */
   watchCatalog?: (changed: () => void) => void;
+  /** The facet and model in effect now, for the snapshot (a new session has no turn_started to tell). */
+  active?: () => ActiveMode;
 }
 
 export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
@@ -73,6 +75,7 @@ export class Daemon {
   readonly now: () => number;
   private stopping: Promise<void> | null = null;
   private secrets: string[] = [];
+  private active: (() => ActiveMode) | null = null;
 
   private constructor(
     readonly store: SessionStore,
@@ -140,6 +143,7 @@ export class Daemon {
     });
     this.secrets = (hosted.secrets ?? []).filter((v) => v.length >= 4);
     this.host.attach(hosted.engine);
+    this.active = hosted.active ?? null;
     if (hosted.catalog) this.catalog.publish(hosted.catalog);
     hosted.watchCatalog?.(() => {
       this.catalog.publish();
@@ -169,6 +173,7 @@ export class Daemon {
       features: [...DAEMON_FEATURES],
       session_state: meta.state,
       turn: { busy: this.host.busy, turn_id: this.host.turnId, queue: [...this.host.queue], pending_interrogatives: [...this.host.pending.values()] },
+      active: this.host.attached && this.active ? this.active() : null,
       actions: {
         prompt: running,
         dequeue: running && this.host.queue.length > 0,

@@ -34,6 +34,13 @@ export const ActionAvailabilitySchema = Type.Object({
   history: Type.Boolean(),
 });
 
+/** The facet and model the session's next turn runs with: session state (/facet, /model), not catalog state. */
+export const ActiveModeSchema = Type.Object({
+  facet: Type.String(),
+  model: Type.String({ description: "A model name, or `name(level)` when a reasoning level other than the model's default was chosen." }),
+});
+export type ActiveMode = Static<typeof ActiveModeSchema>;
+
 export const SyncSnapshot = Type.Object({
   version: Type.Literal(1),
   session_id: Type.String(),
@@ -45,6 +52,9 @@ export const SyncSnapshot = Type.Object({
   features: Type.Array(Type.String()),
   session_state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),
   turn: TurnStateSchema,
+  active: Type.Union([ActiveModeSchema, Type.Null()], {
+    description: "The active facet and model, known from the start (before any turn); null while no engine runs (a stopped session). facet_changed, model_changed and turn_started records update it.",
+  }),
   actions: ActionAvailabilitySchema,
   history_checkpoint: Type.Union([Type.String(), Type.Null()]),
   operation_window: Type.Union([OperationWindowSchema, Type.Null()]),

@@ -27,6 +27,7 @@ function snapshot(over: Partial<SyncSnapshotBody> = {}): SyncSnapshotBody {
     features: [],
     session_state: "running",
     turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] },
+    active: null,
     actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true },
     history_checkpoint: null,
     operation_window: null,

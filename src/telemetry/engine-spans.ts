@@ -52,28 +52,30 @@ export async function traceTurn<T extends { stop: string; error?: { code: string
 
 /**
  * Runs one tool call inside an `execute_tool <name>` span (a child of the turn whose tool context
- * `scope` is); `status` reads the call's result once it ran.
+ * `scope` is); `status` reads the call's result once it ran. A throw marks the span failed (with the
+ * error's kind) and is rethrown.
  */
 export function traceToolCall(tracer: Tracer | undefined, scope: object, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
   if (!tracer?.enabled) return fn();
-  const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.call_id };
-  return tracer.run(
-    `execute_tool ${call.name}`,
-    attributes,
-    async (span) => {
-      toolSpans.set(call.call_id, span);
-      try {
-        await fn();
-      } finally {
-        toolSpans.delete(call.call_id);
-      }
-      const result = status();
-      span.setAttributes({ "agent.tool.status": result });
-      if (result === "error") span.fail("tool_error");
-    },
-    "internal",
-    turnSpans.get(scope),
-  );
+  return tracedToolCall(tracer, scope, call, status, fn);
+}
+
+async function tracedToolCall(tracer: Tracer, scope: object, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
+  const span = tracer.start(`execute_tool ${call.name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.call_id }, "internal", turnSpans.get(scope));
+  toolSpans.set(call.call_id, span);
+  try {
+    await fn();
+  } catch (error) {
+    span.fail(errorKind(error));
+    span.end();
+    throw error;
+  } finally {
+    toolSpans.delete(call.call_id);
+  }
+  const result = status();
+  span.setAttributes({ "agent.tool.status": result });
+  if (result === "error") span.fail("tool_error");
+  span.end();
 }
 
 export interface ProviderSpanInfo {
@@ -87,56 +89,91 @@ export interface ProviderSpanInfo {
 
 /**
  * Wraps a provider call's event stream in a `chat` client span: model, token usage, stop reason and the
- * number of retries. Without an enabled tracer the stream is returned as it is. The wrapper forwards
- * `next` with one `then` rather than through another async generator (measurably cheaper per event).
+ * number of retries. Without an enabled tracer the stream is returned as it is.
  */
 export function traceProviderCall(tracer: Tracer | undefined, info: ProviderSpanInfo, events: AsyncGenerator<StreamEvent>): AsyncGenerator<StreamEvent> {
   if (!tracer?.enabled) return events;
-  const span = tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client", turnSpans.get(info.scope));
-  let retries = 0;
-  let usage: Usage | null = null;
-  let stop: string | null = null;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    span.setAttributes({ "gen_ai.request.model": info.model() || undefined, "agent.provider.retries": retries, "gen_ai.response.finish_reasons": stop ?? undefined, ...(usage ? usageAttributes(usage) : {}) });
-    span.end();
-  };
-  const observe = (result: IteratorResult<StreamEvent>): IteratorResult<StreamEvent> => {
-    if (result.done) end();
+  return new ChatSpanStream(tracer.start("chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": info.provider, "agent.provider.protocol": info.protocol }, "client", turnSpans.get(info.scope)), info, events);
+}
+
+/**
+ * The provider stream seen through its chat span: `next` forwards with one `then` per event (a second
+ * async generator cost more), and the span's figures are fields of the wrapper (one object per provider
+ * request, not a closure per figure).
+ */
+class ChatSpanStream implements AsyncGenerator<StreamEvent> {
+  private retries = 0;
+  private usage: Usage | null = null;
+  private stop: string | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly span: TraceSpan,
+    private readonly info: ProviderSpanInfo,
+    private readonly events: AsyncGenerator<StreamEvent>,
+  ) {}
+
+  private readonly observe = (result: IteratorResult<StreamEvent>): IteratorResult<StreamEvent> => {
+    if (result.done) this.end();
     else {
       const e = result.value;
-      if (e.type === "retry") retries++;
-      else if (e.type === "usage") usage = e.usage;
+      if (e.type === "retry") this.retries++;
+      else if (e.type === "usage") this.usage = e.usage;
       else if (e.type === "done") {
-        usage = e.usage;
-        stop = e.stop_reason;
+        this.usage = e.usage;
+        this.stop = e.stop_reason;
       }
     }
     return result;
   };
-  const failed = (error: unknown): never => {
-    if (!ended) {
+
+  private readonly failed = (error: unknown): never => {
+    if (!this.ended) {
       const status = (error as { status?: unknown }).status;
-      span.setAttributes({ "http.response.status_code": typeof status === "number" ? status : undefined });
-      span.fail(errorKind(error));
-      end();
+      this.span.setAttributes({ "http.response.status_code": typeof status === "number" ? status : undefined });
+      this.span.fail(errorKind(error));
+      this.end();
     }
     throw error;
   };
-  const wrapped: AsyncGenerator<StreamEvent> = {
-    next: (...args) => events.next(...args).then(observe, failed),
-    return: (value) => {
-      end();
-      return events.return(value);
-    },
-    throw: (error) => events.throw(error).then(observe, failed),
-    [Symbol.asyncIterator]: () => wrapped,
-    [Symbol.asyncDispose]: async () => {
-      end();
-      await events.return(undefined);
-    },
-  };
-  return wrapped;
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const usage = this.usage;
+    // Cache and reasoning counts only when there are some (as usageAttributes).
+    this.span.setAttributes({
+      "gen_ai.request.model": this.info.model() || undefined,
+      "agent.provider.retries": this.retries,
+      "gen_ai.response.finish_reasons": this.stop ?? undefined,
+      "gen_ai.usage.input_tokens": usage?.input_tokens,
+      "gen_ai.usage.output_tokens": usage?.output_tokens,
+      "agent.usage.cache_read_tokens": usage?.cache_read_tokens || undefined,
+      "agent.usage.cache_write_tokens": usage?.cache_write_tokens || undefined,
+      "agent.usage.reasoning_tokens": usage?.reasoning_tokens || undefined,
+    });
+    this.span.end();
+  }
+
+  next(value?: unknown): Promise<IteratorResult<StreamEvent>> {
+    return this.events.next(value).then(this.observe, this.failed);
+  }
+
+  return(value: unknown): Promise<IteratorResult<StreamEvent>> {
+    this.end();
+    return this.events.return(value as never);
+  }
+
+  throw(error: unknown): Promise<IteratorResult<StreamEvent>> {
+    return this.events.throw(error).then(this.observe, this.failed);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.end();
+    await this.events.return(undefined as never);
+  }
 }

@@ -106,12 +106,10 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const parentBased = settings.sampler.type === "ratio" && settings.sampler.parentBased;
   const open = (name: string, attributes: SpanAttributes | undefined, kind: SpanKindName, parent: TraceSpan | undefined): SpanRecord => {
     const up = parent instanceof SpanRecord ? parent : undefined;
-    const parentContext = up?.spanContext();
-    const traceId = parentContext ? parentContext.traceId : ids.generateTraceId();
+    const traceId = up ? up.traceId : ids.generateTraceId();
     const spanKind = KINDS[kind];
     const sampled = up && parentBased ? up.sampled : decide.shouldSample(ROOT_CONTEXT, traceId, name, spanKind, attributes ?? {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const context = { traceId, spanId: ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState: parentContext?.traceState };
-    return new SpanRecord(sink, context, name, spanKind, parentContext, up, attributes);
+    return new SpanRecord(sink, traceId, ids.generateSpanId(), sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, up?.traceState, name, spanKind, up, up, attributes);
   };
 
   let stopped = false;

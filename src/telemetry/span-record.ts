@@ -4,7 +4,7 @@
 // times what the span is worth (attribute maps validated and copied two or three times, a context object
 // per child, clock conversions, self-metrics closures). A record holds only what the export reads; its
 // times are kept as clock readings and turned into OpenTelemetry's [seconds, nanoseconds] when encoded.
-import { SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanKind, type SpanStatus } from "@opentelemetry/api";
+import { SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanKind, type SpanStatus, type TraceState } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { SpanAttributes, TraceSpan } from "./tracer.ts";
@@ -49,7 +49,11 @@ function adoptable(attributes: SpanAttributes, scrub: (value: string) => string)
   return count;
 }
 
-export class SpanRecord implements ReadableSpan, TraceSpan {
+/**
+ * A record is also its own SpanContext (ids, flags, trace state), and a child's parent context is its
+ * parent record: no context object per span.
+ */
+export class SpanRecord implements ReadableSpan, TraceSpan, SpanContext {
   attributes: Attributes;
   status: SpanStatus = UNSET;
   droppedAttributesCount = 0;
@@ -70,7 +74,10 @@ export class SpanRecord implements ReadableSpan, TraceSpan {
    */
   constructor(
     private readonly sink: SpanSink,
-    private readonly context: SpanContext,
+    readonly traceId: string,
+    readonly spanId: string,
+    readonly traceFlags: number,
+    readonly traceState: TraceState | undefined,
     readonly name: string,
     readonly kind: SpanKind,
     readonly parentSpanContext: SpanContext | undefined,
@@ -90,11 +97,11 @@ export class SpanRecord implements ReadableSpan, TraceSpan {
   }
 
   spanContext(): SpanContext {
-    return this.context;
+    return this;
   }
 
   get sampled(): boolean {
-    return (this.context.traceFlags & TraceFlags.SAMPLED) !== 0;
+    return (this.traceFlags & TraceFlags.SAMPLED) !== 0;
   }
 
   get startTime(): HrTime {

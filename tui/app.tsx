@@ -11,6 +11,8 @@ import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
 import { describeError, type SessionActions } from "./session-actions.ts";
 import { helpText, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
+import type { FacetColorTable } from "./theme/facet-colors.ts";
+import { useTheme } from "./theme/theme.ts";
 import type { ViewStore } from "./view-store.ts";
 
 export interface AppProps {
@@ -22,10 +24,13 @@ export interface AppProps {
   killQuestion?: string;
   /** Prompt history (Up/Down); by default this view's own. */
   history?: PromptHistory;
+  /** Each facet's colors from the daemon catalog (the status line paints the active facet's name). */
+  facetColors?: FacetColorTable;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
+  const colors = useTheme().colors;
   const s = store.state;
   const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
   const [details, setDetails] = useState(false);
@@ -130,7 +135,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
         ))}
         {s.queue.length ? <Text dimColor>{"  (Up on an empty prompt takes back the newest)"}</Text> : null}
         <ConnectionBanner health={store.health} />
-        {flash ? <Text color="red">{flash}</Text> : null}
+        {flash ? <Text color={colors.error}>{flash}</Text> : null}
         {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
         {dialog === "confirm" ? <ConfirmDialog text={killQuestion} onResult={kill} active /> : null}
         {dialog === "question" && question && live ? (
@@ -155,6 +160,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           progress={s.progress}
           model={s.model}
           facet={s.facet}
+          facetColors={s.facet ? facetColors?.get(s.facet) : undefined}
           usage={s.lastUsage}
           contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
           sessionState={s.sessionState}

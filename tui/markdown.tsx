@@ -3,6 +3,7 @@
 // so half-streamed text (an unclosed fence, a lone `**`) renders sensibly while it grows.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
+import { useTheme, type Palette } from "./theme/theme.ts";
 
 export type MdBlock =
   | { type: "code"; lang: string; lines: string[] }
@@ -62,27 +63,28 @@ export function parseInline(text: string): Inline[] {
 }
 
 function InlineText({ text, color }: { text: string; color?: string }): ReactNode {
+  const c = useTheme().colors;
   return (
     <Text color={color} wrap="wrap">
       {parseInline(text).map((s, i) => {
-        if (s.style === "code") return <Text key={i} color="cyan">{s.text}</Text>;
+        if (s.style === "code") return <Text key={i} color={c.code}>{s.text}</Text>;
         if (s.style === "bold") return <Text key={i} bold>{s.text}</Text>;
         if (s.style === "italic") return <Text key={i} italic>{s.text}</Text>;
-        if (s.style === "link") return <Text key={i} underline color="blue">{s.text}<Text dimColor>{` (${s.url})`}</Text></Text>;
+        if (s.style === "link") return <Text key={i} underline color={c.link}>{s.text}<Text dimColor>{` (${s.url})`}</Text></Text>;
         return s.text;
       })}
     </Text>
   );
 }
 
-function renderBlock(b: MdBlock, key: number): ReactNode {
+function renderBlock(b: MdBlock, key: number, c: Palette): ReactNode {
   switch (b.type) {
     case "code":
       return (
         <Box key={key} flexDirection="column" paddingLeft={2}>
           {b.lang ? <Text dimColor>{b.lang}</Text> : null}
           {b.lines.map((l, i) => (
-            <Text key={i} color="yellow">{l || " "}</Text>
+            <Text key={i} color={c.code_block}>{l || " "}</Text>
           ))}
         </Box>
       );
@@ -99,7 +101,7 @@ function renderBlock(b: MdBlock, key: number): ReactNode {
       return (
         <Box key={key}>
           <Text dimColor>│ </Text>
-          <InlineText text={b.text} color="gray" />
+          <InlineText text={b.text} color={c.muted} />
         </Box>
       );
     case "rule":
@@ -112,5 +114,6 @@ function renderBlock(b: MdBlock, key: number): ReactNode {
 }
 
 export const Markdown = memo(function Markdown({ text }: { text: string }): ReactNode {
-  return <Box flexDirection="column">{parseMarkdown(text).map(renderBlock)}</Box>;
+  const c = useTheme().colors;
+  return <Box flexDirection="column">{parseMarkdown(text).map((b, i) => renderBlock(b, i, c))}</Box>;
 });

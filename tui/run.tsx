@@ -8,6 +8,9 @@ import { Connection } from "./connection.ts";
 import { PromptHistory } from "./editor-model.ts";
 import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts";
 import { SessionActions, describeError } from "./session-actions.ts";
+import { readFacetColors, type FacetColorTable } from "./theme/facet-colors.ts";
+import { terminalTheme } from "./theme/resolve.ts";
+import { ThemeProvider } from "./theme/theme.ts";
 import { ViewStore } from "./view-store.ts";
 
 export interface TuiOptions {
@@ -28,8 +31,12 @@ export interface TuiOptions {
 }
 
 export async function runTui(options: TuiOptions): Promise<number> {
+  // Before Ink takes stdin: asking the terminal for its background reads the reply from stdin.
+  const { theme, problem } = await terminalTheme({ stdin: options.stdin ?? process.stdin, stdout: options.stdout ?? process.stdout });
   const store = new ViewStore();
   store.printed = [{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }];
+  if (problem) store.printed.push({ kind: "notice", id: "header:theme", level: "error", message: problem, done: true });
+  const facetColors: FacetColorTable = new Map();
   const stop = new AbortController();
   const conn = new Connection(null, store, { recover: options.recover });
   const actions = new SessionActions(conn, store, stop.signal);
@@ -39,14 +46,19 @@ export async function runTui(options: TuiOptions): Promise<number> {
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
   let draft = "";
-  const ink = render(<App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} history={history} />, {
-    stdin: options.stdin,
-    stdout: options.stdout,
-    exitOnCtrlC: false,
-    incrementalRendering: true,
-    // Matches the store's FRAME_MS: 15 redraws a second keep streaming text smooth at a fraction of the CPU.
-    maxFps: 15,
-  });
+  const ink = render(
+    <ThemeProvider value={theme}>
+      <App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} history={history} facetColors={facetColors} />
+    </ThemeProvider>,
+    {
+      stdin: options.stdin,
+      stdout: options.stdout,
+      exitOnCtrlC: false,
+      incrementalRendering: true,
+      // Matches the store's FRAME_MS: 15 redraws a second keep streaming text smooth at a fraction of the CPU.
+      maxFps: 15,
+    },
+  );
   const finish = async () => {
     stop.abort();
     ink.unmount();
@@ -70,7 +82,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   }
   conn.client = first;
   const following = conn.run(stop.signal);
-  const catalog = watchCatalog(conn, store);
+  const catalog = watchCatalog(conn, store, facetColors);
   if (options.initialPrompt) {
     actions.prompt(options.initialPrompt).catch((e: unknown) => store.addCommandOutput(options.initialPrompt!, `the first prompt was not sent: ${describeError(e)}`, true));
   }
@@ -82,7 +94,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
 }
 
 /** Reads the models' context windows from the daemon catalog once per daemon epoch and catalog revision (for the context meter). */
-function watchCatalog(conn: Connection, store: ViewStore): () => void {
+function watchCatalog(conn: Connection, store: ViewStore, facetColors: FacetColorTable): () => void {
   let loadedFor: string | null = null;
   return store.subscribe(() => {
     const epoch = conn.client.epoch;
@@ -90,9 +102,10 @@ function watchCatalog(conn: Connection, store: ViewStore): () => void {
     if (store.health.state !== "connected" || !epoch || key === loadedFor) return;
     loadedFor = key;
     conn.client
-      .json<{ models?: { name: string; capabilities?: { context_window?: number | null } }[] }>("GET", "/daemon-state")
+      .json<{ models?: { name: string; capabilities?: { context_window?: number | null } }[]; facets?: unknown }>("GET", "/daemon-state")
       .then((catalog) => {
         for (const m of catalog.models ?? []) if (m.capabilities?.context_window) store.contextWindows.set(m.name, m.capabilities.context_window);
+        readFacetColors(catalog.facets, facetColors);
         store.changed();
       })
       .catch(() => {

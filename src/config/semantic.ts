@@ -16,6 +16,7 @@ import {
 import type { ModelTable } from "./models.ts";
 import type { ProblemList } from "./problems.ts";
 import { checkProjectFile } from "./project-paths.ts";
+import { THEME_ALLOWED, themeNameProblem } from "./theme-names.ts";
 import type { AppConfig } from "./schema.ts";
 import { loadTrustStore, type TrustStore } from "./trust-store.ts";
 
@@ -200,11 +201,19 @@ function checkPrompts(config: AppConfig, ctx: SemanticContext, out: ProblemList)
   }
 }
 
+function checkTui(config: AppConfig, out: ProblemList): void {
+  const theme = config.tui?.theme;
+  // A `$` left in the value is a substitution that failed, already reported where it failed.
+  const problem = theme == null || theme.includes("$") ? null : themeNameProblem(theme);
+  if (problem) out.error(["tui", "theme"], problem, { allowed: THEME_ALLOWED });
+}
+
 export function checkSemantics(config: AppConfig, table: ModelTable, ctx: SemanticContext, out: ProblemList): { trustStore?: TrustStore } {
   checkProviders(config, out);
   checkMcp(config, out);
   const trustStore = checkDaemon(config, ctx, out);
   checkPrompts(config, ctx, out);
+  checkTui(config, out);
   const classifier = config.autonomous_permission_matcher?.classifier_model;
   if (classifier && !table.models.has(classifier) && !table.pending.some((p) => p.key === classifier)) {
     out.error(["autonomous_permission_matcher", "classifier_model"], `unknown model '${classifier}'${didYouMean(classifier, table.models.keys(), "'")}`);

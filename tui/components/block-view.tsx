@@ -4,6 +4,7 @@ import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
 import { Markdown } from "../markdown.tsx";
 import { tailLines } from "../tail-lines.ts";
+import { useTheme } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
 import { clipLines, ToolView } from "./tool-view.tsx";
 
@@ -25,11 +26,12 @@ export interface BlockViewProps {
 }
 
 export const BlockView = memo(function BlockView({ block, details, stale, maxLines, columns }: BlockViewProps): ReactNode {
+  const c = useTheme().colors;
   switch (block.kind) {
     case "user":
       return (
         <Box marginTop={1}>
-          <Text color="blue" bold>{"› "}</Text>
+          <Text color={c.prompt} bold>{"› "}</Text>
           <Text>{block.text}</Text>
         </Box>
       );
@@ -65,13 +67,13 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
     case "tool":
       return <ToolView block={block} details={details} stale={stale} />;
     case "retry":
-      return <Text color="yellow">{`↻ retrying (attempt ${block.attempt}/${block.max}): ${block.reason}`}</Text>;
+      return <Text color={c.warning}>{`↻ retrying (attempt ${block.attempt}/${block.max}): ${block.reason}`}</Text>;
     case "notice":
-      return <Text color={block.level === "info" ? "gray" : block.level === "warning" ? "yellow" : "red"}>{`${block.level === "info" ? "ℹ" : "⚠"} ${block.message}`}</Text>;
+      return <Text color={block.level === "info" ? c.muted : block.level === "warning" ? c.warning : c.error}>{`${block.level === "info" ? "ℹ" : "⚠"} ${block.message}`}</Text>;
     case "turn_end":
       return (
         <Box marginTop={1}>
-          <Text color={block.stopReason === "error" ? "red" : "yellow"}>{`■ ${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`}</Text>
+          <Text color={block.stopReason === "error" ? c.error : c.warning}>{`■ ${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`}</Text>
         </Box>
       );
     case "subagent": {
@@ -79,7 +81,7 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1} flexDirection="column">
           <Text wrap="truncate-end">
-            <Text color={block.done ? (block.status === "completed" ? "green" : "yellow") : "magenta"}>{"⧉ "}</Text>
+            <Text color={block.done ? (block.status === "completed" ? c.success : c.warning) : c.accent}>{"⧉ "}</Text>
             <Text bold>{block.name}</Text>
             <Text dimColor>{` ${block.description}`}</Text>
           </Text>
@@ -95,7 +97,7 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1} flexDirection="column">
           <Text dimColor>{`› ${block.input}`}</Text>
-          <Text color={block.failed ? "red" : undefined}>{block.message}</Text>
+          <Text color={block.failed ? c.error : undefined}>{block.message}</Text>
         </Box>
       );
   }

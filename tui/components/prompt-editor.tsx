@@ -4,6 +4,7 @@
 import { Box, Text, useInput, usePaste } from "ink";
 import type { ReactNode } from "react";
 import { backspace, deleteForward, end, home, insert, killLineBack, moveBy, moveLine, type EditorState } from "../editor-model.ts";
+import { useTheme, type Palette } from "../theme/theme.ts";
 
 export interface PromptEditorProps {
   value: EditorState;
@@ -46,18 +47,19 @@ export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, place
     if (next) onEdit(() => next);
     else otherwise();
   }
+  const c = useTheme().colors;
   return (
-    <Box borderStyle="round" borderColor={active ? "blue" : "gray"} paddingX={1} flexDirection="column">
-      {renderLines(value, placeholder, active)}
+    <Box borderStyle="round" borderColor={active ? c.prompt : c.muted} paddingX={1} flexDirection="column">
+      {renderLines(value, placeholder, active, c)}
     </Box>
   );
 }
 
-function renderLines(value: EditorState, placeholder: string, active: boolean): ReactNode[] {
+function renderLines(value: EditorState, placeholder: string, active: boolean, c: Palette): ReactNode[] {
   if (!value.text) {
     return [
       <Text key={0}>
-        <Text color="blue">{"› "}</Text>
+        <Text color={c.prompt}>{"› "}</Text>
         {active ? <Text inverse>{placeholder.slice(0, 1) || " "}</Text> : null}
         <Text dimColor>{active ? placeholder.slice(1) : placeholder}</Text>
       </Text>,
@@ -68,7 +70,7 @@ function renderLines(value: EditorState, placeholder: string, active: boolean): 
   value.text.split("\n").forEach((line, i) => {
     const from = offset;
     offset += line.length + 1;
-    const prefix = <Text color="blue">{i === 0 ? "› " : "  "}</Text>;
+    const prefix = <Text color={c.prompt}>{i === 0 ? "› " : "  "}</Text>;
     const at = value.cursor - from;
     if (!active || at < 0 || at > line.length) {
       out.push(<Text key={i}>{prefix}{line}</Text>);

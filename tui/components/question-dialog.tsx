@@ -4,6 +4,7 @@
 import { Box, Text, useInput } from "ink";
 import { useRef, useState, type ReactNode } from "react";
 import type { Interrogative, InterrogativeAnswer } from "../../src/agent/events.ts";
+import { useTheme, type Palette } from "../theme/theme.ts";
 import { argumentSummary } from "./tool-view.tsx";
 
 interface Choice {
@@ -76,41 +77,42 @@ export function QuestionDialog({ question, more, onAnswer, active, error }: Ques
     set({ selected: i, message: choice.withMessage ? "" : null });
     if (!choice.withMessage) onAnswer(choice.answer);
   }
+  const c = useTheme().colors;
   const { selected, message } = state.current;
-  const { title, details } = describe(question);
+  const { title, details } = describe(question, c);
   return (
-    <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
+    <Box borderStyle="round" borderColor={c.warning} paddingX={1} flexDirection="column">
       {title}
       {details.map((d, i) => (
         <Text key={i} dimColor>{d}</Text>
       ))}
-      {choices.map((c, i) => (
-        <Text key={c.label} color={i === selected ? "cyan" : undefined}>{`${i === selected ? "❯" : " "} ${i + 1}. ${c.label}`}</Text>
+      {choices.map((choice, i) => (
+        <Text key={choice.label} color={i === selected ? c.selection : undefined}>{`${i === selected ? "❯" : " "} ${i + 1}. ${choice.label}`}</Text>
       ))}
       {message !== null ? (
         <Text>
-          <Text color="cyan">{"message: "}</Text>
+          <Text color={c.selection}>{"message: "}</Text>
           {message}
           <Text inverse> </Text>
           <Text dimColor>{"  (Enter sends, Esc goes back)"}</Text>
         </Text>
       ) : null}
       {more > 0 ? <Text dimColor>{`${more} more question${more === 1 ? "" : "s"} waiting`}</Text> : null}
-      {error ? <Text color="red">{error}</Text> : null}
+      {error ? <Text color={c.error}>{error}</Text> : null}
     </Box>
   );
 }
 
 /** The question's headline and the lines that explain it; any kind but `permission` is an approval. */
-function describe(q: Interrogative): { title: ReactNode; details: string[] } {
+function describe(q: Interrogative, c: Palette): { title: ReactNode; details: string[] } {
   if (q.kind === "permission") {
     return {
       title: (
         <Text>
-          <Text bold color="yellow">Allow </Text>
+          <Text bold color={c.warning}>Allow </Text>
           <Text bold>{q.tool}</Text>
           <Text>{` ${argumentSummary(q.tool, q.arguments, "")}`}</Text>
-          <Text bold color="yellow">?</Text>
+          <Text bold color={c.warning}>?</Text>
         </Text>
       ),
       details: q.reason ? [q.reason] : [],
@@ -120,7 +122,7 @@ function describe(q: Interrogative): { title: ReactNode; details: string[] } {
     return {
       title: (
         <Text>
-          <Text bold color="yellow">Approve this goal? </Text>
+          <Text bold color={c.warning}>Approve this goal? </Text>
           <Text>{q.goal}</Text>
         </Text>
       ),
@@ -131,17 +133,17 @@ function describe(q: Interrogative): { title: ReactNode; details: string[] } {
     return {
       title: (
         <Text>
-          <Text bold color="yellow">Approve the extension </Text>
+          <Text bold color={c.warning}>Approve the extension </Text>
           <Text bold>{`${q.name} ${q.version}`}</Text>
           <Text>{` (${q.origin}: ${q.path})`}</Text>
-          <Text bold color="yellow">?</Text>
+          <Text bold color={c.warning}>?</Text>
         </Text>
       ),
       details: [q.description, q.capabilities.length ? `capabilities: ${q.capabilities.join(", ")}` : "", q.reason].filter(Boolean),
     };
   }
   const other = q as { kind: string };
-  return { title: <Text bold color="yellow">{`Approve (${other.kind})?`}</Text>, details: [] };
+  return { title: <Text bold color={c.warning}>{`Approve (${other.kind})?`}</Text>, details: [] };
 }
 
 export function ConfirmDialog({ text, onResult, active }: { text: string; onResult(ok: boolean): void; active: boolean }): ReactNode {
@@ -156,14 +158,15 @@ export function ConfirmDialog({ text, onResult, active }: { text: string; onResu
     },
     { isActive: active },
   );
+  const c = useTheme().colors;
   const { yes } = state.current;
   return (
-    <Box borderStyle="round" borderColor="red" paddingX={1} flexDirection="column">
+    <Box borderStyle="round" borderColor={c.error} paddingX={1} flexDirection="column">
       <Text bold>{text}</Text>
       <Text>
         <Text inverse={!yes}>{" Cancel "}</Text>
         {"  "}
-        <Text inverse={yes} color="red">{" Stop the session "}</Text>
+        <Text inverse={yes} color={c.error}>{" Stop the session "}</Text>
       </Text>
     </Box>
   );

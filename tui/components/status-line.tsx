@@ -3,7 +3,9 @@
 // stale screen never looks live.
 import { Box, Text } from "ink";
 import { useEffect, useState, type ReactNode } from "react";
+import type { FacetColors } from "../../src/agent/context/facets.ts";
 import type { Usage } from "../../src/providers/events.ts";
+import { facetColor, useTheme } from "../theme/theme.ts";
 import type { Health } from "../view-store.ts";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -15,7 +17,7 @@ function Spinner(): ReactNode {
     const t = setInterval(() => setI((n) => (n + 1) % FRAMES.length), 200);
     return () => clearInterval(t);
   }, []);
-  return <Text color="magenta">{FRAMES[i]}</Text>;
+  return <Text color={useTheme().colors.accent}>{FRAMES[i]}</Text>;
 }
 
 export function compactTokens(n: number): string {
@@ -39,6 +41,8 @@ export interface StatusProps {
   progress: string | null;
   model: string | null;
   facet: string | null;
+  /** The active facet's colors from the daemon catalog: its name is painted in the one for the background. */
+  facetColors?: FacetColors;
   usage: Usage | null;
   contextWindow: number | undefined;
   sessionState: string;
@@ -50,36 +54,49 @@ function firstSentence(message: string): string {
 }
 
 export function ConnectionBanner({ health }: { health: Health }): ReactNode {
+  const c = useTheme().colors;
   if (health.state !== "disconnected") return null;
   return (
-    <Box borderStyle="round" borderColor="red" paddingX={1} flexDirection="column">
-      <Text color="red" bold>{`DISCONNECTED — reconnecting${health.attempts > 1 ? ` (attempt ${health.attempts})` : ""}. The screen is not live.`}</Text>
-      {health.message ? <Text color="red" wrap="truncate-end">{firstSentence(health.message)}</Text> : null}
+    <Box borderStyle="round" borderColor={c.error} paddingX={1} flexDirection="column">
+      <Text color={c.error} bold>{`DISCONNECTED — reconnecting${health.attempts > 1 ? ` (attempt ${health.attempts})` : ""}. The screen is not live.`}</Text>
+      {health.message ? <Text color={c.error} wrap="truncate-end">{firstSentence(health.message)}</Text> : null}
     </Box>
   );
 }
 
 export function StatusLine(props: StatusProps): ReactNode {
+  const theme = useTheme();
+  const c = theme.colors;
   const live = props.health.state === "connected";
   let left: ReactNode;
-  if (props.health.state === "connecting") left = <Text color="yellow">connecting…</Text>;
-  else if (props.health.state === "ended") left = <Text color="yellow">session stopped · Ctrl+D leaves</Text>;
-  else if (!live) left = <Text color="red">offline</Text>;
-  else if (props.catchingUp) left = <Text color="yellow">loading history…</Text>;
-  else if (props.sessionState !== "running") left = <Text color="yellow">{`session ${props.sessionState}`}</Text>;
+  if (props.health.state === "connecting") left = <Text color={c.warning}>connecting…</Text>;
+  else if (props.health.state === "ended") left = <Text color={c.warning}>session stopped · Ctrl+D leaves</Text>;
+  else if (!live) left = <Text color={c.error}>offline</Text>;
+  else if (props.catchingUp) left = <Text color={c.warning}>loading history…</Text>;
+  else if (props.sessionState !== "running") left = <Text color={c.warning}>{`session ${props.sessionState}`}</Text>;
   else if (props.busy)
     left = (
       <Text>
-        <Spinner /> <Text color="magenta">{props.progress ?? "working"}</Text>
+        <Spinner /> <Text color={c.accent}>{props.progress ?? "working"}</Text>
         <Text dimColor> (Esc to interrupt)</Text>
       </Text>
     );
-  else left = <Text color="green">ready</Text>;
+  else left = <Text color={c.success}>ready</Text>;
   return (
     <Box justifyContent="space-between">
       {left}
-      <Text dimColor wrap="truncate-start">
-        {[props.model ?? "model —", props.facet ? `facet ${props.facet}` : null, contextMeter(props.usage, props.contextWindow)].filter(Boolean).join(" · ")}
+      <Text wrap="truncate-start">
+        <Text dimColor>{`${props.model ?? "model —"} · `}</Text>
+        {props.facet ? (
+          <>
+            <Text dimColor>facet </Text>
+            <Text color={facetColor(theme, props.facetColors)} dimColor={!facetColor(theme, props.facetColors)}>
+              {props.facet}
+            </Text>
+            <Text dimColor>{" · "}</Text>
+          </>
+        ) : null}
+        <Text dimColor>{contextMeter(props.usage, props.contextWindow)}</Text>
       </Text>
     </Box>
   );

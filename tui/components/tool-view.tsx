@@ -3,6 +3,7 @@
 // collapsed to a few lines with a hint; Ctrl+O (details) shows more.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
+import { useTheme, type ColorKey } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
 
 type ToolBlock = Extract<Block, { kind: "tool" }>;
@@ -52,14 +53,15 @@ export function clipLines(text: string, limit: number): { lines: string[]; more:
   return lines.length <= limit ? { lines, more: 0 } : { lines: lines.slice(0, limit), more: lines.length - limit };
 }
 
-const STATUS_COLOR: Record<string, string> = { completed: "green", error: "red", cancelled: "yellow", denied: "yellow" };
+const STATUS_COLOR: Record<string, ColorKey> = { completed: "success", error: "error", cancelled: "warning", denied: "warning" };
 
 function DiffView({ lines, limit }: { lines: DiffLine[]; limit: number }): ReactNode {
+  const c = useTheme().colors;
   const shown = lines.slice(0, limit);
   return (
     <Box flexDirection="column" paddingLeft={2}>
       {shown.map((l, i) => (
-        <Text key={i} color={l.sign === "+" ? "green" : l.sign === "-" ? "red" : l.sign === "@" ? "cyan" : undefined} dimColor={l.sign === " "}>
+        <Text key={i} color={l.sign === "+" ? c.diff_added : l.sign === "-" ? c.diff_removed : l.sign === "@" ? c.diff_hunk : undefined} dimColor={l.sign === " "}>
           {l.sign === "@" ? l.text : `${l.sign} ${l.text}`}
         </Text>
       ))}
@@ -74,17 +76,19 @@ export const ToolView = memo(function ToolView({ block, details, stale }: { bloc
   const limit = details ? EXPANDED_LINES : COLLAPSED_LINES;
   const diff = diffOf(block.name, block.args);
   const output = result ? clipLines(result.output, limit) : null;
+  const c = useTheme().colors;
+  const statusColor = STATUS_COLOR[status] ? c[STATUS_COLOR[status]] : undefined;
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text wrap="truncate-end">
-        <Text color={STATUS_COLOR[status] ?? (stale ? "gray" : "magenta")}>{"● "}</Text>
+        <Text color={STATUS_COLOR[status] ? statusColor : stale ? c.muted : c.accent}>{"● "}</Text>
         <Text bold>{block.name}</Text>
         <Text dimColor>{` ${argumentSummary(block.name, block.args, block.argsText)}`}</Text>
       </Text>
       {diff ? <DiffView lines={diff} limit={details ? EXPANDED_LINES : 12} /> : null}
       {output ? (
         <Box flexDirection="column" paddingLeft={2}>
-          <Text color={STATUS_COLOR[status]}>
+          <Text color={statusColor}>
             {`⎿ ${status}${block.durationMs !== null ? ` in ${formatDuration(block.durationMs)}` : ""}`}
           </Text>
           {(diff && result!.status === "completed" && !details ? [] : output.lines).map((l, i) => (

@@ -6,6 +6,7 @@
 import { Box, Text, useInput } from "ink";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
 import type { FleetProject, FleetSession } from "../../src/protocol/fleet-event.ts";
+import { useTheme } from "../theme/theme.ts";
 import { shortPath, type FleetStore } from "./fleet-store.ts";
 
 export type PickerTab = "sessions" | "projects";
@@ -57,6 +58,7 @@ export function Picker({ store, title, status, onAttach, onCreate, onRefresh, on
     }
   });
 
+  const c = useTheme().colors;
   const countOf = (projectId: string) => sessions.filter((s) => s.project_id === projectId).length;
   return (
     <Box flexDirection="column">
@@ -83,7 +85,7 @@ export function Picker({ store, title, status, onAttach, onCreate, onRefresh, on
         />
       )}
       <Box marginTop={1} flexDirection="column">
-        {status ? <Text color={status.kind === "error" ? "red" : "yellow"}>{status.text}</Text> : null}
+        {status ? <Text color={status.kind === "error" ? c.error : c.warning}>{status.text}</Text> : null}
         <FeedLine store={store} />
         <Text dimColor>
           {tab === "sessions" ? "Enter attach (resumes a stopped session)" : "Enter start a new session here"}
@@ -101,12 +103,14 @@ function TabLabel({ active, label }: { active: boolean; label: string }): ReactN
 }
 
 function FeedLine({ store }: { store: FleetStore }): ReactNode {
+  const c = useTheme().colors;
   if (store.feed === "live") return <Text dimColor>● live</Text>;
   if (store.feed === "loading") return <Text dimColor>loading…</Text>;
-  return <Text color="yellow">{`○ not live, reconnecting (${store.problem ?? "connection lost"}); the tables may be out of date`}</Text>;
+  return <Text color={c.warning}>{`○ not live, reconnecting (${store.problem ?? "connection lost"}); the tables may be out of date`}</Text>;
 }
 
 function Table({ header, rows, selected, window, empty }: { header: string[]; rows: string[][]; selected: number; window: number; empty: string }): ReactNode {
+  const c = useTheme().colors;
   if (rows.length === 0) return <Text dimColor>{`  ${empty}`}</Text>;
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
@@ -117,7 +121,7 @@ function Table({ header, rows, selected, window, empty }: { header: string[]; ro
       <Text bold>{`  ${line(header)}`}</Text>
       {shown.map((r, i) =>
         start + i === selected ? (
-          <Text key={r[0]} color="cyan" bold>{`› ${line(r)}`}</Text>
+          <Text key={r[0]} color={c.selection} bold>{`› ${line(r)}`}</Text>
         ) : (
           <Text key={r[0]}>{`  ${line(r)}`}</Text>
         ),

@@ -4,6 +4,8 @@
 import { render } from "ink";
 import { useState, type ReactNode } from "react";
 import type { FleetProject, FleetSession } from "../../src/protocol/fleet-event.ts";
+import { terminalTheme } from "../theme/resolve.ts";
+import { ThemeProvider } from "../theme/theme.ts";
 import { FleetFeed, type GatewayGet } from "./fleet-feed.ts";
 import { FleetStore, shortPath } from "./fleet-store.ts";
 import { Picker, type PickerStatus } from "./picker.tsx";
@@ -20,13 +22,20 @@ export interface PickerRunOptions {
 }
 
 export async function runPicker(options: PickerRunOptions): Promise<string | null> {
+  // Before Ink takes stdin (the background query reads its reply there); the view after the picker reuses it.
+  const { theme, problem } = await terminalTheme({ stdin: options.stdin ?? process.stdin, stdout: options.stdout ?? process.stdout });
   const store = new FleetStore();
   const feed = new FleetFeed(options.get, store);
   const stop = new AbortController();
   let done!: (id: string | null) => void;
   const chosen = new Promise<string | null>((resolve) => (done = resolve));
   const following = feed.run(stop.signal);
-  const ink = render(<PickerApp store={store} options={options} feed={feed} done={done} />, { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false });
+  const ink = render(
+    <ThemeProvider value={theme}>
+      <PickerApp store={store} options={options} feed={feed} done={done} problem={problem} />
+    </ThemeProvider>,
+    { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false },
+  );
   const id = await chosen;
   stop.abort();
   ink.unmount();
@@ -35,8 +44,9 @@ export async function runPicker(options: PickerRunOptions): Promise<string | nul
   return id;
 }
 
-function PickerApp({ store, options, feed, done }: { store: FleetStore; options: PickerRunOptions; feed: FleetFeed; done(id: string | null): void }): ReactNode {
-  const [status, setStatus] = useState<PickerStatus | null>(null);
+function PickerApp({ store, options, feed, done, problem }: { store: FleetStore; options: PickerRunOptions; feed: FleetFeed; done(id: string | null): void; problem: string | null }): ReactNode {
+  // A theme that could not be used is the first thing said; any action's status replaces it.
+  const [status, setStatus] = useState<PickerStatus | null>(problem ? { kind: "error", text: problem } : null);
   const start = (what: string, work: () => Promise<string>) => {
     setStatus({ kind: "busy", text: `${what}… (Ctrl+C cancels)` });
     work().then(

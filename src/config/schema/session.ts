@@ -60,7 +60,7 @@ export const PromptDefinition = Type.Object({
 });
 
 export const TuiConfig = Type.Object({
-  theme: Type.Optional(Nullable(Type.String({ description: "Theme name: auto (default), dark, light, or a theme file name." }))),
+  theme: Type.Optional(Nullable(Type.String({ description: "auto (default: dark or light from the terminal's background), dark, light, or NAME: the theme file <global config dir>/themes/NAME.yaml (letters, digits, '_' and '-'). NO_COLOR turns every color off." }))),
 });
 
 /** An http(s) URL; the loader reports anything else with the field's path. */

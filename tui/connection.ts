@@ -5,20 +5,18 @@
 // local launcher may pass `recover` to start the session's daemon again when it is gone; remote clients
 // (the gateway proxy) do not.
 import type { DaemonClient } from "../src/client/daemon-client.ts";
+import { ReconnectLoop, type BackoffOptions } from "./reconnect-loop.ts";
 import type { ViewStore } from "./view-store.ts";
 
-export interface ConnectionOptions {
+export interface ConnectionOptions extends BackoffOptions {
   /** Called after repeated failures; returns a client for a restarted daemon, or null to keep waiting. */
   recover?: () => Promise<DaemonClient | null>;
-  /** First reconnect delay; doubles up to maxDelayMs. */
-  baseDelayMs?: number;
-  maxDelayMs?: number;
   /** Failed attempts before `recover` is tried. */
   recoverAfter?: number;
 }
 
 export class Connection {
-  private attempts = 0;
+  private readonly loop: ReconnectLoop;
   private current: DaemonClient | null;
 
   constructor(
@@ -27,6 +25,7 @@ export class Connection {
     private readonly options: ConnectionOptions = {},
   ) {
     this.current = client;
+    this.loop = new ReconnectLoop(options);
   }
 
   /** The client of the session's daemon; commands typed before the first connection get a clear error. */
@@ -40,59 +39,45 @@ export class Connection {
   }
 
   /** Follows until `signal` aborts. */
-  async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      const round = new AbortController();
-      const stop = () => round.abort();
-      signal.addEventListener("abort", stop, { once: true });
-      await this.client
-        .follow(
-          {
-            onSnapshot: (snap, rebuild) => {
-              this.attempts = 0;
-              this.store.onSnapshot(snap, rebuild);
+  run(signal: AbortSignal): Promise<void> {
+    const loop = this.loop;
+    return loop.run(signal, {
+      follow: (round, end) =>
+        this.client
+          .follow(
+            {
+              onSnapshot: (snap, rebuild) => {
+                loop.connected();
+                this.store.onSnapshot(snap, rebuild);
+              },
+              onRecords: (records) => this.store.onRecords(records),
+              onProblem: (message) => {
+                // Leave DaemonClient's own fixed-delay retry: this loop backs off and may recover.
+                this.store.onProblem(message, loop.attempts);
+                end();
+              },
             },
-            onRecords: (records) => this.store.onRecords(records),
-            onProblem: (message) => {
-              // Leave DaemonClient's own fixed-delay retry: this loop backs off and may recover.
-              this.store.onProblem(message, this.attempts);
-              round.abort();
-            },
-          },
-          round.signal,
-        )
-        .catch((error: unknown) => this.store.onProblem(error instanceof Error ? error.message : String(error), this.attempts));
-      signal.removeEventListener("abort", stop);
-      if (signal.aborted) return;
-      if (this.store.state.sessionState === "stopped") return this.store.onEnded();
-      this.attempts++;
-      this.store.onProblem(this.store.health.message ?? "connection lost", this.attempts);
-      const recoverAfter = this.options.recoverAfter ?? 2;
-      if (this.options.recover && this.attempts >= recoverAfter) {
-        const next = await this.options.recover().catch((error: unknown) => {
-          this.store.onProblem(`restarting the daemon failed: ${error instanceof Error ? error.message : String(error)}`, this.attempts);
-          return null;
-        });
-        if (next) {
-          this.client = next;
-          continue;
+            round,
+          )
+          .catch((error: unknown) => this.store.onProblem(error instanceof Error ? error.message : String(error), loop.attempts)),
+      lost: async (_error, attempts) => {
+        if (this.store.state.sessionState === "stopped") {
+          this.store.onEnded();
+          return "stop";
         }
-      }
-      const base = this.options.baseDelayMs ?? 250;
-      await sleep(Math.min(base * 2 ** (this.attempts - 1), this.options.maxDelayMs ?? 5000), signal);
-    }
+        this.store.onProblem(this.store.health.message ?? "connection lost", attempts);
+        if (this.options.recover && attempts >= (this.options.recoverAfter ?? 2)) {
+          const next = await this.options.recover().catch((error: unknown) => {
+            this.store.onProblem(`restarting the daemon failed: ${error instanceof Error ? error.message : String(error)}`, attempts);
+            return null;
+          });
+          if (next) {
+            this.client = next;
+            return "now";
+          }
+        }
+        return "wait";
+      },
+    });
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

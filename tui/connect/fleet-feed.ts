@@ -1,10 +1,11 @@
 // Keeps a FleetStore current (client-protocol.md, Fleet routes): fetch the catalog (every page of one
 // snapshot), then follow `GET /api/v1/events?after=<cursor>&expected_epoch=<epoch>` and apply each event.
 // A lost stream (closed, or silent past the liveness deadline) resumes from the last applied cursor after
-// a growing wait; a reset, a 410 (stale cursor, new epoch, expired snapshot) or an event of another epoch
-// starts again from a new catalog. `refresh` (the picker's `r`) fetches a new catalog at once.
+// a growing wait (reconnect-loop.ts, shared with the conversation view); a reset, a 410 (stale cursor,
+// new epoch, expired snapshot) or an event of another epoch starts again from a new catalog. `refresh` (the picker's `r`) fetches a new catalog at once.
 import type { FleetEvent } from "../../src/protocol/fleet-event.ts";
 import { openWithin, parseSse, type SseOptions } from "../../src/client/daemon-sse.ts";
+import { ReconnectLoop, type BackoffOptions } from "../reconnect-loop.ts";
 import type { CatalogPage, FleetStore } from "./fleet-store.ts";
 
 /** A GET on the gateway with the caller's token and transport. */
@@ -17,23 +18,22 @@ export class FleetRequestError extends Error {
   }
 }
 
-export interface FleetFeedOptions {
-  baseDelayMs?: number;
-  maxDelayMs?: number;
+export interface FleetFeedOptions extends BackoffOptions {
   /** When a silent fleet stream (no event, no heartbeat) counts as dead: shown as reconnecting, then resumed. */
   liveness?: SseOptions;
 }
 
 export class FleetFeed {
-  private round: AbortController | null = null;
+  private readonly loop: ReconnectLoop;
   private needCatalog = true;
-  private attempts = 0;
 
   constructor(
     private readonly get: GatewayGet,
     private readonly store: FleetStore,
     private readonly options: FleetFeedOptions = {},
-  ) {}
+  ) {
+    this.loop = new ReconnectLoop(options);
+  }
 
   /** Every page of a new catalog snapshot, into the store. */
   async loadCatalog(signal?: AbortSignal): Promise<void> {
@@ -50,40 +50,35 @@ export class FleetFeed {
   /** Fetches a new catalog now (and resumes the stream from it). */
   refresh(): void {
     this.needCatalog = true;
-    this.attempts = 0;
+    this.loop.connected();
     this.store.setFeed("loading");
-    this.round?.abort();
+    this.loop.restart();
   }
 
   /** Follows until `signal` aborts. */
-  async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      const round = new AbortController();
-      this.round = round;
-      const both = AbortSignal.any([signal, round.signal]);
-      try {
+  run(signal: AbortSignal): Promise<void> {
+    return this.loop.run(signal, {
+      follow: async (round) => {
         if (this.needCatalog) {
-          await this.loadCatalog(both);
+          await this.loadCatalog(round);
           this.needCatalog = false;
         }
-        await this.follow(both);
-        if (!both.aborted) throw new Error("the gateway ended the event stream");
-      } catch (error) {
-        if (signal.aborted) return;
-        if (round.signal.aborted) continue; // a refresh: start over at once
+        await this.follow(round);
+        if (!round.aborted) throw new Error("the gateway ended the event stream");
+      },
+      lost: (error) => {
         if (error instanceof FleetRequestError && (error.status === 410 || error.code === "invalid_cursor")) this.needCatalog = true;
-        this.attempts++;
         this.store.setFeed("reconnecting", describe(error));
-        await sleep(Math.min((this.options.baseDelayMs ?? 250) * 2 ** (this.attempts - 1), this.options.maxDelayMs ?? 5000), both);
-      }
-    }
+        return "wait";
+      },
+    });
   }
 
   private async follow(signal: AbortSignal): Promise<void> {
     const query = `after=${encodeURIComponent(this.store.cursor!)}&expected_epoch=${encodeURIComponent(this.store.epoch!)}`;
     const res = await openWithin((open) => this.get(`/api/v1/events?${query}`, open), signal, this.options.liveness);
     if (!res.ok) throw await refusal(res);
-    this.attempts = 0;
+    this.loop.connected();
     this.store.setFeed("live");
     for await (const msg of parseSse(res.body!, this.options.liveness)) {
       if ("comment" in msg || !msg.data) continue;
@@ -112,17 +107,4 @@ async function refusal(res: Response): Promise<FleetRequestError> {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -98,7 +98,7 @@ function resolveProtocol(block: TelemetryBlock, env: Env, warnings: string[]): O
     if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
     warnings.push(`${name}='${value}' is not supported (allowed: ${OTLP_PROTOCOLS.join(", ")}); it was ignored`);
   }
-  // JSON by default: under Bun the SDK's protobuf encoder costs about 2.7x the CPU of its JSON one.
+  // JSON by default: under Bun the official protobuf serializer takes 1.6-2x the main-thread time of the JSON one (decisions-platform.md 2).
   return block.protocol ?? "http/json";
 }
 

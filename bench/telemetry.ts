@@ -19,6 +19,8 @@
 // (mostly where a garbage collection lands), hence many pairs.
 //   1. provider over HTTP on 127.0.0.1 (answers instantly): the target, export <= 5% above none.
 //   2. provider in-process: the engine alone, the worst case; shown for information.
+// BENCH_PAIRS (40; the in-process line runs half as many), BENCH_ROUND_TURNS (4) and BENCH_PROTOCOL
+// (http/json, or http/protobuf) change the run.
 import { dlopen, FFIType } from "bun:ffi";
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -90,7 +92,7 @@ interface Figures {
   wall: number;
 }
 
-/** One round: per-turn CPU and wall milliseconds, its export and garbage included. */
+/** One round: per-turn CPU and wall milliseconds, its export included (and the collections its allocations trigger). */
 async function round(project: BenchProject, http: boolean, traced: Tracer | undefined): Promise<Figures> {
   let cpu = 0;
   let wall = 0;

@@ -8,6 +8,8 @@ export interface TermOptions {
   env: Record<string, string>;
   cols?: number;
   rows?: number;
+  /** The background (#rrggbb) reported to an OSC 11 query; without it the query goes unanswered, as in terminals that lack it. */
+  background?: string;
 }
 
 export class TermSession {
@@ -36,6 +38,18 @@ export class TermSession {
         },
       },
     });
+    // Like a real terminal, the emulator answers the program's queries (device attributes, and the
+    // background color when one is given) on the program's input.
+    this.xterm.onData((reply) => this.proc.terminal?.write(reply));
+    const background = options.background;
+    if (background) {
+      const [r, g, b] = [1, 3, 5].map((i) => background.slice(i, i + 2).repeat(2));
+      this.xterm.parser.registerOscHandler(11, (data) => {
+        if (data !== "?") return false;
+        this.proc.terminal?.write(`\x1b]11;rgb:${r}/${g}/${b}\x1b\\`);
+        return true;
+      });
+    }
   }
 
   /** The whole buffer (scrollback and screen), one string per row, trailing spaces trimmed. */

@@ -37,13 +37,14 @@ export function backgroundFromOsc11(reply: string): Background | null {
 
 /** The parts of a terminal's streams the query uses (tests pass fakes). */
 export interface QueryStreams {
-  stdin: Pick<NodeJS.ReadStream, "isTTY" | "setRawMode" | "on" | "off" | "resume" | "pause">;
+  stdin: Pick<NodeJS.ReadStream, "isTTY" | "setRawMode" | "on" | "off" | "read">;
   stdout: Pick<NodeJS.WriteStream, "isTTY" | "write">;
 }
 
 /**
  * Asks the terminal (both streams must be terminals); null when it does not say. Runs before Ink takes
- * stdin, so the replies never reach the view as keys; leaves stdin paused and out of raw mode.
+ * stdin, so the replies never reach the view as keys. Reads the way Ink does ('readable' and read(), never
+ * flowing mode: a stdin once resumed and paused gives Ink no more input under Bun) and leaves raw mode off.
  */
 export function queryTerminalBackground({ stdin, stdout }: QueryStreams, timeoutMs = QUERY_TIMEOUT_MS): Promise<Background | null> {
   if (!stdin.isTTY || !stdout.isTTY || typeof stdin.setRawMode !== "function") return Promise.resolve(null);
@@ -54,19 +55,18 @@ export function queryTerminalBackground({ stdin, stdout }: QueryStreams, timeout
       if (done) return;
       done = true;
       clearTimeout(timer);
-      stdin.off("data", onData);
+      stdin.off("readable", onReadable);
       stdin.setRawMode(false);
-      stdin.pause();
       resolve(backgroundFromOsc11(received));
     };
-    const onData = (chunk: Buffer | string) => {
-      received += typeof chunk === "string" ? chunk : chunk.toString("latin1");
+    const onReadable = () => {
+      let chunk: Buffer | string | null;
+      while ((chunk = stdin.read() as Buffer | string | null) !== null) received += typeof chunk === "string" ? chunk : chunk.toString("latin1");
       if (DA1_REPLY.test(received)) finish();
     };
     const timer = setTimeout(finish, timeoutMs);
     stdin.setRawMode(true);
-    stdin.on("data", onData);
-    stdin.resume();
+    stdin.on("readable", onReadable);
     stdout.write("\x1b]11;?\x1b\\\x1b[c");
   });
 }

@@ -90,6 +90,8 @@ export interface CreateSessionOptions {
   fetch?: FetchLike;
   /** Run on the offline demo provider (src/agent/demo.ts) instead of a configured model. */
   demo?: boolean;
+  /** Provider auth profiles directory (`agent daemon --auth-dir`); default `<data root>/auth`. */
+  authDir?: string;
   /** The host process's tracer (the daemon's); absent: one from the telemetry block, stopped on close. */
   tracer?: Tracer;
 }
@@ -181,7 +183,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const { model, provider } = modes.current;
 
   const sessionId = opts.sessionId ?? newId("ses", clock.now());
-  const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null });
+  const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }, opts.authDir);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
   if (opts.gate) gate = opts.gate;

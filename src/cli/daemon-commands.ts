@@ -18,6 +18,7 @@ reloads the config behind GET /daemon-state.`,
     { name: "project", type: "string", valueName: "DIR", summary: "Project directory of a new session (default: the working directory)" },
     { name: "config", type: "string", valueName: "FILE", summary: "Config file used in place of the global config (the gateway passes its configuration's file)" },
     { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
+    { name: "auth-dir", type: "string", valueName: "DIR", summary: "Provider auth profiles directory, profiles in DIR/providers/ (default: <data root>/auth; the gateway passes daemon_sessions.auth_dir)" },
   ],
   examples: ["agent daemon --session-dir ~/.local/share/agent/sessions/ses_... --credential-file .../credential.json"],
   run: async (args, io) => {

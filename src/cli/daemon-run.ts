@@ -38,8 +38,9 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   const demo = args.flags.demo === true;
   const configFile = args.flags.config as string | undefined;
   const configPath = configFile === undefined ? undefined : resolve(io.cwd, configFile);
+  const authDir = args.flags["auth-dir"] as string | undefined;
   const tracer = new DeferredTracer();
-  const { engineFactory, reload } = configuredEngine(io.env, demo, configPath, tracer, (m) => io.err(`warning: ${m}\n`));
+  const { engineFactory, reload } = configuredEngine(io.env, demo, configPath, tracer, (m) => io.err(`warning: ${m}\n`), authDir === undefined ? undefined : resolve(io.cwd, authDir));
   return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload, tracer }, io);
 }
 
@@ -47,11 +48,11 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
  * The engine of a real session: built from the project's config, with a catalog that follows the live
  * session (tool server states) and a reload that re-reads the config.
  */
-export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string, tracer?: DeferredTracer, warn?: (message: string) => void): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string, tracer?: DeferredTracer, warn?: (message: string) => void, authDir?: string): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
   let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
-      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer });
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer, authDir });
       // Export starts from the config the engine just loaded (before the daemon listens, so routes are traced too).
       await tracer?.choose({ block: created.loaded.config.telemetry, env, secrets: created.loaded.secrets, warn });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];

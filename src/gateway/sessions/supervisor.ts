@@ -22,6 +22,8 @@ import { terminateDaemon, type DaemonProcess } from "./terminate.ts";
 import { LAUNCH_MODES, type LaunchMode, type SessionState, type TransitionTrigger } from "./transitions.ts";
 import { createWorktree, removeWorktree, worktreeBranch, WorktreeError } from "./worktree.ts";
 import { enabledServices } from "./services.ts";
+import { dataRoot } from "../../config/files.ts";
+import { authDirOf } from "../../providers/device-auth/profiles.ts";
 
 /** A running daemon as the proxy and the watchers know it. */
 export interface LiveDaemon extends DaemonProcess {
@@ -290,7 +292,8 @@ export class SessionSupervisor {
       this.registry.update(id, { bootstrapFile });
       spawned = spawnDaemon({
         command: this.daemonCommand,
-        args: ["daemon", "--session-dir", sessionDir, "--credential-file", join(sessionDir, CREDENTIAL_FILE), "--config", files.configFile],
+        // Provider auth profiles: daemon_sessions.auth_dir, else the host data root's auth/ (as the daemon's own default).
+        args: ["daemon", "--session-dir", sessionDir, "--credential-file", join(sessionDir, CREDENTIAL_FILE), "--config", files.configFile, "--auth-dir", this.ctx.config.daemon_sessions.auth_dir ?? authDirOf(dataRoot(env))],
         cwd,
         env: { ...env, [BOOTSTRAP_ENV]: bootstrapFile },
         stderrFile,

@@ -24,26 +24,43 @@ export interface AuthProfile {
   updated_at: string;
 }
 
+/** The auth directory of a data root; a daemon may be given another one (`agent daemon --auth-dir`). */
+export function authDirOf(dataRoot: string): string {
+  return join(dataRoot, "auth");
+}
+
 export function profileDir(dataRoot: string): string {
-  return join(dataRoot, "auth", "providers");
+  return join(authDirOf(dataRoot), "providers");
+}
+
+function pathIn(authDir: string, profile: string): string {
+  if (!PROFILE_NAME.test(profile)) throw new Error(`auth profile name '${profile}' is invalid (letters, digits, '_' and '-', at most 64)`);
+  return join(authDir, "providers", `${profile}.json`);
 }
 
 export function profilePath(dataRoot: string, profile: string): string {
-  if (!PROFILE_NAME.test(profile)) throw new Error(`auth profile name '${profile}' is invalid (letters, digits, '_' and '-', at most 64)`);
-  return join(profileDir(dataRoot), `${profile}.json`);
+  return pathIn(authDirOf(dataRoot), profile);
 }
 
 export function saveProfile(dataRoot: string, p: AuthProfile): string {
-  const dir = profileDir(dataRoot);
+  return saveProfileIn(authDirOf(dataRoot), p);
+}
+
+function saveProfileIn(authDir: string, p: AuthProfile): string {
+  const dir = join(authDir, "providers");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  const path = profilePath(dataRoot, p.profile);
+  const path = pathIn(authDir, p.profile);
   writeFileAtomic(path, `${JSON.stringify(p, null, 2)}\n`, 0o600);
   return path;
 }
 
 export function loadProfile(dataRoot: string, profile: string): AuthProfile | null {
-  const path = profilePath(dataRoot, profile);
+  return loadProfileIn(authDirOf(dataRoot), profile);
+}
+
+function loadProfileIn(authDir: string, profile: string): AuthProfile | null {
+  const path = pathIn(authDir, profile);
   if (!existsSync(path)) return null;
   let p: AuthProfile | null = null;
   try {
@@ -90,15 +107,17 @@ export class DeviceProfileTokens implements DeviceTokenSource {
   private readonly refreshing = new Map<string, Promise<string>>();
 
   constructor(
-    private readonly dataRoot: string,
+    dataRoot: string,
     private readonly endpointsFor: (kind: DeviceKind) => DeviceAuthEndpoints,
     private readonly deps: DeviceFlowDeps,
+    /** Where the profiles are: `<dataRoot>/auth` unless the daemon was given `--auth-dir`. */
+    private readonly authDir = authDirOf(dataRoot),
   ) {}
 
   private load(kind: DeviceKind, profile: string): AuthProfile {
     let p: AuthProfile | null;
     try {
-      p = loadProfile(this.dataRoot, profile);
+      p = loadProfileIn(this.authDir, profile);
     } catch (error) {
       throw new ProviderError({ kind: "auth", code: "invalid_auth_profile", message: (error as Error).message });
     }
@@ -136,7 +155,7 @@ export class DeviceProfileTokens implements DeviceTokenSource {
         secrets: [p.tokens.refresh_token, p.tokens.access_token],
       });
     }
-    saveProfile(this.dataRoot, { ...p, tokens, updated_at: new Date(this.deps.clock.now()).toISOString() });
+    saveProfileIn(this.authDir, { ...p, tokens, updated_at: new Date(this.deps.clock.now()).toISOString() });
     return tokens.access_token;
   }
 }

@@ -45,9 +45,10 @@ export function deviceAuthEndpoints(kind: DeviceKind): DeviceAuthEndpoints {
 
 /**
  * The daemon's token source for `device_a` / `device_b` providers (`devices` of the provider call and
- * model-listing deps): profiles under `dataRoot`, refreshed at the built-in endpoints, through
- * `daemon.tls.trust_store` when `deps.trustStore` is given.
+ * model-listing deps): profiles under `<dataRoot>/auth`, or `authDir` when given (`agent daemon
+ * --auth-dir`), refreshed at the built-in endpoints, through `daemon.tls.trust_store` when
+ * `deps.trustStore` is given.
  */
-export function deviceTokenSource(dataRoot: string, deps: DeviceFlowDeps): DeviceProfileTokens {
-  return new DeviceProfileTokens(dataRoot, deviceAuthEndpoints, deps);
+export function deviceTokenSource(dataRoot: string, deps: DeviceFlowDeps, authDir?: string): DeviceProfileTokens {
+  return new DeviceProfileTokens(dataRoot, deviceAuthEndpoints, deps, authDir);
 }

@@ -183,7 +183,7 @@ describe("NO_COLOR", () => {
     expect(plain(confirm)).toContain("Stop the session");
     expect(confirm).toContain("\x1b[7m Cancel ");
     const store = new FleetStore();
-    store.setFeed("lost", "connection refused");
+    store.setFeed("reconnecting", "connection refused");
     const picker = drawn(<Picker store={store} title="gw" status={{ kind: "error", text: "could not start" }} onAttach={() => {}} onCreate={() => {}} onRefresh={() => {}} onCancel={() => {}} />, theme);
     expect(plain(picker)).toContain("could not start");
     expect(plain(picker)).toContain("not live");

@@ -1,0 +1,160 @@
+// Themes in a real terminal (the compiled binary on a PTY feeding @xterm/headless, which answers the
+// terminal queries a real one does): NO_COLOR writes no color escape through a whole turn; `tui.theme:
+// light` in the global config draws the light palette in truecolor and the facet in its light color;
+// auto reads a light background from the terminal's OSC 11 answer; a theme that cannot be used shows an
+// error line and the view still opens; `agent config validate` names a bad theme with file and line.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { TermSession } from "../tui/terminal.ts";
+
+const SCRIPT = `responses:
+  - text: "Listing **files**:\\n\\n\`\`\`sh\\nls\\n\`\`\`"
+    tool_calls:
+      - { name: shell, arguments: { command: "echo themed-output" } }
+  - text: "Done."
+`;
+
+interface Project {
+  root: string;
+  env: Record<string, string>;
+  configDir: string;
+}
+
+function project(extraEnv: Record<string, string> = {}, globalConfig?: string): Project {
+  const base = mkdtempSync(join(tmpdir(), "agent-tui-theme-"));
+  const root = join(base, "proj");
+  mkdirSync(join(root, ".git"), { recursive: true });
+  mkdirSync(join(root, ".agent"));
+  writeFileSync(join(root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\ndefault_permission_matcher: standard\n");
+  writeFileSync(join(root, "script.yaml"), SCRIPT);
+  const configDir = join(base, "config", "agent");
+  mkdirSync(configDir, { recursive: true });
+  if (globalConfig) writeFileSync(join(configDir, "config.yaml"), globalConfig);
+  // COLORTERM=truecolor: colors are drawn as on a modern terminal, so their absence means something.
+  const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", COLORTERM: "truecolor", ...extraEnv };
+  return { root, env, configDir };
+}
+
+const open: TermSession[] = [];
+const sessions: { id: string; p: Project }[] = [];
+
+function start(p: Project, background?: string): TermSession {
+  const t = new TermSession([BINARY, "new"], { cwd: p.root, env: p.env, background });
+  open.push(t);
+  return t;
+}
+
+async function opened(t: TermSession, p: Project): Promise<void> {
+  await t.waitFor("Type a message", "the prompt editor");
+  const id = /session (ses_[0-9a-z]+)/.exec(t.text())?.[1];
+  if (id) sessions.push({ id, p });
+  await t.waitFor(/ready\s/, "the connection");
+}
+
+async function send(t: TermSession, text: string): Promise<void> {
+  t.write(text);
+  await t.waitFor((s) => s.screen().includes(`› ${text}`), `the editor to show '${text}'`);
+  t.write("\r");
+}
+
+/** Every SGR sequence that sets a color: 30-39, 40-49, 90-97, 100-107 (38/48 with their 5;n or 2;r;g;b). */
+function colorEscapes(output: string): string[] {
+  const found: string[] = [];
+  for (const m of output.matchAll(/\x1b\[([\d;:]*)m/g)) {
+    const params = m[1]!.split(/[;:]/).map(Number);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      if ((p >= 30 && p <= 49) || (p >= 90 && p <= 97) || (p >= 100 && p <= 107)) found.push(m[0]);
+      if (p === 38 || p === 48) i += params[i + 1] === 5 ? 2 : 4;
+    }
+  }
+  return found;
+}
+
+const rgb = (hex: string) => `\x1b[38;2;${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(";")}m`;
+const OSC11_QUERY = "\x1b]11;?";
+
+beforeAll(() => ensureBinary(), 180_000);
+
+afterAll(async () => {
+  for (const t of open) await t.close();
+  for (const { id, p } of sessions) Bun.spawnSync([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env });
+});
+
+describe("themes in a terminal (compiled binary)", () => {
+  test("NO_COLOR=1: a turn with markdown, a permission ask and a tool call writes no color escape", async () => {
+    const p = project({ NO_COLOR: "1" }, "tui:\n  theme: light\n");
+    const t = start(p, "#ffffff");
+    await opened(t, p);
+    await send(t, "list them");
+    await t.waitFor("Allow shell echo themed-output?", "the permission dialog");
+    t.write("1");
+    await t.waitFor("Done.", "the answer after the tool ran");
+    await t.waitFor(/ready\s/, "the turn to end");
+    expect(t.text()).toContain("themed-output");
+    expect(t.text()).toContain("facet execute");
+    expect(colorEscapes(t.raw)).toEqual([]);
+    expect(t.raw).toContain("\x1b[2m");
+    // Colors are off whatever the terminal's background is, so it is not even asked.
+    expect(t.raw).not.toContain(OSC11_QUERY);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("tui.theme: light in the global config: the light palette in truecolor, the facet in its light color, no query", async () => {
+    const p = project({}, "tui:\n  theme: light\n");
+    const t = start(p);
+    await opened(t, p);
+    expect(t.raw).toContain(rgb("#0969da")); // the prompt editor's border and marker
+    expect(t.raw).toContain(rgb("#1a7f37")); // ready
+    // The execute facet in its light color, once the daemon catalog is read.
+    await t.waitFor((s) => s.raw.includes(`${rgb("#1f6feb")}execute`), "the facet in its light color");
+    expect(colorEscapes(t.raw).filter((e) => !e.startsWith("\x1b[38;2;") && e !== "\x1b[39m")).toEqual([]);
+    expect(t.raw).not.toContain(OSC11_QUERY);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("auto asks the terminal: a white background gives the light palette, none (DA1 only) the dark one", async () => {
+    const light = project();
+    const t = start(light, "#fdf6e3");
+    await opened(t, light);
+    expect(t.raw.startsWith(`${OSC11_QUERY}\x1b\\\x1b[c`)).toBe(true);
+    expect(t.raw).toContain(rgb("#0969da"));
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+
+    const dark = project();
+    const d = start(dark);
+    await opened(d, dark);
+    expect(d.raw).toContain(OSC11_QUERY);
+    expect(d.raw).not.toContain("\x1b[38;2;9;105;218m");
+    expect(d.raw).toContain("\x1b[34m"); // the dark palette's prompt color: the terminal's own blue
+    await d.waitFor((s) => s.raw.includes(`${rgb("#58a6ff")}execute`), "the facet in its dark color");
+    // Keys still reach the view after the query.
+    d.write("\x04");
+    expect(await d.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("a theme file that does not exist: an error line naming it, and the view opens with the auto theme", async () => {
+    const p = project({ COLORFGBG: "0;15" }, "tui:\n  theme: nord\n");
+    const t = start(p);
+    await opened(t, p);
+    await t.waitFor("cannot read the theme file", "the theme problem");
+    expect(t.text().replace(/\n/g, "")).toContain(`${join(p.configDir, "themes", "nord.yaml")} (it does not exist)`);
+    expect(t.raw).toContain(rgb("#0969da"));
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("agent config validate: a bad theme name with its file, line and the allowed values", () => {
+    const p = project({}, "# display\ntui:\n  theme: ../../etc/passwd\n");
+    const r = Bun.spawnSync([BINARY, "config", "validate"], { cwd: p.root, env: p.env });
+    const out = `${r.stdout}${r.stderr}`;
+    expect(r.exitCode).not.toBe(0);
+    expect(out).toContain(`${join(p.configDir, "config.yaml")}:3:3: error: tui.theme: '../../etc/passwd' is not a theme name (allowed: auto, dark, light, or the name of a theme file`);
+  });
+});

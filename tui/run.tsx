@@ -93,7 +93,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   return code;
 }
 
-/** Reads the models' context windows from the daemon catalog once per daemon epoch and catalog revision (for the context meter). */
+/** Reads the daemon catalog once per daemon epoch and catalog revision: the models' context windows (for the context meter) and the facets' colors (for the status line). */
 function watchCatalog(conn: Connection, store: ViewStore, facetColors: FacetColorTable): () => void {
   let loadedFor: string | null = null;
   return store.subscribe(() => {

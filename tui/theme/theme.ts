@@ -71,9 +71,9 @@ export const BUILTIN_PALETTES: Record<"dark" | "light", Palette> = { dark: DARK,
 export const DARK_THEME: Theme = { name: "dark", background: "dark", colors: DARK, colored: true };
 export const LIGHT_THEME: Theme = { name: "light", background: "light", colors: LIGHT, colored: true };
 
-export function noColorTheme(background: "dark" | "light" = "dark"): Theme {
+export function noColorTheme(): Theme {
   const colors = Object.fromEntries(COLOR_KEYS.map((k) => [k, undefined])) as Palette;
-  return { name: "no-color", background, colors, colored: false };
+  return { name: "no-color", background: "dark", colors, colored: false };
 }
 
 /** NO_COLOR (https://no-color.org): any non-empty value turns colors off; bold, dim and inverse stay. */

@@ -2,9 +2,10 @@
 // terminal queries a real one does): NO_COLOR writes no color escape through a whole turn; `tui.theme:
 // light` in the global config draws the light palette in truecolor and the facet in its light color;
 // auto reads a light background from the terminal's OSC 11 answer; a theme that cannot be used shows an
-// error line and the view still opens; `agent config validate` names a bad theme with file and line.
+// error line and the view still opens; the facet's color follows catalog changes; `agent config
+// validate` names a bad theme with file and line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
@@ -137,6 +138,25 @@ describe("themes in a terminal (compiled binary)", () => {
     // Keys still reach the view after the query.
     d.write("\x04");
     expect(await d.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("the facet's color follows the daemon catalog: a recolored facet file and a reload repaint the status line", async () => {
+    const p = project({ COLORFGBG: "15;0" });
+    mkdirSync(join(p.root, ".agent", "facets"));
+    const facet = (dark: string) => `---\ndescription: reviews\ncolors: { light: "#0969da", dark: "${dark}" }\n---\nReview the change.\n`;
+    writeFileSync(join(p.root, ".agent", "facets", "review.md"), facet("#ff8800"));
+    writeFileSync(join(p.root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\nactive_session:\n  default_facet: review\n");
+    const t = start(p);
+    await opened(t, p);
+    await t.waitFor((s) => s.raw.includes(`${rgb("#ff8800")}review`), "the facet in its dark color from the facet file");
+    writeFileSync(join(p.root, ".agent", "facets", "review.md"), facet("#00cc66"));
+    // SIGHUP makes the daemon read its config again; the changed facet publishes a new catalog revision.
+    const id = sessions.at(-1)!.id;
+    const daemon = JSON.parse(readFileSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions", id, "daemon.json"), "utf8")) as { pid: number };
+    process.kill(daemon.pid, "SIGHUP");
+    await t.waitFor((s) => s.raw.includes(`${rgb("#00cc66")}review`), "the facet in its new color after the catalog changed");
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
   }, 60_000);
 
   test("a theme file that does not exist: an error line naming it, and the view opens with the auto theme", async () => {

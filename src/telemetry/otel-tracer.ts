@@ -1,20 +1,19 @@
 // The real Tracer: OpenTelemetry's official pipeline — the configured SDK Sampler, the SDK's
-// RandomIdGenerator and BatchSpanProcessor, the OTLP serializers of @opentelemetry/otlp-transformer
-// (JSON or protobuf) and the exporter of @opentelemetry/otlp-exporter-base — fed with span records
-// (span-record.ts) and sent with Bun's fetch (otlp-fetch-transport.ts). Imported lazily by start.ts,
-// only when a telemetry block is configured: none of it is on the startup path of a command without one.
+// RandomIdGenerator and BatchSpanProcessor on the turn's thread, fed with span records (span-record.ts);
+// the OTLP serializers of @opentelemetry/otlp-transformer (JSON or protobuf) and the exporter of
+// @opentelemetry/otlp-exporter-base, sending with Bun's fetch, in the export worker (worker-exporter.ts,
+// export-worker.ts). Imported lazily by start.ts, only when a telemetry block is configured: none of it
+// is on the startup path of a command without one, and no worker is started without one.
 import { ROOT_CONTEXT, SpanKind, TraceFlags } from "@opentelemetry/api";
-import { createOtlpNetworkExportDelegate, ExporterMetrics, OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
-import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
-import { createFetchTransport } from "./otlp-fetch-transport.ts";
 import type { SamplerSetting, TelemetrySettings } from "./settings.ts";
 import { SpanRecord, type SpanSink } from "./span-record.ts";
 import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
+import { WorkerSpanExporter } from "./worker-exporter.ts";
 
 /** Attribute strings are names and ids; anything longer is cut (a guard, not a content channel). */
 const MAX_ATTRIBUTE_CHARS = 256;
@@ -45,6 +44,8 @@ export interface OtelTracerOptions {
   role: keyof typeof EXPORT_TIMEOUT_MS;
   /** Values scrubbed from every string attribute (configured secrets, the export headers' values). */
   secrets: readonly string[];
+  /** Told if the export worker dies (the process goes on; spans are dropped). */
+  warn?: (message: string) => void;
 }
 
 function sampler(setting: SamplerSetting): Sampler {
@@ -54,27 +55,17 @@ function sampler(setting: SamplerSetting): Sampler {
   return setting.parentBased ? new ParentBasedSampler({ root }) : root;
 }
 
-/**
- * The official exporter pipeline (what @opentelemetry/exporter-trace-otlp-http and -proto assemble:
- * OTLPExporterBase, the network export delegate, the official serializer) with Bun's fetch as its
- * transport instead of node:http.
- */
-function otlpExporter(settings: TelemetrySettings, timeoutMillis: number): OTLPExporterBase<ReadableSpan[]> {
-  const json = settings.protocol === "http/json";
-  const transport = createFetchTransport({ url: settings.tracesUrl, headers: settings.headers, contentType: json ? "application/json" : "application/x-protobuf" });
-  const metrics = new ExporterMetrics<ReadableSpan[]>({ componentType: "otlp_http_span_exporter", metricsHelper: TraceExporterMetricsHelper, url: settings.tracesUrl, meterProvider: undefined, responseAttributesFromError: () => ({}) });
-  const options = { timeoutMillis, concurrencyLimit: 4, compression: "none" as const };
-  return new OTLPExporterBase(createOtlpNetworkExportDelegate(options, json ? JsonTraceSerializer : ProtobufTraceSerializer, metrics, transport));
-}
-
 export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const { settings } = options;
   // A header value and, for `Scheme credential` values, the credential alone.
   const headerSecrets = Object.values(settings.headers).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? v]);
   const secrets = [...options.secrets, ...headerSecrets].filter((s) => s.length >= 4);
   const timeout = EXPORT_TIMEOUT_MS[options.role];
+  const resourceAttributes = { [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role };
+  const instrumentationScope = { name: "agent", version: VERSION };
+  const exporter = new WorkerSpanExporter({ init: { type: "init", settings, timeoutMs: timeout, resource: resourceAttributes, scope: instrumentationScope }, warn: options.warn });
   const processor = new BatchSpanProcessor({
-    exporter: otlpExporter(settings, timeout),
+    exporter,
     scheduledDelayMillis: EXPORT_INTERVAL_MS,
     exportTimeoutMillis: timeout,
     maxExportBatchSize: MAX_EXPORT_BATCH,
@@ -87,8 +78,9 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const scrubbed = new Map<string, string>();
   const sink: SpanSink = {
     processor,
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role }),
-    instrumentationScope: { name: "agent", version: VERSION },
+    // The processor reads a span's resource (to wait for async attributes); the worker encodes its own copy.
+    resource: resourceFromAttributes(resourceAttributes),
+    instrumentationScope,
     scrub: (value) => {
       let out = scrubbed.get(value);
       if (out === undefined) {
@@ -142,8 +134,10 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       stopped = true;
       let timer: Timer | undefined;
       const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(timeout, SHUTDOWN_WAIT_MS))));
+      // The processor hands over what it holds and waits for the worker's answers and its shutdown ack.
       await Promise.race([processor.shutdown().catch(() => {}), bound]);
       clearTimeout(timer);
+      exporter.terminate();
     },
   };
 }

@@ -1,5 +1,5 @@
 // A span recorded for the official OpenTelemetry pipeline: the ReadableSpan that the SDK's
-// BatchSpanProcessor queues and the official OTLP serializers encode, written directly instead of
+// BatchSpanProcessor queues (and export-wire.ts hands to the export worker), written directly instead of
 // through the SDK's Tracer/Span classes. Measured under Bun inside real turns, those classes cost several
 // times what the span is worth (attribute maps validated and copied two or three times, a context object
 // per child, clock conversions, self-metrics closures). A record holds only what the export reads; its
@@ -7,6 +7,7 @@
 import { SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanKind, type SpanStatus, type TraceState } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
+import { hrTime } from "./export-wire.ts";
 import type { SpanAttributes, TraceSpan } from "./tracer.ts";
 
 /** The SDK's default attribute count limit: more attributes on one span are counted as dropped. */
@@ -14,17 +15,6 @@ const ATTRIBUTE_COUNT_LIMIT = 128;
 const NO_LINKS: ReadableSpan["links"] = Object.freeze([]) as unknown as ReadableSpan["links"];
 const NO_EVENTS: ReadableSpan["events"] = Object.freeze([]) as unknown as ReadableSpan["events"];
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
-
-/** Milliseconds (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
-function hrTime(ms: number): HrTime {
-  let seconds = Math.trunc(ms / 1000);
-  let nanos = Math.round((ms - seconds * 1000) * 1e6);
-  if (nanos >= 1e9) {
-    seconds += 1;
-    nanos -= 1e9;
-  }
-  return [seconds, nanos];
-}
 
 /** What every span of one tracer shares. */
 export interface SpanSink {
@@ -104,12 +94,22 @@ export class SpanRecord implements ReadableSpan, TraceSpan, SpanContext {
     return (this.traceFlags & TraceFlags.SAMPLED) !== 0;
   }
 
+  /** Wall-clock milliseconds (fractional) when the span started. */
+  get startMs(): number {
+    return this.anchor + this.startPerf;
+  }
+
+  /** Wall-clock milliseconds (fractional) when the span ended (meaningless before). */
+  get endMs(): number {
+    return this.anchor + this.endPerf;
+  }
+
   get startTime(): HrTime {
-    return hrTime(this.anchor + this.startPerf);
+    return hrTime(this.startMs);
   }
 
   get endTime(): HrTime {
-    return this.ended ? hrTime(this.anchor + this.endPerf) : [0, 0];
+    return this.ended ? hrTime(this.endMs) : [0, 0];
   }
 
   get duration(): HrTime {

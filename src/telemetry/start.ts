@@ -20,7 +20,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Tr
   for (const w of warnings) options.warn?.(`telemetry: ${w}`);
   if (!settings) return NOOP_TRACER;
   const { createOtelTracer } = await import("./otel-tracer.ts");
-  return createOtelTracer({ settings, role: options.role, secrets: options.secrets ?? [] });
+  return createOtelTracer({ settings, role: options.role, secrets: options.secrets ?? [], warn: options.warn });
 }
 
 /**

@@ -1,0 +1,105 @@
+// What crosses between the turn's thread and the export worker (export-worker.ts): a batch of span
+// records as one JSON string of a flat array, and the few messages around it. Measured under Bun for 408
+// spans: structured clone of a flat array took 0.6-0.7 ms of the sender's thread (1.1 ms as an object per
+// span); JSON.stringify of the same flat array 0.25 ms, and posting the string 0.03 ms. The worker turns
+// the batch back into ReadableSpans for the official serializer.
+import { createTraceState, type Attributes, type HrTime, type SpanContext, type SpanKind, type SpanStatus } from "@opentelemetry/api";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import type { TelemetrySettings } from "./settings.ts";
+import type { SpanRecord } from "./span-record.ts";
+
+export type ToWorker =
+  /** First message: what the worker's exporter needs (the settings hold the headers: they never leave the process). */
+  | { type: "init"; settings: TelemetrySettings; timeoutMs: number; resource: Record<string, string>; scope: { name: string; version: string } }
+  | { type: "export"; id: number; spans: string }
+  /** Waits for the exports under way, then answers: the last message before the worker is ended. */
+  | { type: "shutdown"; id: number };
+
+/** The answer to an export or shutdown message. */
+export interface FromWorker {
+  id: number;
+  ok: boolean;
+}
+
+/** Milliseconds (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
+export function hrTime(ms: number): HrTime {
+  let seconds = Math.trunc(ms / 1000);
+  let nanos = Math.round((ms - seconds * 1000) * 1e6);
+  if (nanos >= 1e9) {
+    seconds += 1;
+    nanos -= 1e9;
+  }
+  return [seconds, nanos];
+}
+
+/**
+ * Per span, in this order: trace id, span id, parent span id or null, trace flags, trace state or null,
+ * name, kind, start and end (wall-clock milliseconds), status code, status message or null, dropped
+ * attribute count, attribute count n, then n name/value pairs.
+ */
+export function packSpans(spans: readonly ReadableSpan[]): string {
+  const out: unknown[] = [];
+  for (const span of spans as readonly SpanRecord[]) {
+    const parent = span.parentSpanContext;
+    out.push(span.traceId, span.spanId, parent ? parent.spanId : null, span.traceFlags, span.traceState ? span.traceState.serialize() : null, span.name, span.kind, span.startMs, span.endMs, span.status.code, span.status.message ?? null, span.droppedAttributesCount, 0);
+    const countAt = out.length - 1;
+    let count = 0;
+    const attributes = span.attributes;
+    for (const key in attributes) {
+      out.push(key, attributes[key]);
+      count++;
+    }
+    out[countAt] = count;
+  }
+  return JSON.stringify(out);
+}
+
+const NO_LINKS: ReadableSpan["links"] = [];
+const NO_EVENTS: ReadableSpan["events"] = [];
+
+/** The batch as the ReadableSpans the official serializers read (all of one resource and scope). */
+export function unpackSpans(text: string, resource: Resource, instrumentationScope: ReadableSpan["instrumentationScope"]): ReadableSpan[] {
+  const flat = JSON.parse(text) as unknown[];
+  const spans: ReadableSpan[] = [];
+  let i = 0;
+  while (i < flat.length) {
+    const traceId = flat[i++] as string;
+    const spanId = flat[i++] as string;
+    const parentId = flat[i++] as string | null;
+    const traceFlags = flat[i++] as number;
+    const rawState = flat[i++] as string | null;
+    const name = flat[i++] as string;
+    const kind = flat[i++] as SpanKind;
+    const start = flat[i++] as number;
+    const end = flat[i++] as number;
+    const code = flat[i++] as SpanStatus["code"];
+    const message = flat[i++] as string | null;
+    const droppedAttributesCount = flat[i++] as number;
+    const count = flat[i++] as number;
+    const attributes: Attributes = {};
+    for (let a = 0; a < count; a++, i += 2) attributes[flat[i] as string] = flat[i + 1] as Attributes[string];
+    const traceState = rawState === null ? undefined : createTraceState(rawState);
+    const context: SpanContext = { traceId, spanId, traceFlags, traceState };
+    spans.push({
+      name,
+      kind,
+      spanContext: () => context,
+      parentSpanContext: parentId === null ? undefined : { traceId, spanId: parentId, traceFlags, traceState },
+      startTime: hrTime(start),
+      endTime: hrTime(end),
+      duration: hrTime(end - start),
+      status: message === null ? { code } : { code, message },
+      attributes,
+      links: NO_LINKS,
+      events: NO_EVENTS,
+      ended: true,
+      resource,
+      instrumentationScope,
+      droppedAttributesCount,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    });
+  }
+  return spans;
+}

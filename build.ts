@@ -13,8 +13,8 @@ rmSync(resolve(import.meta.dir, "dist"), { recursive: true, force: true });
 
 async function compile(bytecodeOrder: string | null): Promise<void> {
   const result = await Bun.build({
-    // The PAM worker is a Worker entrypoint: inside the binary it must be bundled as its own module.
-    entrypoints: [resolve(import.meta.dir, "src/cli/main.ts"), resolve(import.meta.dir, "src/gateway/auth/pam-worker.ts")],
+    // The PAM and trace export workers are Worker entrypoints: inside the binary each must be bundled as its own module.
+    entrypoints: [resolve(import.meta.dir, "src/cli/main.ts"), resolve(import.meta.dir, "src/gateway/auth/pam-worker.ts"), resolve(import.meta.dir, "src/telemetry/export-worker.ts")],
     compile: { outfile, autoloadDotenv: false, autoloadBunfig: false, bytecodeOrder },
     target: "bun",
     format: "esm",

@@ -17,6 +17,11 @@ export class NetworkPolicy {
     return clientAddress(peer, forwardedFor, this.trusted);
   }
 
+  /** Whether an allow or deny list applies; without one every address is permitted. */
+  get filtering(): boolean {
+    return this.allow.size > 0 || this.deny.size > 0;
+  }
+
   permits(address: string): boolean {
     const ip = canonicalIp(address) ?? address;
     if (this.deny.has(ip)) return false;

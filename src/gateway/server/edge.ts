@@ -16,8 +16,8 @@ const UNAUTHORIZED_HEADERS = { "WWW-Authenticate": 'Bearer error="invalid_token"
 
 /**
  * Authentication and the route's scope check for an /api request, before the app runs: a refusal as a
- * response (no exception: rejecting a bad token costs about what accepting a good one does), else undefined
- * with the caller recorded for the handler.
+ * response (no exception: rejecting a bad token costs about what accepting a good one does), else the
+ * caller (undefined on a public route, or an optional one called without a token).
  */
 function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): Response | AuthResult | undefined {
   const access = routeAccess(pathname);
@@ -31,7 +31,6 @@ function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): 
     const error = insufficientScope(access.anyOf);
     return jsonResponse(error.status, error.body(), error.headers);
   }
-  setVerifiedAuth(request, auth);
   return auth;
 }
 
@@ -46,12 +45,15 @@ export interface Handler {
 
 export function createFetchHandler(ctx: GatewayContext, app: Handler) {
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
-    const requestId = newId("req", ctx.clock.now());
+    // The request id and the client address are worked out only when something reads them (the allow and
+    // deny lists, the app's logs, audit and rate limits, an error): the session proxy usually needs neither.
+    let requestId: string | undefined;
+    const idOf = () => (requestId ??= newId("req", ctx.clock.now()));
+    let ip: string | undefined;
+    const ipOf = () => (ip ??= ctx.policy.clientIp(server?.requestIP(request)?.address ?? "127.0.0.1", request.headers.get("x-forwarded-for")));
     const done = (res: Response) => withSecurityHeaders(res, ctx.tls, oauthPath(request.url));
     try {
-      const peer = server?.requestIP(request)?.address ?? "127.0.0.1";
-      const ip = ctx.policy.clientIp(peer, request.headers.get("x-forwarded-for"));
-      if (!ctx.policy.permits(ip)) return done(jsonResponse(403, { error: "forbidden" }));
+      if (ctx.policy.filtering && !ctx.policy.permits(ipOf())) return done(jsonResponse(403, { error: "forbidden" }));
 
       const url = new URL(request.url);
       const pathname = url.pathname;
@@ -65,17 +67,18 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
         if (!body) return done(jsonResponse(413, { error: "payload_too_large", message: `request bodies on this route are limited to ${limit} bytes` }));
         req = new Request(request.url, { method: request.method, headers: request.headers, body: body as Uint8Array<ArrayBuffer>, signal: request.signal });
       }
-      // Streams (SSE) lift the idle timeout for their connection once the route accepted them.
-      setRequestMeta(req, { ip, requestId, keepOpen: () => server?.timeout(request, 0) });
       if (pathname.startsWith("/api/")) {
         const checked = authorizeApi(ctx, req, pathname);
         if (checked instanceof Response) return done(checked);
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing.
         if (checked && isProxyPath(pathname)) return done(await proxyRequest(ctx, ctx.sessions, req, url, checked, server));
+        if (checked) setVerifiedAuth(req, checked);
       }
+      // Streams (SSE) lift the idle timeout for their connection once the route accepted them.
+      setRequestMeta(req, { ip: ipOf(), requestId: idOf(), keepOpen: () => server?.timeout(request, 0) });
       return done(await app.handle(req));
     } catch (error) {
-      return done(errorResponse(error, undefined, requestId, ctx.logger));
+      return done(errorResponse(error, undefined, idOf(), ctx.logger));
     }
   };
 }

@@ -1,6 +1,7 @@
 // bench/daemon: the session daemon's figures, each beside a reference measured in the same run.
 // 1. Idle RSS of `agent daemon` (the compiled dist/agent, demo provider) after it is ready. Target <= 40 MB.
-//    Reference: a bare Bun.serve compiled the same way. (Claude Code idles at about 360 MB.)
+//    References: a bare Bun.serve compiled the same way, and the floor of any daemon on this stack (the same
+//    server plus a WAL bun:sqlite store and node:fs). (Claude Code idles at about 360 MB.)
 // 2. Replay of 100k records from cursor 0 over GET /events. Target >= 100k records/s.
 //    Reference: a plain SQLite scan of the same rows.
 // 3. 100 SSE subscribers while 1,000 records/s are published, daemon CPU (separate process). Target <= 25%
@@ -93,6 +94,15 @@ if (process.argv[2] === "--publisher" || process.argv[2] === "--reference") {
   process.exit(0);
 }
 
+/** A one-file server compiled like the binary (bytecode, minified), started; `prelude` runs before it listens. */
+async function compiledReference(name: string, prelude: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; pid: number }> {
+  const src = join(root, `${name}.ts`);
+  writeFileSync(src, `${prelude}const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});console.log(JSON.stringify({port:s.port,pid:process.pid}))`);
+  Bun.spawnSync(["bun", "build", "--compile", "--bytecode", "--minify", src, "--outfile", join(root, name)], { stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn([join(root, name)], { stdout: "pipe" });
+  return { proc, pid: (await readyLine(proc)).pid };
+}
+
 async function run(): Promise<void> {
   // 1. Idle RSS
   const credDir = join(root, "cred");
@@ -103,17 +113,21 @@ async function run(): Promise<void> {
   if (!existsSync(BINARY)) Bun.spawnSync(["bun", "run", resolve(import.meta.dir, "../build.ts")], { stdout: "inherit", stderr: "inherit" });
   const daemonProc = Bun.spawn([BINARY, "daemon", "--session-dir", join(root, "idle"), "--credential-file", cred, "--demo", "--project", root], { env, stdout: "pipe", stderr: "inherit", stdin: "pipe" });
   const daemon = { proc: daemonProc, ready: await readyLine(daemonProc) };
-  const bareSrc = join(root, "bare.ts");
-  writeFileSync(bareSrc, 'const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});console.log(JSON.stringify({port:s.port,pid:process.pid}))');
-  Bun.spawnSync(["bun", "build", "--compile", "--bytecode", "--minify", bareSrc, "--outfile", join(root, "bare")], { stdout: "ignore", stderr: "inherit" });
-  const bare = Bun.spawn([join(root, "bare")], { stdout: "pipe" });
-  const bareReady = await readyLine(bare);
+  const bare = await compiledReference("bare", "");
+  // The runtime floor of any session daemon on this stack: the server plus a WAL SQLite store and file
+  // access (node:fs), with none of our code.
+  const floor = await compiledReference(
+    "floor",
+    `import{Database}from"bun:sqlite";import{readFileSync}from"node:fs";const d=new Database(${JSON.stringify(join(root, "floor.db"))});d.exec("PRAGMA journal_mode=WAL;create table if not exists t(a)");d.query("select count(*) from t").get();readFileSync(${JSON.stringify(join(root, "floor.ts"))});`,
+  );
   await Bun.sleep(2000);
   const idle = rss(daemon.ready.pid);
-  const ref = rss(bareReady.pid);
+  const ref = rss(bare.pid);
+  const floorRss = rss(floor.pid);
   daemon.proc.kill();
-  bare.kill();
-  console.log(`idle RSS: agent daemon ${rssText(idle)}, bare Bun.serve ${rssText(ref)} (x${(idle.total / ref.total).toFixed(2)})`);
+  bare.proc.kill();
+  floor.proc.kill();
+  console.log(`idle RSS: agent daemon ${rssText(idle)}, bare Bun.serve ${rssText(ref)} (x${(idle.total / ref.total).toFixed(2)}), Bun.serve + bun:sqlite (WAL) + node:fs ${rssText(floorRss)}`);
   line(idle.total <= 40, `idle daemon RSS ${idle.total.toFixed(1)} MB <= 40 MB`);
 
   // 2. Replay of 100k records

@@ -1,31 +1,43 @@
 // `agent new` and `agent continue`: create or pick the session, make sure its daemon runs, then either
-// print the session id (--detach) or attach a streaming printer through the daemon protocol.
+// print the session id (--detach) or attach a streaming printer through the daemon protocol. The session
+// store's modules (drizzle, sqlite) load only when used: a new session on a terminal draws its first
+// frame before its store exists (docs/decisions-tui.md 27).
 import { createInterface } from "node:readline";
 import { dataRoot, findProject } from "../config/files.ts";
 import { DaemonClient } from "../client/daemon-client.ts";
 import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
-import { createSession, listSessions, openSession, sessionDirOf } from "../daemon/store/index.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
+import { newId } from "../util/ids.ts";
 import { CliError, EXIT, type Io, type ParsedArgs } from "./command.ts";
 import { SessionPrinter } from "./session-printer.ts";
 
 export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const prompt = args.positionals[0];
   const project = findProject(io.cwd, io.env).root;
-  const { id, dir } = newSession(dataRoot(io.env), project, prompt);
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: id, sessionDir: dir, demo: args.flags.demo === true, prompt }, io);
-  const handle = await launch(dir, io, args.flags.demo === true);
+  const demo = args.flags.demo === true;
+  const id = newId("ses", Date.now());
+  if (wantsTui(args)) {
+    const start = async () => {
+      const dir = await newSession(dataRoot(io.env), id, project, prompt);
+      return { handle: await launch(dir, io, demo), sessionDir: dir };
+    };
+    return (await import("./session-tui.ts")).runLocalTui({ launch: start, sessionId: id, demo, prompt }, io);
+  }
+  const dir = await newSession(dataRoot(io.env), id, project, prompt);
+  const handle = await launch(dir, io, demo);
   return follow(handle, id, io, { prompt, detach: args.flags.detach === true });
 }
 
 /** Creates the session dir and lets go of its store (nothing here keeps a reference to it). */
-function newSession(root: string, project: string, prompt: string | undefined): { id: string; dir: string } {
-  const store = createSession({ dataRoot: root, project, title: prompt?.slice(0, 80) });
-  store.close();
-  return { id: store.id, dir: store.dir };
+async function newSession(root: string, id: string, project: string, prompt: string | undefined): Promise<string> {
+  const { initSessionDir, sessionDirOf } = await import("../daemon/store/index.ts");
+  const dir = sessionDirOf(root, id);
+  initSessionDir(dir, id, { project, title: prompt?.slice(0, 80) }).close();
+  return dir;
 }
 
 export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
+  const { listSessions, openSession, sessionDirOf } = await import("../daemon/store/index.ts");
   const root = dataRoot(io.env);
   let id = args.positionals[0];
   if (!id) {
@@ -43,7 +55,7 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: () => launch(dir, io, args.flags.demo === true), sessionId: id, sessionDir: dir, demo: args.flags.demo === true }, io);
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
   const handle = await launch(dir, io, args.flags.demo === true);
   return follow(handle, id, io, { detach: args.flags.detach === true });
 }

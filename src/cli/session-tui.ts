@@ -1,19 +1,18 @@
 // `agent new` / `agent continue` on a terminal: opens the conversation view (tui/) on the session's local
-// daemon. Imported lazily, only on that path, so other commands never load React or Ink. The daemon is
-// started after the first frame (two processes starting at once slow both down); a daemon that cannot start ends the view with its error. When the
-// daemon dies later (a crash, kill -9) the view restarts it, unless the session was stopped on purpose.
+// daemon. Imported lazily, only on that path, so other commands never load React or Ink. The daemon (and a
+// new session's store) is started after the first frame (two processes starting at once slow both down);
+// a daemon that cannot start ends the view with its error. When the daemon dies later (a crash, kill -9)
+// the view restarts it, unless the session was stopped on purpose.
 import { join } from "node:path";
 import { DaemonClient } from "../client/daemon-client.ts";
 import { dataRoot } from "../config/files.ts";
 import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
-import { openSession } from "../daemon/store/index.ts";
 import type { Io } from "./command.ts";
 
 export interface LocalTuiOptions {
-  /** Starts (or finds) the session's daemon. */
-  launch: () => Promise<DaemonHandle>;
+  /** Starts (or finds) the session's daemon, after the first frame; a new session's store is created here too. */
+  launch: () => Promise<{ handle: DaemonHandle; sessionDir: string }>;
   sessionId: string;
-  sessionDir: string;
   demo: boolean;
   prompt?: string;
 }
@@ -21,18 +20,25 @@ export interface LocalTuiOptions {
 export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<number> {
   const { runTui } = await import("../../tui/run.tsx");
   const clientFor = (h: DaemonHandle) => new DaemonClient({ url: h.url, token: h.token });
+  let sessionDir = "";
   return runTui({
-    client: async () => clientFor(await options.launch()),
+    client: async () => {
+      const launched = await options.launch();
+      sessionDir = launched.sessionDir;
+      return clientFor(launched.handle);
+    },
     sessionId: options.sessionId,
     where: "local daemon",
     historyFile: join(dataRoot(io.env), "prompt-history.jsonl"),
     initialPrompt: options.prompt,
+    // Only asked once the first client was made (a launched session has its dir).
     recover: async () => {
-      const store = openSession(options.sessionDir);
+      const { openSession } = await import("../daemon/store/index.ts");
+      const store = openSession(sessionDir);
       const state = store.meta().state;
       store.close();
       if (state !== "running") return null;
-      return clientFor(await ensureDaemon({ sessionDir: options.sessionDir, env: io.env, demo: options.demo }));
+      return clientFor(await ensureDaemon({ sessionDir, env: io.env, demo: options.demo }));
     },
   });
 }

@@ -2,7 +2,7 @@
 // the global telemetry block the daemon exports route spans and its engine's turn spans; without the
 // block nothing is ever sent, whatever OTEL_* variables say.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
@@ -31,7 +31,17 @@ function sandbox(globalConfig: string | null, extraEnv: Record<string, string> =
   return { base, env, project };
 }
 
-async function runDaemon(box: ReturnType<typeof sandbox>, work: (url: string) => Promise<void>): Promise<void> {
+/** Whether a process runs a Bun Worker thread (Linux names it "Worker"): the export worker, in a daemon. */
+const hasWorkerThread = (pid: number) =>
+  readdirSync(`/proc/${pid}/task`).some((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() === "Worker";
+    } catch {
+      return false;
+    }
+  });
+
+async function runDaemon(box: ReturnType<typeof sandbox>, work: (url: string, pid: number) => Promise<void>): Promise<void> {
   const credDir = join(box.base, "cred");
   mkdirSync(credDir, { mode: 0o700 });
   const cred = join(credDir, "credential.json");
@@ -47,7 +57,7 @@ async function runDaemon(box: ReturnType<typeof sandbox>, work: (url: string) =>
   }
   const { port } = JSON.parse(text.split("\n")[0]!) as { port: number };
   try {
-    await work(`http://127.0.0.1:${port}`);
+    await work(`http://127.0.0.1:${port}`, proc.pid);
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
@@ -73,11 +83,12 @@ describe("telemetry in real processes", () => {
     const counter = join(tmpdir(), `agent-telemetry-subst-${Date.now()}-${Math.random().toString(36).slice(2)}`);
     // Telemetry must not make the daemon load the config twice: substitution commands run once.
     const box = sandbox(`config_command_substitution: true\nintegrations: { search: { providers: { search_a: { key: "$(sh -c 'echo run >> ${counter}; echo k')" } } } }\ntelemetry: { endpoint: "${receiver.url}", protocol: http/protobuf }\n`);
-    await runDaemon(box, async (url) => {
+    await runDaemon(box, async (url, pid) => {
       expect((await authed(`${url}/health`)).status).toBe(200);
       expect((await fetch(`${url}/health`)).status).toBe(401);
       await promptAndWait(url);
       await receiver.waitFor((spans) => spans.some((s) => s.name === "agent.turn"));
+      expect(hasWorkerThread(pid)).toBe(true);
     });
     const spans = receiver.spans();
     const health = spans.filter((s) => s.name === "GET /health");
@@ -96,9 +107,11 @@ describe("telemetry in real processes", () => {
   test("agent daemon without the block sends nothing, even with OTEL_* variables pointing at a receiver", async () => {
     receiver = startOtlpReceiver();
     const box = sandbox("daemon: { max_tool_turns: 5 }\n", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_TRACES_SAMPLER: "always_on", OTEL_SERVICE_NAME: "nope" });
-    await runDaemon(box, async (url) => {
+    await runDaemon(box, async (url, pid) => {
       expect((await authed(`${url}/health`)).status).toBe(200);
       await promptAndWait(url);
+      // No export worker is started either.
+      expect(hasWorkerThread(pid)).toBe(false);
     });
     expect(receiver.requests).toHaveLength(0);
   }, 30000);

@@ -31,7 +31,8 @@ if (process.env.NODE_ENV !== "production") {
 }
 
 const ROOT = resolve(import.meta.dir, "..");
-const AGENT = join(ROOT, "dist", "agent");
+// BENCH_AGENT: another build to measure (an older binary for a before/after pair in the same conditions).
+const AGENT = process.env.BENCH_AGENT ?? join(ROOT, "dist", "agent");
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const FILL_TURNS = 50;
 const LINES_PER_FILL = 2000;

@@ -15,6 +15,7 @@ import { applyRecords, applySnapshot, emptyViewState } from "../../tui/view-stat
 import { ViewStore } from "../../tui/view-store.ts";
 import { makeProject } from "../agent/harness.ts";
 import { TOKEN, tempSessionDir } from "../daemon/harness.ts";
+import { testSnapshot } from "./sync-fixtures.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -69,22 +70,7 @@ describe("status line before the first turn", () => {
 
 describe("snapshot and replayed records", () => {
   const rec = (seq: number, body: Record<string, unknown>) => ({ version: 1, seq: String(seq), at: 0, ...body }) as unknown as SyncRecord;
-  const snap = (seq: number, active: SyncSnapshotBody["active"]): SyncSnapshotBody => ({
-    version: 1,
-    session_id: "ses_x",
-    daemon_epoch: "e1",
-    cursor: "c",
-    origin_cursor: "o",
-    seq: String(seq),
-    catalog_revision: "1",
-    features: [],
-    session_state: "running",
-    turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] },
-    active,
-    actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true },
-    history_checkpoint: null,
-    operation_window: null,
-  });
+  const snap = (seq: number, active: SyncSnapshotBody["active"]) => testSnapshot(seq, { active });
 
   test("records up to the snapshot's seq do not undo its facet and model; newer ones do", () => {
     const state = emptyViewState();

@@ -8,8 +8,6 @@ import chalk from "chalk";
 import { render } from "ink-testing-library";
 import type { ReactNode } from "react";
 import type { EngineEvent } from "../../src/agent/events.ts";
-import type { SyncRecord } from "../../src/protocol/sync-record.ts";
-import type { SyncSnapshotBody } from "../../src/protocol/sync-shapes.ts";
 import { App } from "../../tui/app.tsx";
 import { ConfirmDialog } from "../../tui/components/question-dialog.tsx";
 import { ConnectionBanner, StatusLine, type StatusProps } from "../../tui/components/status-line.tsx";
@@ -21,6 +19,7 @@ import { readFacetColors } from "../../tui/theme/facet-colors.ts";
 import { DARK_THEME, LIGHT_THEME, noColorTheme, ThemeProvider, type Theme } from "../../tui/theme/theme.ts";
 import { ViewStore } from "../../tui/view-store.ts";
 import { richTurnEvents } from "../daemon/fake-engine.ts";
+import { recordSequence, testSnapshot } from "./sync-fixtures.ts";
 
 // Ink colors through chalk, which draws nothing when the test's stdout is not a terminal.
 const level = chalk.level;
@@ -55,29 +54,9 @@ function rgb(hex: string): string {
   return `\x1b[38;2;${r};${g};${b}m`;
 }
 
-let seq = 0;
-function records(events: (EngineEvent | Record<string, unknown>)[]): SyncRecord[] {
-  return events.map((e) => ({ version: 1, seq: String(++seq), at: 0, ...e }) as unknown as SyncRecord);
-}
-
-function snapshot(): SyncSnapshotBody {
-  return {
-    version: 1,
-    session_id: "ses_x",
-    daemon_epoch: "e1",
-    cursor: "c",
-    origin_cursor: "o",
-    seq: String(seq),
-    catalog_revision: "1",
-    features: [],
-    session_state: "running",
-    turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] },
-    active: null,
-    actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true },
-    history_checkpoint: null,
-    operation_window: null,
-  };
-}
+const sequence = recordSequence();
+const records = sequence.records;
+const snapshot = () => testSnapshot(sequence.seq);
 
 const usage = { input_tokens: 1000, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 const MARKDOWN = "# Plan\n\nUse `code`, **bold**, a [link](https://example.com).\n\n> a quote\n\n- item\n\n```ts\nconst x = 1;\n```";

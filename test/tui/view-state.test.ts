@@ -9,31 +9,11 @@ import { applyRecords, emptyViewState } from "../../tui/view-state.ts";
 import { tailLines } from "../../tui/tail-lines.ts";
 import { HISTORY_LINES, ViewStore } from "../../tui/view-store.ts";
 import { richTurnEvents } from "../daemon/fake-engine.ts";
+import { recordSequence, testSnapshot } from "./sync-fixtures.ts";
 
-let seq = 0;
-function records(events: (EngineEvent | Record<string, unknown>)[]): SyncRecord[] {
-  return events.map((e) => ({ version: 1, seq: String(++seq), at: 0, ...e }) as unknown as SyncRecord);
-}
-
-function snapshot(over: Partial<SyncSnapshotBody> = {}): SyncSnapshotBody {
-  return {
-    version: 1,
-    session_id: "ses_x",
-    daemon_epoch: "e1",
-    cursor: "c",
-    origin_cursor: "o",
-    seq: String(seq),
-    catalog_revision: "1",
-    features: [],
-    session_state: "running",
-    turn: { busy: false, turn_id: null, queue: [], pending_interrogatives: [] },
-    active: null,
-    actions: { prompt: true, dequeue: true, interrogative_response: true, interrupt: true, history: true },
-    history_checkpoint: null,
-    operation_window: null,
-    ...over,
-  };
-}
+const sequence = recordSequence();
+const records = sequence.records;
+const snapshot = (over: Partial<SyncSnapshotBody> = {}) => testSnapshot(sequence.seq, over);
 
 const usage = { input_tokens: 1000, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 

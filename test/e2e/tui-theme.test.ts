@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { TermSession } from "../tui/terminal.ts";
+import { colorEscapes } from "../tui/sgr.ts";
 
 const SCRIPT = `responses:
   - text: "Listing **files**:\\n\\n\`\`\`sh\\nls\\n\`\`\`"
@@ -59,20 +60,6 @@ async function send(t: TermSession, text: string): Promise<void> {
   t.write(text);
   await t.waitFor((s) => s.screen().includes(`› ${text}`), `the editor to show '${text}'`);
   t.write("\r");
-}
-
-/** Every SGR sequence that sets a color: 30-39, 40-49, 90-97, 100-107 (38/48 with their 5;n or 2;r;g;b). */
-function colorEscapes(output: string): string[] {
-  const found: string[] = [];
-  for (const m of output.matchAll(/\x1b\[([\d;:]*)m/g)) {
-    const params = m[1]!.split(/[;:]/).map(Number);
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!;
-      if ((p >= 30 && p <= 49) || (p >= 90 && p <= 97) || (p >= 100 && p <= 107)) found.push(m[0]);
-      if (p === 38 || p === 48) i += params[i + 1] === 5 ? 2 : 4;
-    }
-  }
-  return found;
 }
 
 const rgb = (hex: string) => `\x1b[38;2;${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(";")}m`;

@@ -20,6 +20,7 @@ import { DARK_THEME, LIGHT_THEME, noColorTheme, ThemeProvider, type Theme } from
 import { ViewStore } from "../../tui/view-store.ts";
 import { richTurnEvents } from "../daemon/fake-engine.ts";
 import { recordSequence, testSnapshot } from "./sync-fixtures.ts";
+import { colorEscapes } from "./sgr.ts";
 
 // Ink colors through chalk, which draws nothing when the test's stdout is not a terminal.
 const level = chalk.level;
@@ -29,20 +30,6 @@ beforeAll(() => {
 afterAll(() => {
   chalk.level = level;
 });
-
-/** Every SGR sequence that sets a color: 30-39, 40-49, 90-97, 100-107 (38/48 with their 5;n or 2;r;g;b). */
-function colorEscapes(output: string): string[] {
-  const found: string[] = [];
-  for (const m of output.matchAll(/\x1b\[([\d;:]*)m/g)) {
-    const params = m[1]!.split(/[;:]/).map(Number);
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!;
-      if ((p >= 30 && p <= 49) || (p >= 90 && p <= 97) || (p >= 100 && p <= 107)) found.push(m[0]);
-      if (p === 38 || p === 48) i += params[i + 1] === 5 ? 2 : 4;
-    }
-  }
-  return found;
-}
 
 /** The text without its SGR escapes, as a person reads it. */
 function plain(output: string): string {

@@ -1,0 +1,91 @@
+// The turn's thread's cost per span, in seconds: the engine's own span code (src/telemetry/engine-spans.ts:
+// traceTurn, traceProviderCall over a provider event stream, traceToolCall) drives the real tracer
+// (official sampler, id generator and BatchSpanProcessor over span records) for turns shaped like
+// bench/telemetry.ts's (50 tool calls, 51 provider requests: 102 spans), and after each turn its spans
+// are handed to the export worker (the processor's flush: pack and post). The same loop with the no-op
+// tracer is the reference; recording is the difference of the two medians. The worker exports to a
+// receiver in another process, and each turn waits for its export's answer outside the timed parts,
+// so the worker's work never piles up on the core the loop runs on.
+// Tool call ids are unique per call, as a provider's are (each is a new string to scrub).
+// BENCH_TURNS (400) changes the run; `bun --cpu-prof bench/telemetry-spans.ts` profiles it.
+import { loadavg } from "node:os";
+import type { AgentRuntime } from "../src/agent/runtime.ts";
+import type { StreamEvent, Usage } from "../src/providers/events.ts";
+import { traceProviderCall, traceToolCall, traceTurn } from "../src/telemetry/engine-spans.ts";
+import { startTelemetry } from "../src/telemetry/start.ts";
+import { NOOP_TRACER, type Tracer } from "../src/telemetry/tracer.ts";
+
+const CALLS = 50;
+const SPANS = 2 * CALLS + 2;
+const TURNS = Number(process.env.BENCH_TURNS ?? 400);
+const WARMUP = 40;
+
+const receiver = Bun.spawn(["bun", "-e", `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(req) { await req.arrayBuffer(); return new Response("{}", { headers: { "content-type": "application/json" } }); } }); console.log(s.port);`], { stdout: "pipe", stderr: "inherit" });
+const port = Number(new TextDecoder().decode((await receiver.stdout.getReader().read()).value).trim());
+const tracer = await startTelemetry({ block: { endpoint: `http://127.0.0.1:${port}`, protocol: "http/json" }, env: {}, role: "daemon" });
+
+const usage: Usage = { input_tokens: 100, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
+/** A provider response's events as the engine sees them (a Chat Completions tool-call answer). */
+async function* providerStream(callId: string): AsyncGenerator<StreamEvent> {
+  yield { type: "response_start", id: "resp_1", model: "gpt-bench" };
+  yield { type: "text_delta", index: 0, text: "Next step." };
+  yield { type: "text_done", index: 0, text: "Next step." };
+  yield { type: "tool_call_start", index: 1, id: callId, name: "progress_update" };
+  yield { type: "tool_call_done", index: 1, id: callId, name: "progress_update", arguments: { text: "working" } };
+  yield { type: "usage", usage };
+  yield { type: "done", stop_reason: "tool_use", raw_stop_reason: "tool_calls", usage };
+}
+
+let seq = 0;
+async function turn(traced: Tracer): Promise<void> {
+  const callDeps = {};
+  const toolContext = {};
+  const rt = { tracer: traced, sessionId: "ses_01JBENCHSPANS", model: { key: "m", provider_name: "gpt-bench" }, facet: "build", callDeps, toolContext } as unknown as AgentRuntime;
+  await traceTurn(rt, `turn_${++seq}`, () => usage, async () => {
+    for (let i = 0; i <= CALLS; i++) {
+      const callId = `call_${seq}_${i}`;
+      for await (const _ of traceProviderCall(traced, { provider: "fast", protocol: "b_chat_completions", model: () => "m", scope: callDeps }, providerStream(callId)));
+      if (i < CALLS) await traceToolCall(traced, toolContext, { call_id: callId, name: "progress_update" }, () => "completed", async () => {});
+    }
+    return { stop: "end_turn" };
+  });
+}
+
+const recorded: number[] = [];
+const reference: number[] = [];
+const handoff: number[] = [];
+for (let i = 0; i < WARMUP + TURNS; i++) {
+  // Alternating order, so drift hits both alike.
+  const order = i % 2 === 0 ? [tracer, NOOP_TRACER] : [NOOP_TRACER, tracer];
+  for (const t of order) {
+    const t0 = performance.now();
+    await turn(t);
+    const t1 = performance.now();
+    if (t === tracer) {
+      const exported = tracer.flush();
+      const t2 = performance.now();
+      await exported;
+      if (i >= WARMUP) {
+        recorded.push(t1 - t0);
+        handoff.push(t2 - t1);
+      }
+    } else if (i >= WARMUP) reference.push(t1 - t0);
+  }
+}
+await tracer.shutdown();
+receiver.kill();
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[(s.length - 1) >> 1]! + s[s.length >> 1]!) / 2;
+};
+const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.9 * (xs.length - 1))]!;
+const us = (ms: number) => ((ms * 1000) / SPANS).toFixed(2);
+const record = median(recorded) - median(reference);
+const hand = median(handoff);
+console.log(`${TURNS} turns of ${SPANS} spans (${CALLS} tool calls), load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`  reference, the same turn with the no-op tracer: ${median(reference).toFixed(3)} ms a turn`);
+console.log(`  with the tracer: ${median(recorded).toFixed(3)} ms a turn (p90 ${p90(recorded).toFixed(3)})`);
+console.log(`  recording (start, attributes, end, processor): ${us(record)} µs/span`);
+console.log(`  hand-off to the worker (flush, pack, post): ${us(hand)} µs/span (p90 ${us(p90(handoff))})`);
+console.log(`  turn's thread total: ${us(record + hand)} µs/span, ${(record + hand).toFixed(3)} ms a turn`);

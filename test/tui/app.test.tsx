@@ -72,6 +72,19 @@ describe("conversation view (ink-testing-library, real daemon)", () => {
     await v.wait("answer to second");
   }, 20_000);
 
+  test("text and Enter arriving in one read send the text (a fast typist over a slow link, a script); a paste never sends", async () => {
+    const v = await mount({ reply: (p) => `answer to ${p}` });
+    v.ui.stdin.write("hello there\r");
+    await v.wait("answer to hello there");
+    v.ui.stdin.write("one\\\rtwo\rthree");
+    await v.wait(() => v.h.engine().ran.length === 2, "the continued prompt to run");
+    expect(v.h.engine().ran).toEqual(["hello there", "one\ntwo"]);
+    await v.wait(() => (v.ui.lastFrame() ?? "").includes("› three"), "the rest to stay in the editor");
+    v.ui.stdin.write("\x1b[200~ four\rfive\x1b[201~");
+    await v.wait(() => (v.ui.lastFrame() ?? "").includes("five"), "the paste in the editor");
+    expect(v.h.engine().ran).toHaveLength(2);
+  }, 20_000);
+
   test("a permission ask: deny with a message for the model", async () => {
     const v = await mount();
     await v.type("please ASK");

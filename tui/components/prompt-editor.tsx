@@ -3,7 +3,7 @@
 // and never sends. Up/Down move between lines, and past the first/last line walk the prompt history.
 import { Box, Text, useInput, usePaste } from "ink";
 import type { ReactNode } from "react";
-import { backspace, deleteForward, end, home, insert, killLineBack, moveBy, moveLine, type EditorState } from "../editor-model.ts";
+import { backspace, deleteForward, EMPTY_EDITOR, end, home, insert, killLineBack, moveBy, moveLine, type EditorState } from "../editor-model.ts";
 import { useTheme, type Palette } from "../theme/theme.ts";
 
 export interface PromptEditorProps {
@@ -39,10 +39,28 @@ export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, place
       if (key.backspace) return onEdit(backspace);
       if (key.delete || (key.ctrl && input === "d")) return onEdit(deleteForward);
       if (key.ctrl || key.meta || key.escape || key.tab || !input) return;
+      // Typed text and Enter can arrive in one read (fast typing over a slow link, a script driving the
+      // terminal). Pastes come bracketed (usePaste above), so a CR here is an Enter press.
+      if (input.length > 1 && input.includes("\r")) return typedWithEnter(input);
       onEdit((v) => insert(v, input));
     },
     { isActive: active },
   );
+  /** Each CR of `input` acts as Enter on what was typed before it; the rest stays in the editor. */
+  function typedWithEnter(input: string) {
+    const parts = input.split(/\r\n?/);
+    let state = value;
+    parts.forEach((part, i) => {
+      state = insert(state, part);
+      if (i === parts.length - 1) return;
+      if (state.text.endsWith("\\") && state.cursor === state.text.length) state = { text: `${state.text.slice(0, -1)}\n`, cursor: state.text.length };
+      else if (state.text.trim()) {
+        onSubmit(state.text);
+        state = EMPTY_EDITOR;
+      }
+    });
+    onEdit(() => state);
+  }
   function moveOr(next: EditorState | null, otherwise: () => void) {
     if (next) onEdit(() => next);
     else otherwise();

@@ -34,15 +34,21 @@ export function unescapePrompt(text: string): string {
   return text.trimStart().startsWith("//") ? text.trimStart().slice(1) : text;
 }
 
+const USAGE_COLUMN = 16;
+
 export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null): string {
   const rows = [...LOCAL_COMMANDS, ...(remote ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
-  const width = Math.max(...rows.map((r) => r.usage.length));
-  const lines = rows.map((r) => `  ${r.usage.padEnd(width)}  ${r.summary}`);
+  // A usage longer than the column gets its summary on the next line, so one long usage does not push
+  // every summary to the right edge of a narrow terminal.
+  const width = Math.min(USAGE_COLUMN, Math.max(...rows.map((r) => r.usage.length)));
+  const lines = rows.flatMap((r) => (r.usage.length <= width ? [`  ${r.usage.padEnd(width)}  ${r.summary}`] : [`  ${r.usage}`, `  ${" ".repeat(width)}  ${r.summary}`]));
   if (remoteError) lines.push(`  (the session's own commands are unavailable: ${remoteError})`);
   lines.push(
     "",
-    "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history (Up on an empty prompt takes back the newest queued input)",
-    "      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output) · Ctrl+D or Ctrl+C detach",
+    "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history",
+    "      Up on an empty prompt takes back the newest queued input",
+    "      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output)",
+    "      Ctrl+D or Ctrl+C detach (the session keeps running)",
   );
   return ["Commands:", ...lines].join("\n");
 }

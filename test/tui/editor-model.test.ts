@@ -1,7 +1,7 @@
 // The prompt editor's rules without a terminal: multi-line editing, line moves, and history.
 import { describe, expect, test } from "bun:test";
 import { backspace, editorOf, EMPTY_EDITOR, insert, killLineBack, moveLine, PromptHistory } from "../../tui/editor-model.ts";
-import { parseSlash, splitArgs, unescapePrompt } from "../../tui/slash.ts";
+import { helpText, parseSlash, splitArgs, unescapePrompt } from "../../tui/slash.ts";
 
 describe("editor model", () => {
   test("pasted CR/CRLF become line breaks; Up/Down move between lines and fall through to history at the edges", () => {
@@ -37,5 +37,17 @@ describe("slash commands", () => {
     expect(parseSlash("//usr/bin is a path")).toBeNull();
     expect(unescapePrompt("//usr/bin is a path")).toBe("/usr/bin is a path");
     expect(splitArgs(`a 'b c' "d \\" e"`)).toEqual(["a", "b c", 'd " e']);
+  });
+
+  test("/help: short usages in a column; a long one puts its summary on the next line, aligned", () => {
+    const text = helpText([{ name: "compact", usage: "/compact [instructions for the summary]", summary: "Summarize the conversation" }], null);
+    const lines = text.split("\n");
+    const exit = lines.find((l) => l.startsWith("  /exit"))!;
+    const column = exit.indexOf("Detach");
+    expect(column).toBeLessThanOrEqual(20);
+    const at = lines.indexOf("  /compact [instructions for the summary]");
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]!.indexOf("Summarize")).toBe(column);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
   });
 });

@@ -11,7 +11,7 @@ import type { SpanRecord } from "./span-record.ts";
 
 export type ToWorker =
   /** First message: what the worker's exporter needs (the settings hold the headers: they never leave the process). */
-  | { type: "init"; settings: TelemetrySettings; timeoutMs: number; resource: Record<string, string>; scope: { name: string; version: string } }
+  | { type: "init"; settings: TelemetrySettings; secrets: readonly string[]; timeoutMs: number; resource: Record<string, string>; scope: { name: string; version: string } }
   | { type: "export"; id: number; spans: string }
   /** Waits for the exports under way, then answers: the last message before the worker is ended. */
   | { type: "shutdown"; id: number };
@@ -58,8 +58,11 @@ export function packSpans(spans: readonly ReadableSpan[]): string {
 const NO_LINKS: ReadableSpan["links"] = [];
 const NO_EVENTS: ReadableSpan["events"] = [];
 
-/** The batch as the ReadableSpans the official serializers read (all of one resource and scope). */
-export function unpackSpans(text: string, resource: Resource, instrumentationScope: ReadableSpan["instrumentationScope"]): ReadableSpan[] {
+/**
+ * The batch as the ReadableSpans the official serializers read (all of one resource and scope), every
+ * string attribute and status message passed through `scrub` (scrub.ts).
+ */
+export function unpackSpans(text: string, resource: Resource, instrumentationScope: ReadableSpan["instrumentationScope"], scrub: (value: string) => string): ReadableSpan[] {
   const flat = JSON.parse(text) as unknown[];
   const spans: ReadableSpan[] = [];
   let i = 0;
@@ -74,11 +77,15 @@ export function unpackSpans(text: string, resource: Resource, instrumentationSco
     const start = flat[i++] as number;
     const end = flat[i++] as number;
     const code = flat[i++] as SpanStatus["code"];
-    const message = flat[i++] as string | null;
+    const rawMessage = flat[i++] as string | null;
     const droppedAttributesCount = flat[i++] as number;
     const count = flat[i++] as number;
     const attributes: Attributes = {};
-    for (let a = 0; a < count; a++, i += 2) attributes[flat[i] as string] = flat[i + 1] as Attributes[string];
+    for (let a = 0; a < count; a++, i += 2) {
+      const value = flat[i + 1] as Attributes[string];
+      attributes[flat[i] as string] = typeof value === "string" ? scrub(value) : value;
+    }
+    const message = rawMessage === null ? null : scrub(rawMessage);
     const traceState = rawState === null ? undefined : createTraceState(rawState);
     const context: SpanContext = { traceId, spanId, traceFlags, traceState };
     spans.push({

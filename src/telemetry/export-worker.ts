@@ -10,6 +10,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { unpackSpans, type FromWorker, type ToWorker } from "./export-wire.ts";
 import { createFetchTransport } from "./otlp-fetch-transport.ts";
+import { createScrubber, scrubbedValues } from "./scrub.ts";
 import type { TelemetrySettings } from "./settings.ts";
 
 declare const self: Worker;
@@ -28,6 +29,7 @@ function otlpExporter(settings: TelemetrySettings, timeoutMillis: number): OTLPE
 let exporter: OTLPExporterBase<ReadableSpan[]>;
 let resource: ReturnType<typeof resourceFromAttributes>;
 let scope: ReadableSpan["instrumentationScope"];
+let scrub: (value: string) => string;
 
 const answer = (id: number, ok: boolean) => self.postMessage({ id, ok } satisfies FromWorker);
 
@@ -39,8 +41,9 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     exporter = otlpExporter(message.settings, message.timeoutMs);
     resource = resourceFromAttributes(message.resource);
     scope = message.scope;
+    scrub = createScrubber(scrubbedValues(message.secrets, message.settings.headers));
   } else if (message.type === "export") {
-    exporter.export(unpackSpans(message.spans, resource, scope), (result) => answer(message.id, result.code === SUCCESS));
+    exporter.export(unpackSpans(message.spans, resource, scope, scrub), (result) => answer(message.id, result.code === SUCCESS));
   } else {
     exporter.shutdown().then(
       () => answer(message.id, true),

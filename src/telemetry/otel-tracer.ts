@@ -8,17 +8,12 @@ import { ROOT_CONTEXT, SpanKind, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
 import type { SamplerSetting, TelemetrySettings } from "./settings.ts";
 import { SpanRecord, type SpanSink } from "./span-record.ts";
 import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
 import { WorkerSpanExporter } from "./worker-exporter.ts";
 
-/** Attribute strings are names and ids; anything longer is cut (a guard, not a content channel). */
-const MAX_ATTRIBUTE_CHARS = 256;
-/** Distinct attribute strings remembered as scrubbed (ids make the set grow; it is then started over). */
-const SCRUB_CACHE_ENTRIES = 4096;
 /** How often buffered spans are sent (a daemon's spans reach the collector within about this long). */
 const EXPORT_INTERVAL_MS = 2000;
 /**
@@ -42,7 +37,7 @@ export interface OtelTracerOptions {
   settings: TelemetrySettings;
   /** Which process exports: cli, daemon or gateway (the resource's `agent.role`). */
   role: keyof typeof EXPORT_TIMEOUT_MS;
-  /** Values scrubbed from every string attribute (configured secrets, the export headers' values). */
+  /** Values scrubbed from every string attribute by the export worker (configured secrets; the export headers' values are added there). */
   secrets: readonly string[];
   /** Told if the export worker dies (the process goes on; spans are dropped). */
   warn?: (message: string) => void;
@@ -57,13 +52,10 @@ function sampler(setting: SamplerSetting): Sampler {
 
 export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const { settings } = options;
-  // A header value and, for `Scheme credential` values, the credential alone.
-  const headerSecrets = Object.values(settings.headers).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? v]);
-  const secrets = [...options.secrets, ...headerSecrets].filter((s) => s.length >= 4);
   const timeout = EXPORT_TIMEOUT_MS[options.role];
   const resourceAttributes = { [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role };
   const instrumentationScope = { name: "agent", version: VERSION };
-  const exporter = new WorkerSpanExporter({ init: { type: "init", settings, timeoutMs: timeout, resource: resourceAttributes, scope: instrumentationScope }, warn: options.warn });
+  const exporter = new WorkerSpanExporter({ init: { type: "init", settings, secrets: options.secrets, timeoutMs: timeout, resource: resourceAttributes, scope: instrumentationScope }, warn: options.warn });
   const processor = new BatchSpanProcessor({
     exporter,
     scheduledDelayMillis: EXPORT_INTERVAL_MS,
@@ -74,22 +66,11 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const decide = sampler(settings.sampler);
   const ids = new RandomIdGenerator();
 
-  // Attribute strings repeat (model, tool and route names, statuses): each distinct one is scrubbed once.
-  const scrubbed = new Map<string, string>();
   const sink: SpanSink = {
     processor,
     // The processor reads a span's resource (to wait for async attributes); the worker encodes its own copy.
     resource: resourceFromAttributes(resourceAttributes),
     instrumentationScope,
-    scrub: (value) => {
-      let out = scrubbed.get(value);
-      if (out === undefined) {
-        out = redactText(value.slice(0, MAX_ATTRIBUTE_CHARS), secrets);
-        if (scrubbed.size >= SCRUB_CACHE_ENTRIES) scrubbed.clear();
-        scrubbed.set(value, out);
-      }
-      return out;
-    },
   };
 
   // A child follows its parent's decision, as the SDK's ParentBasedSampler does for a local parent

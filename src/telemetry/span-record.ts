@@ -21,20 +21,16 @@ export interface SpanSink {
   processor: SpanProcessor;
   resource: Resource;
   instrumentationScope: { name: string; version?: string };
-  /** Attribute strings pass through this (truncation and secret scrubbing). */
-  scrub(value: string): string;
 }
 
 /**
  * How many attributes `attributes` holds when it can be kept as the span's own map (no undefined
- * values, within the limit; its strings are then scrubbed in place), else -1.
+ * values, within the limit), else -1. Strings are cut and scrubbed by the export worker (scrub.ts).
  */
-function adoptable(attributes: SpanAttributes, scrub: (value: string) => string): number {
+function adoptable(attributes: SpanAttributes): number {
   let count = 0;
   for (const key in attributes) {
-    const value = attributes[key];
-    if (value === undefined || key.length === 0 || ++count > ATTRIBUTE_COUNT_LIMIT) return -1;
-    if (typeof value === "string") attributes[key] = scrub(value);
+    if (attributes[key] === undefined || key.length === 0 || ++count > ATTRIBUTE_COUNT_LIMIT) return -1;
   }
   return count;
 }
@@ -76,7 +72,7 @@ export class SpanRecord implements ReadableSpan, TraceSpan, SpanContext {
   ) {
     this.startPerf = performance.now();
     this.anchor = parent ? parent.anchor : Date.now() - this.startPerf;
-    const count = attributes && this.sampled ? adoptable(attributes, sink.scrub) : -1;
+    const count = attributes && this.sampled ? adoptable(attributes) : -1;
     if (count >= 0) {
       this.attributes = attributes as Attributes;
       this.attributeCount = count;
@@ -153,15 +149,14 @@ export class SpanRecord implements ReadableSpan, TraceSpan, SpanContext {
         }
         this.attributeCount++;
       }
-      out[key] = typeof value === "string" ? this.sink.scrub(value) : value;
+      out[key] = value;
     }
   }
 
   fail(kind: string): void {
     if (this.ended || !this.sampled) return;
-    const reason = this.sink.scrub(kind);
-    this.setAttributes({ "error.type": reason });
-    this.status = { code: SpanStatusCode.ERROR, message: reason };
+    this.setAttributes({ "error.type": kind });
+    this.status = { code: SpanStatusCode.ERROR, message: kind };
   }
 
   end(): void {

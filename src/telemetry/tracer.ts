@@ -5,7 +5,7 @@
 
 /**
  * Span attributes: primitives only. Callers pass names, ids, counts and statuses, never content, in a
- * fresh object: the tracer may keep it as the span's own map (its strings scrubbed in place).
+ * fresh object: the tracer may keep it as the span's own map.
  */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 

@@ -13,11 +13,11 @@ const HEADER_SECRET = "otlp-ingest-secret-9876";
 
 function exporter(serviceName: string, warnings: string[]): WorkerSpanExporter {
   const settings = { tracesUrl: "http://127.0.0.1:9/v1/traces", protocol: "http/json" as const, headers: { authorization: `Bearer ${HEADER_SECRET}` }, serviceName, sampler: { type: "always_on" as const } };
-  return new WorkerSpanExporter({ init: { type: "init", settings, timeoutMs: 1000, resource: { "service.name": serviceName }, scope: { name: "agent", version: "0" } }, warn: (m) => warnings.push(m), workerUrl: BROKEN });
+  return new WorkerSpanExporter({ init: { type: "init", settings, secrets: [], timeoutMs: 1000, resource: { "service.name": serviceName }, scope: { name: "agent", version: "0" } }, warn: (m) => warnings.push(m), workerUrl: BROKEN });
 }
 
 function spans(n: number): ReadableSpan[] {
-  const sink: SpanSink = { processor: { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} }, resource: resourceFromAttributes({}), instrumentationScope: { name: "agent" }, scrub: (v) => v };
+  const sink: SpanSink = { processor: { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} }, resource: resourceFromAttributes({}), instrumentationScope: { name: "agent" } };
   return Array.from({ length: n }, (_, i) => {
     const span = new SpanRecord(sink, "0af7651916cd43dd8448eb211c80319c", `b7ad6b71692033${String(i).padStart(2, "0")}`, 1, undefined, `span-${i}`, 0, undefined, undefined, { n: i });
     span.end();

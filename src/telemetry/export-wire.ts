@@ -33,16 +33,37 @@ export function hrTime(ms: number): HrTime {
   return [seconds, nanos];
 }
 
+/** `[seconds, nanoseconds]` of `baseMs` (whole milliseconds) plus `offsetNs` (whole nanoseconds, may be negative). */
+function hrTimeAt(baseMs: number, offsetNs: number): HrTime {
+  const seconds = Math.floor(baseMs / 1000);
+  const nanos = (baseMs - seconds * 1000) * 1e6 + offsetNs;
+  const carry = Math.floor(nanos / 1e9);
+  return [seconds + carry, nanos - carry * 1e9];
+}
+
+/** A trace or parent id equal to the previous span's (a turn's spans share both). */
+const SAME = 0;
+
 /**
- * Per span, in this order: trace id, span id, parent span id or null, trace flags, trace state or null,
- * name, kind, start and end (wall-clock milliseconds), status code, status message or null, dropped
- * attribute count, attribute count n, then n name/value pairs.
+ * The batch's base time (whole wall-clock milliseconds), then per span, in this order: trace id or SAME,
+ * span id, parent span id, SAME or null, trace flags, trace state or null, name, kind, start and end
+ * (whole nanoseconds from the base: an integer is written several times faster than a fractional
+ * millisecond), status code, status message or null, dropped attribute count, attribute count n, then
+ * n name/value pairs.
  */
 export function packSpans(spans: readonly ReadableSpan[]): string {
-  const out: unknown[] = [];
-  for (const span of spans as readonly SpanRecord[]) {
+  const records = spans as readonly SpanRecord[];
+  const base = records.length === 0 ? 0 : Math.floor(records[0]!.startMs);
+  const out: unknown[] = [base];
+  let lastTrace = "";
+  let lastParent = "";
+  for (const span of records) {
     const parent = span.parentSpanContext;
-    out.push(span.traceId, span.spanId, parent ? parent.spanId : null, span.traceFlags, span.traceState ? span.traceState.serialize() : null, span.name, span.kind, span.startMs, span.endMs, span.status.code, span.status.message ?? null, span.droppedAttributesCount, 0);
+    const traceId = span.traceId;
+    const parentId = parent ? parent.spanId : null;
+    out.push(traceId === lastTrace ? SAME : traceId, span.spanId, parentId !== null && parentId === lastParent ? SAME : parentId, span.traceFlags, span.traceState ? span.traceState.serialize() : null, span.name, span.kind, Math.round((span.startMs - base) * 1e6), Math.round((span.endMs - base) * 1e6), span.status.code, span.status.message ?? null, span.droppedAttributesCount, 0);
+    lastTrace = traceId;
+    if (parentId !== null) lastParent = parentId;
     const countAt = out.length - 1;
     let count = 0;
     const attributes = span.attributes;
@@ -65,11 +86,17 @@ const NO_EVENTS: ReadableSpan["events"] = [];
 export function unpackSpans(text: string, resource: Resource, instrumentationScope: ReadableSpan["instrumentationScope"], scrub: (value: string) => string): ReadableSpan[] {
   const flat = JSON.parse(text) as unknown[];
   const spans: ReadableSpan[] = [];
-  let i = 0;
+  const base = flat[0] as number;
+  let traceId = "";
+  let lastParent = "";
+  let i = 1;
   while (i < flat.length) {
-    const traceId = flat[i++] as string;
+    const trace = flat[i++] as string | typeof SAME;
+    if (trace !== SAME) traceId = trace;
     const spanId = flat[i++] as string;
-    const parentId = flat[i++] as string | null;
+    const parent = flat[i++] as string | null | typeof SAME;
+    const parentId = parent === SAME ? lastParent : parent;
+    if (parentId !== null) lastParent = parentId;
     const traceFlags = flat[i++] as number;
     const rawState = flat[i++] as string | null;
     const name = flat[i++] as string;
@@ -93,9 +120,9 @@ export function unpackSpans(text: string, resource: Resource, instrumentationSco
       kind,
       spanContext: () => context,
       parentSpanContext: parentId === null ? undefined : { traceId, spanId: parentId, traceFlags, traceState },
-      startTime: hrTime(start),
-      endTime: hrTime(end),
-      duration: hrTime(end - start),
+      startTime: hrTimeAt(base, start),
+      endTime: hrTimeAt(base, end),
+      duration: hrTimeAt(0, end - start),
       status: message === null ? { code } : { code, message },
       attributes,
       links: NO_LINKS,

@@ -2,56 +2,25 @@
 // (build.ts), so a daemon and `agent exec` with a global telemetry block must reach a local OTLP/HTTP
 // receiver from dist/agent, and a daemon stopped right after a turn must still deliver that turn's spans.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { promptAndWait, sandbox, spawnDemoDaemon } from "../telemetry/demo-daemon.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "../telemetry/otlp-receiver.ts";
 
-const TOKEN = "dmn_telemetry-e2e-token-0123456789abcdefghijk";
 const INGEST_KEY = "otlp-ingest-key-e2e-5678";
 
 let receiver: OtlpReceiver;
 afterEach(() => receiver?.stop());
 beforeAll(() => ensureBinary(), 120_000);
 
-function sandbox(globalConfig: string) {
-  const base = mkdtempSync(join(tmpdir(), "agent-telemetry-e2e-"));
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, XDG_CONFIG_HOME: join(base, "config"), XDG_DATA_HOME: join(base, "data") };
-  mkdirSync(join(base, "config", "agent"), { recursive: true });
-  writeFileSync(join(base, "config", "agent", "config.yaml"), globalConfig);
-  const project = join(base, "project");
-  mkdirSync(join(project, ".git"), { recursive: true });
-  return { base, env, project };
-}
 
-const authed = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...(init.headers ?? {}) } });
 
 describe("trace export from the compiled binary", () => {
   test("a daemon stopped right after a turn delivers the turn's and the routes' spans, with the configured headers", async () => {
     receiver = startOtlpReceiver();
     const box = sandbox(`telemetry: { endpoint: "${receiver.url}", headers: { x-api-key: "${INGEST_KEY}" } }\n`);
-    const credDir = join(box.base, "cred");
-    mkdirSync(credDir, { mode: 0o700 });
-    const cred = join(credDir, "credential.json");
-    writeFileSync(cred, JSON.stringify({ token: TOKEN }));
-    chmodSync(cred, 0o600);
-    const proc = Bun.spawn([BINARY, "daemon", "--session-dir", join(box.base, "session"), "--credential-file", cred, "--project", box.project, "--demo"], { cwd: box.project, env: box.env, stdout: "pipe", stderr: "pipe" });
-    const reader = proc.stdout.getReader();
-    let text = "";
-    while (!text.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`daemon exited early: ${await new Response(proc.stderr).text()}`);
-      text += new TextDecoder().decode(value);
-    }
-    const url = `http://127.0.0.1:${(JSON.parse(text.split("\n")[0]!) as { port: number }).port}`;
+    const { proc, url } = await spawnDemoDaemon([BINARY], box);
     try {
-      expect((await authed(`${url}/prompt`, { method: "POST", body: JSON.stringify({ text: "hello from the binary" }) })).status).toBe(202);
-      for (;;) {
-        const sync = (await (await authed(`${url}/sync`)).json()) as { turn: { busy: boolean; queue: unknown[] } };
-        if (!sync.turn.busy && sync.turn.queue.length === 0) break;
-        await Bun.sleep(20);
-      }
+      await promptAndWait(url, "hello from the binary");
     } finally {
       // Stopped at once: the 2-second export has not run, so only the flush on stop can deliver the spans.
       proc.kill("SIGTERM");

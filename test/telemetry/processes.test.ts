@@ -2,34 +2,17 @@
 // the global telemetry block the daemon exports route spans and its engine's turn spans; without the
 // block nothing is ever sent, whatever OTEL_* variables say.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { authed, promptAndWait as promptAndWaitFor, sandbox, spawnDemoDaemon, type Sandbox } from "./demo-daemon.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
-const TOKEN = "dmn_telemetry-test-token-0123456789abcdefghij";
 
 let receiver: OtlpReceiver;
 afterEach(() => receiver?.stop());
 
-function sandbox(globalConfig: string | null, extraEnv: Record<string, string> = {}) {
-  const base = mkdtempSync(join(tmpdir(), "agent-telemetry-proc-"));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: base,
-    XDG_CONFIG_HOME: join(base, "config"),
-    XDG_DATA_HOME: join(base, "data"),
-    ...extraEnv,
-  };
-  if (globalConfig !== null) {
-    mkdirSync(join(base, "config", "agent"), { recursive: true });
-    writeFileSync(join(base, "config", "agent", "config.yaml"), globalConfig);
-  }
-  const project = join(base, "project");
-  mkdirSync(join(project, ".git"), { recursive: true });
-  return { base, env, project };
-}
 
 /** Whether a process runs a Bun Worker thread (Linux names it "Worker"): the export worker, in a daemon. */
 const hasWorkerThread = (pid: number) =>
@@ -41,41 +24,18 @@ const hasWorkerThread = (pid: number) =>
     }
   });
 
-async function runDaemon(box: ReturnType<typeof sandbox>, work: (url: string, pid: number) => Promise<void>): Promise<void> {
-  const credDir = join(box.base, "cred");
-  mkdirSync(credDir, { mode: 0o700 });
-  const cred = join(credDir, "credential.json");
-  writeFileSync(cred, JSON.stringify({ token: TOKEN }));
-  chmodSync(cred, 0o600);
-  const proc = Bun.spawn(["bun", MAIN, "daemon", "--session-dir", join(box.base, "session"), "--credential-file", cred, "--project", box.project, "--demo"], { cwd: box.project, env: box.env, stdout: "pipe", stderr: "pipe" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`daemon exited early: ${await new Response(proc.stderr).text()}`);
-    text += new TextDecoder().decode(value);
-  }
-  const { port } = JSON.parse(text.split("\n")[0]!) as { port: number };
+async function runDaemon(box: Sandbox, work: (url: string, pid: number) => Promise<void>): Promise<void> {
+  const { proc, url } = await spawnDemoDaemon(["bun", MAIN], box);
   try {
-    await work(`http://127.0.0.1:${port}`, proc.pid);
+    await work(url, proc.pid);
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
   }
 }
 
-const authed = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...(init.headers ?? {}) } });
 
-/** Sends a prompt and waits until the daemon's turn is over (the demo answers without a model). */
-async function promptAndWait(url: string): Promise<void> {
-  const accepted = await authed(`${url}/prompt`, { method: "POST", body: JSON.stringify({ text: "hello there, secret-prompt-words" }) });
-  expect(accepted.status).toBe(202);
-  for (;;) {
-    const sync = (await (await authed(`${url}/sync`)).json()) as { turn: { busy: boolean; queue: unknown[] } };
-    if (!sync.turn.busy && sync.turn.queue.length === 0) return;
-    await Bun.sleep(20);
-  }
-}
+const promptAndWait = (url: string) => promptAndWaitFor(url, "hello there, secret-prompt-words");
 
 describe("telemetry in real processes", () => {
   test("agent daemon with the block: route spans and engine turn spans, role daemon, no prompt text", async () => {

@@ -5,11 +5,11 @@
 // error line and the view still opens; the facet's color follows catalog changes; `agent config
 // validate` names a bad theme with file and line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
-import { TermSession } from "../tui/terminal.ts";
+import type { TermSession } from "../tui/terminal.ts";
+import { scriptedProject, send, Terminals, type TuiProject } from "./tui-harness.ts";
 import { colorEscapes } from "../tui/sgr.ts";
 
 const SCRIPT = `responses:
@@ -19,47 +19,18 @@ const SCRIPT = `responses:
   - text: "Done."
 `;
 
-interface Project {
-  root: string;
-  env: Record<string, string>;
-  configDir: string;
-}
+const terminals = new Terminals();
 
-function project(extraEnv: Record<string, string> = {}, globalConfig?: string): Project {
-  const base = mkdtempSync(join(tmpdir(), "agent-tui-theme-"));
-  const root = join(base, "proj");
-  mkdirSync(join(root, ".git"), { recursive: true });
-  mkdirSync(join(root, ".agent"));
-  writeFileSync(join(root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\ndefault_permission_matcher: standard\n");
-  writeFileSync(join(root, "script.yaml"), SCRIPT);
-  const configDir = join(base, "config", "agent");
-  mkdirSync(configDir, { recursive: true });
-  if (globalConfig) writeFileSync(join(configDir, "config.yaml"), globalConfig);
-  // COLORTERM=truecolor: colors are drawn as on a modern terminal, so their absence means something.
-  const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", COLORTERM: "truecolor", ...extraEnv };
-  return { root, env, configDir };
-}
+// COLORTERM=truecolor: colors are drawn as on a modern terminal, so their absence means something.
+const project = (env: Record<string, string> = {}, globalConfig?: string) => scriptedProject(SCRIPT, { env: { COLORTERM: "truecolor", ...env }, globalConfig });
+const start = (p: TuiProject, background?: string) => terminals.start(p, ["new"], background);
 
-const open: TermSession[] = [];
-const sessions: { id: string; p: Project }[] = [];
-
-function start(p: Project, background?: string): TermSession {
-  const t = new TermSession([BINARY, "new"], { cwd: p.root, env: p.env, background });
-  open.push(t);
-  return t;
-}
-
-async function opened(t: TermSession, p: Project): Promise<void> {
+/** Waits for the view to be ready; the session id it printed. */
+async function opened(t: TermSession, p: TuiProject): Promise<string> {
   await t.waitFor("Type a message", "the prompt editor");
-  const id = /session (ses_[0-9a-z]+)/.exec(t.text())?.[1];
-  if (id) sessions.push({ id, p });
+  const id = terminals.sessionOf(t, p);
   await t.waitFor(/ready\s/, "the connection");
-}
-
-async function send(t: TermSession, text: string): Promise<void> {
-  t.write(text);
-  await t.waitFor((s) => s.screen().includes(`› ${text}`), `the editor to show '${text}'`);
-  t.write("\r");
+  return id;
 }
 
 const rgb = (hex: string) => `\x1b[38;2;${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(";")}m`;
@@ -67,10 +38,7 @@ const OSC11_QUERY = "\x1b]11;?";
 
 beforeAll(() => ensureBinary(), 180_000);
 
-afterAll(async () => {
-  for (const t of open) await t.close();
-  for (const { id, p } of sessions) Bun.spawnSync([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env });
-});
+afterAll(() => terminals.closeAll());
 
 describe("themes in a terminal (compiled binary)", () => {
   test("NO_COLOR=1: a turn with markdown, a permission ask and a tool call writes no color escape", async () => {
@@ -134,11 +102,10 @@ describe("themes in a terminal (compiled binary)", () => {
     writeFileSync(join(p.root, ".agent", "facets", "review.md"), facet("#ff8800"));
     writeFileSync(join(p.root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\nactive_session:\n  default_facet: review\n");
     const t = start(p);
-    await opened(t, p);
+    const id = await opened(t, p);
     await t.waitFor((s) => s.raw.includes(`${rgb("#ff8800")}review`), "the facet in its dark color from the facet file");
     writeFileSync(join(p.root, ".agent", "facets", "review.md"), facet("#00cc66"));
     // SIGHUP makes the daemon read its config again; the changed facet publishes a new catalog revision.
-    const id = sessions.at(-1)!.id;
     const daemon = JSON.parse(readFileSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions", id, "daemon.json"), "utf8")) as { pid: number };
     process.kill(daemon.pid, "SIGHUP");
     await t.waitFor((s) => s.raw.includes(`${rgb("#00cc66")}review`), "the facet in its new color after the catalog changed");

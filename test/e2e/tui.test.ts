@@ -2,56 +2,18 @@
 // person would: `agent new`, type, read the streamed answer, answer a permission ask, detach, `agent
 // continue` and see the history; kill -9 the daemon mid-turn and watch the banner and the recovery.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, ensureBinary } from "../helpers/binary.ts";
-import { TermSession } from "../tui/terminal.ts";
+import { ensureBinary } from "../helpers/binary.ts";
+import { scriptedProject, send, Terminals, type TuiProject } from "./tui-harness.ts";
 
-interface Project {
-  root: string;
-  env: Record<string, string>;
-}
-
-function project(script: string): Project {
-  const base = mkdtempSync(join(tmpdir(), "agent-tui-e2e-"));
-  const root = join(base, "proj");
-  mkdirSync(join(root, ".git"), { recursive: true });
-  mkdirSync(join(root, ".agent"));
-  writeFileSync(join(root, ".agent", "config.yaml"), "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\ndefault_permission_matcher: standard\n");
-  writeFileSync(join(root, "script.yaml"), script);
-  const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
-  return { root, env };
-}
-
-const open: TermSession[] = [];
-const sessions: { id: string; p: Project }[] = [];
-
-function start(p: Project, args: string[]): TermSession {
-  const t = new TermSession([BINARY, ...args], { cwd: p.root, env: p.env });
-  open.push(t);
-  return t;
-}
-
-/** Types text, waits until the editor shows it, then presses Enter (text and CR in one chunk read as a paste). */
-async function send(t: TermSession, text: string): Promise<void> {
-  t.write(text);
-  await t.waitFor((s) => s.screen().includes(`› ${text}`), `the editor to show '${text}'`);
-  t.write("\r");
-}
-
-function sessionIdOf(t: TermSession): string {
-  const m = /session (ses_[0-9a-z]+)/.exec(t.text());
-  if (!m) throw new Error(`no session id on screen:\n${t.screen()}`);
-  return m[1]!;
-}
+const terminals = new Terminals();
+const project = (script: string) => scriptedProject(script);
+const start = (p: TuiProject, args: string[]) => terminals.start(p, args);
 
 beforeAll(() => ensureBinary(), 180_000);
 
-afterAll(async () => {
-  for (const t of open) await t.close();
-  for (const { id, p } of sessions) Bun.spawnSync([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env });
-});
+afterAll(() => terminals.closeAll());
 
 describe("agent new / continue in a terminal (compiled binary)", () => {
   test("chat with a streamed markdown answer, a permission ask, detach, and the history on continue", async () => {
@@ -64,8 +26,7 @@ describe("agent new / continue in a terminal (compiled binary)", () => {
 `);
     const t = start(p, ["new"]);
     await t.waitFor("Type a message", "the prompt editor");
-    const id = sessionIdOf(t);
-    sessions.push({ id, p });
+    const id = terminals.sessionOf(t, p);
 
     await send(t, "say hello");
     await t.waitFor("second item", "the streamed answer");
@@ -122,8 +83,7 @@ describe("agent new / continue in a terminal (compiled binary)", () => {
 `);
     const t = start(p, ["new", "check something"]);
     await t.waitFor("Allow shell echo never-runs?", "the permission ask that holds the turn");
-    const id = sessionIdOf(t);
-    sessions.push({ id, p });
+    const id = terminals.sessionOf(t, p);
     const ready = JSON.parse(readFileSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions", id, "daemon.json"), "utf8")) as { pid: number };
     process.kill(ready.pid, "SIGKILL");
 

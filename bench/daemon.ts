@@ -1,7 +1,9 @@
 // bench/daemon: the session daemon's figures, each beside a reference measured in the same run.
 // 1. Idle RSS of `agent daemon` (the compiled dist/agent, demo provider) after it is ready. Target <= 40 MB.
-//    References: a bare Bun.serve compiled the same way, and the floor of any daemon on this stack (the same
-//    server plus a WAL bun:sqlite store and node:fs). (Claude Code idles at about 360 MB.)
+//    References: a bare Bun.serve compiled the same way, the floor of any daemon on this stack (the same
+//    server plus a WAL bun:sqlite store and node:fs), and that floor giving its clean pages back after
+//    listening as the daemon does after its ready line (src/daemon/idle-trim.ts). Then what the release
+//    costs (the first request after it) and RSS right after a demo turn. (Claude Code idles at about 360 MB.)
 // 2. Replay of 100k records from cursor 0 over GET /events. Target >= 100k records/s.
 //    Reference: a plain SQLite scan of the same rows.
 // 3. 100 SSE subscribers while 1,000 records/s are published, daemon CPU (separate process). Target <= 25%
@@ -94,13 +96,30 @@ if (process.argv[2] === "--publisher" || process.argv[2] === "--reference") {
   process.exit(0);
 }
 
-/** A one-file server compiled like the binary (bytecode, minified), started; `prelude` runs before it listens. */
-async function compiledReference(name: string, prelude: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; pid: number }> {
+/**
+ * A one-file server compiled like the binary (bytecode, minified), started; `prelude` runs before it
+ * listens. `released`: it gives its clean pages back after listening, as the daemon does after its ready line.
+ */
+async function compiledReference(name: string, prelude: string, released = false): Promise<{ proc: ReturnType<typeof Bun.spawn>; pid: number }> {
   const src = join(root, `${name}.ts`);
-  writeFileSync(src, `${prelude}const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});console.log(JSON.stringify({port:s.port,pid:process.pid}))`);
+  const ready = `console.log(JSON.stringify({port:s.port,pid:process.pid}))`;
+  const after = released ? `Bun.gc(true);releaseCleanPages().then(()=>${ready})` : ready;
+  const importRelease = released ? `import{releaseCleanPages}from${JSON.stringify(resolve(import.meta.dir, "../src/platform/resident-pages.ts"))};` : "";
+  writeFileSync(src, `${importRelease}${prelude}const s=Bun.serve({hostname:"127.0.0.1",port:0,fetch:()=>new Response("ok")});${after}`);
   Bun.spawnSync(["bun", "build", "--compile", "--bytecode", "--minify", src, "--outfile", join(root, name)], { stdout: "ignore", stderr: "inherit" });
   const proc = Bun.spawn([join(root, name)], { stdout: "pipe" });
   return { proc, pid: (await readyLine(proc)).pid };
+}
+
+/** The median of `n` timed calls, in ms. */
+async function medianMs(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    await fn();
+    samples.push(performance.now() - s);
+  }
+  return samples.sort((a, b) => a - b)[samples.length >> 1]!;
 }
 
 async function run(): Promise<void> {
@@ -108,7 +127,7 @@ async function run(): Promise<void> {
   const credDir = join(root, "cred");
   mkdirSync(credDir, { mode: 0o700 });
   const cred = join(credDir, "credential.json");
-  writeFreshCredential(cred);
+  const daemonToken = writeFreshCredential(cred);
   // What users run: the compiled binary (built when missing), beside a bare server compiled the same way.
   if (!existsSync(BINARY)) Bun.spawnSync(["bun", "run", resolve(import.meta.dir, "../build.ts")], { stdout: "inherit", stderr: "inherit" });
   const daemonProc = Bun.spawn([BINARY, "daemon", "--session-dir", join(root, "idle"), "--credential-file", cred, "--demo", "--project", root], { env, stdout: "pipe", stderr: "inherit", stdin: "pipe" });
@@ -116,19 +135,39 @@ async function run(): Promise<void> {
   const bare = await compiledReference("bare", "");
   // The runtime floor of any session daemon on this stack: the server plus a WAL SQLite store and file
   // access (node:fs), with none of our code.
-  const floor = await compiledReference(
-    "floor",
-    `import{Database}from"bun:sqlite";import{readFileSync}from"node:fs";const d=new Database(${JSON.stringify(join(root, "floor.db"))});d.exec("PRAGMA journal_mode=WAL;create table if not exists t(a)");d.query("select count(*) from t").get();readFileSync(${JSON.stringify(join(root, "floor.ts"))});`,
-  );
+  const floorPrelude = `import{Database}from"bun:sqlite";import{readFileSync}from"node:fs";const d=new Database(${JSON.stringify(join(root, "floor.db"))});d.exec("PRAGMA journal_mode=WAL;create table if not exists t(a)");d.query("select count(*) from t").get();readFileSync(${JSON.stringify(join(root, "floor.ts"))});`;
+  const floor = await compiledReference("floor", floorPrelude);
+  // The same floor giving its clean pages back as the daemon does: what the release does without our code.
+  const floorReleased = await compiledReference("floor-released", floorPrelude, true);
   await Bun.sleep(2000);
   const idle = rss(daemon.ready.pid);
   const ref = rss(bare.pid);
   const floorRss = rss(floor.pid);
-  daemon.proc.kill();
-  bare.proc.kill();
-  floor.proc.kill();
-  console.log(`idle RSS: agent daemon ${rssText(idle)}, bare Bun.serve ${rssText(ref)} (x${(idle.total / ref.total).toFixed(2)}), Bun.serve + bun:sqlite (WAL) + node:fs ${rssText(floorRss)}`);
+  const floorReleasedRss = rss(floorReleased.pid);
+  for (const p of [bare, floor, floorReleased]) p.proc.kill();
+  console.log(`idle RSS: agent daemon ${rssText(idle)}; references: bare Bun.serve ${rssText(ref)}, Bun.serve + bun:sqlite (WAL) + node:fs ${rssText(floorRss)}, the same giving its clean pages back as the daemon does ${rssText(floorReleasedRss)} (x${(idle.total / floorReleasedRss.total).toFixed(2)})`);
   line(idle.total <= 40, `idle daemon RSS ${idle.total.toFixed(1)} MB <= 40 MB`);
+  // What the release costs and what work brings back: the first request after the idle release (its code
+  // pages fault back in from the page cache) beside the warm ones, then a demo turn and RSS right after it.
+  const daemonUrl = `http://127.0.0.1:${daemon.ready.port}`;
+  const daemonAuth = { Authorization: `Bearer ${daemonToken}` };
+  const sync = () => fetch(`${daemonUrl}/sync`, { headers: daemonAuth }).then((r) => r.arrayBuffer());
+  let t0 = performance.now();
+  await sync();
+  const firstSync = performance.now() - t0;
+  const warmSync = await medianMs(200, sync);
+  t0 = performance.now();
+  const accepted = await fetch(`${daemonUrl}/prompt`, { method: "POST", headers: { ...daemonAuth, "Content-Type": "application/json" }, body: JSON.stringify({ text: "hello" }) });
+  if (accepted.status !== 202) throw new Error(`demo prompt: ${accepted.status} ${await accepted.text()}`);
+  while (((await (await fetch(`${daemonUrl}/sync`, { headers: daemonAuth })).json()) as { turn: { busy: boolean } }).turn.busy) await Bun.sleep(5);
+  const turnMs = performance.now() - t0;
+  const working = rss(daemon.ready.pid);
+  // Quiet again: the daemon gives memory back 5-10 s after work ends (idle-trim.ts).
+  await Bun.sleep(11_000);
+  const quietAgain = rss(daemon.ready.pid);
+  daemon.proc.kill();
+  console.log(`after the idle release: first GET /sync ${firstSync.toFixed(2)} ms, warm p50 ${warmSync.toFixed(3)} ms; right after a demo turn (${turnMs.toFixed(0)} ms) RSS ${rssText(working)}, 11 s later ${rssText(quietAgain)}`);
+  line(quietAgain.total <= 40, `daemon RSS quiet again after a turn ${quietAgain.total.toFixed(1)} MB <= 40 MB`);
 
   // 2. Replay of 100k records
   const N = 100_000;
@@ -168,15 +207,7 @@ async function run(): Promise<void> {
   const post = () => fetch(`${running.url}/prompt`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: payload }).then((r) => r.arrayBuffer());
   const health = () => fetch(`${running.url}/health`, { headers: auth }).then((r) => r.arrayBuffer());
   await post();
-  const time = async (fn: () => Promise<unknown>) => {
-    const samples: number[] = [];
-    for (let i = 0; i < 3000; i++) {
-      const s = performance.now();
-      await fn();
-      samples.push(performance.now() - s);
-    }
-    return samples.sort((a, b) => a - b)[samples.length >> 1]!;
-  };
+  const time = (fn: () => Promise<unknown>) => medianMs(3000, fn);
   const retryP50 = (await time(post), await time(post));
   const healthP50 = await time(health);
   await running.stop();

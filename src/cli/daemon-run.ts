@@ -10,6 +10,7 @@ import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/crede
 import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
+import { trimWhenIdle } from "../daemon/idle-trim.ts";
 import { redactText } from "../util/redact.ts";
 import { DeferredTracer } from "../telemetry/start.ts";
 import { crashReportDir } from "../platform/crash/store.ts";
@@ -133,9 +134,11 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     crashReportDir: crashReportDir(io.env),
   });
   let stopping = false;
+  const idle = trimWhenIdle();
   async function shutdown(): Promise<void> {
     if (stopping) return;
     stopping = true;
+    idle.stop();
     await running.stop();
     await options.tracer?.shutdown();
     finish(EXIT.ok);
@@ -146,8 +149,9 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
   // Startup is over: from here hot code (streams, replays) compiles as usual (see daemon-commands.ts).
   Bun.unsafe.setJITPolicy(1);
   io.out(`${JSON.stringify(running.ready)}\n`);
-  // What startup left behind is garbage now; collecting it once, after the ready line, keeps about 0.5 MB off the idle heap.
-  Bun.gc(true);
+  // Startup is over: what it left behind on the heap is garbage and the code it ran is cold, so both are
+  // given back now, and again whenever the daemon falls quiet after work (idle-trim.ts).
+  void idle.releaseNow();
   if (gateway) void checkIn(gateway).catch((error) => logger.error(`gateway check-in failed: ${(error as Error).message}`));
   return exited;
 }

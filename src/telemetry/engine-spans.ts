@@ -8,7 +8,7 @@
 import type { AgentRuntime } from "../agent/runtime.ts";
 import type { ToolCallStatus } from "../agent/conversation.ts";
 import type { StreamEvent, Usage } from "../providers/events.ts";
-import { errorKind, type TraceSpan, type Tracer } from "./tracer.ts";
+import { errorKind, TURN_SPAN_NAME, type TraceSpan, type Tracer } from "./tracer.ts";
 
 /** The running turn's span, under the session objects its provider and tool calls receive. */
 const turnSpans = new WeakMap<object, TraceSpan>();
@@ -32,7 +32,7 @@ const usageAttributes = (usage: Usage) => ({
 /** Runs one turn inside an `agent.turn` span; records how it stopped and the turn's token usage. */
 export async function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: AgentRuntime, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
   if (!rt.tracer?.enabled) return fn();
-  const span = rt.tracer.start("agent.turn", { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet });
+  const span = rt.tracer.start(TURN_SPAN_NAME, { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet });
   turnSpans.set(rt.callDeps, span);
   turnSpans.set(rt.toolContext, span);
   try {

@@ -1,17 +1,19 @@
 // The real Tracer: OpenTelemetry's official pipeline — the configured SDK Sampler, the SDK's
-// RandomIdGenerator and BatchSpanProcessor on the turn's thread, fed with span records (span-record.ts);
+// RandomIdGenerator and BatchSpanProcessor on the turn's thread, fed with span records (span-record.ts),
+// its batches held back while a turn runs (turn-gate.ts);
 // the OTLP serializers of @opentelemetry/otlp-transformer (JSON or protobuf) and the exporter of
 // @opentelemetry/otlp-exporter-base, sending with Bun's fetch, in the export worker (worker-exporter.ts,
 // export-worker.ts). Imported lazily by start.ts, only when a telemetry block is configured: none of it
 // is on the startup path of a command without one, and no worker is started without one.
 import { ROOT_CONTEXT, SpanKind, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import { VERSION } from "../version.ts";
 import type { SamplerSetting, TelemetrySettings } from "./settings.ts";
 import { SpanRecord, type SpanSink } from "./span-record.ts";
-import { errorKind, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
+import { errorKind, TURN_SPAN_NAME, type SpanAttributes, type SpanKindName, type TraceSpan, type Tracer } from "./tracer.ts";
+import { GatedExporter, TurnGate } from "./turn-gate.ts";
 import { WorkerSpanExporter } from "./worker-exporter.ts";
 
 /** How often buffered spans are sent (a daemon's spans reach the collector within about this long). */
@@ -56,8 +58,11 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const resourceAttributes = { [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: VERSION, "agent.role": options.role };
   const instrumentationScope = { name: "agent", version: VERSION };
   const exporter = new WorkerSpanExporter({ init: { type: "init", settings, secrets: options.secrets, timeoutMs: timeout, resource: resourceAttributes, scope: instrumentationScope }, warn: options.warn });
+  // Batches wait while a turn runs (turn-gate.ts): the gate counts the sampled turn spans open. A batch
+  // waits at most half the export timeout, which the processor counts from the hand-over to the gate.
+  const gate = new TurnGate(timeout / 2);
   const processor = new BatchSpanProcessor({
-    exporter,
+    exporter: new GatedExporter(gate, exporter),
     scheduledDelayMillis: EXPORT_INTERVAL_MS,
     exportTimeoutMillis: timeout,
     maxExportBatchSize: MAX_EXPORT_BATCH,
@@ -66,8 +71,17 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
   const decide = sampler(settings.sampler);
   const ids = new RandomIdGenerator();
 
+  const counted: SpanProcessor = {
+    onStart: () => {},
+    onEnd: (span) => {
+      if (span.name === TURN_SPAN_NAME) gate.turnEnded();
+      processor.onEnd(span);
+    },
+    forceFlush: () => processor.forceFlush(),
+    shutdown: () => processor.shutdown(),
+  };
   const sink: SpanSink = {
-    processor,
+    processor: counted,
     // The processor reads a span's resource (to wait for async attributes); the worker encodes its own copy.
     resource: resourceFromAttributes(resourceAttributes),
     instrumentationScope,
@@ -82,6 +96,8 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     const traceId = up ? up.traceId : ids.generateTraceId();
     const spanKind = KINDS[kind];
     const sampled = up && parentBased ? up.sampled : decide.shouldSample(ROOT_CONTEXT, traceId, name, spanKind, attributes ?? {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    // Only a sampled span reaches onEnd, where the gate hears that the turn ended.
+    if (sampled && name === TURN_SPAN_NAME) gate.turnStarted();
     return new SpanRecord(sink, traceId, ids.generateSpanId(), sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, up?.traceState, name, spanKind, up, up, attributes);
   };
 
@@ -115,7 +131,9 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
       stopped = true;
       let timer: Timer | undefined;
       const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(timeout, SHUTDOWN_WAIT_MS))));
-      // The processor hands over what it holds and waits for the worker's answers and its shutdown ack.
+      // The processor hands over what it holds (a running turn holds nothing back any more) and waits for
+      // the worker's answers and its shutdown ack.
+      gate.openForGood();
       await Promise.race([processor.shutdown().catch(() => {}), bound]);
       clearTimeout(timer);
       exporter.terminate();

@@ -11,6 +11,9 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 
 export type SpanKindName = "internal" | "client" | "server";
 
+/** The span of one turn (engine-spans.ts); the real tracer holds export back while one runs (turn-gate.ts). */
+export const TURN_SPAN_NAME = "agent.turn";
+
 export interface TraceSpan {
   setAttributes(attributes: SpanAttributes): void;
   /** Marks the span failed with a short error kind (a code or class name; never a message, which may quote content). */

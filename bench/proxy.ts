@@ -6,7 +6,9 @@
 // The gateway runs as `agent gateway serve` from source with a real session daemon on the scripted
 // provider; nginx (apt install nginx-light) is started by this script on loopback with one worker (the
 // gateway's request handling is one thread too), keep-alive to the daemon and no buffering.
-// Throughput load comes from wrk (apt install wrk), the same for all three targets: a load generator in
+// Beside them, a Bun TCP relay that only copies bytes (no HTTP, no authentication): the ceiling of any
+// proxy on this runtime.
+// Throughput load comes from wrk (apt install wrk), the same for all targets: a load generator in
 // this Bun process took about a core of the machine's two away from the servers it measured, so direct
 // was capped by the client, not the daemon. The machine's load average is printed before and after,
 // since other work on the machine moves every figure.
@@ -128,6 +130,34 @@ for (let i = 0; ; i++) {
   }
 }
 
+// The ceiling of any proxy written on this runtime: a Bun TCP relay that only copies bytes between each
+// client connection and its own daemon connection (no HTTP parsing, no authentication, no header
+// rewrite: the client sends the daemon's token itself).
+const relayScript = join(dir, "tcp-relay.ts");
+writeFileSync(
+  relayScript,
+  `const upstream = ${session.port};
+const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: {
+  open(client) {
+    client.data = { peer: null, pending: [] };
+    Bun.connect({ hostname: "127.0.0.1", port: upstream, socket: {
+      open(u) { u.data = client; client.data.peer = u; for (const p of client.data.pending) u.write(p); client.data.pending = []; },
+      data(u, chunk) { u.data.write(chunk); },
+      close(u) { u.data.end(); },
+      error() {},
+    } }).catch(() => client.end());
+  },
+  data(client, chunk) { if (client.data.peer) client.data.peer.write(chunk); else client.data.pending.push(new Uint8Array(chunk)); },
+  close(client) { client.data.peer?.end(); },
+  error() {},
+} });
+console.log(server.port);
+`,
+);
+const relay = Bun.spawn(["bun", relayScript], { stdout: "pipe", stderr: "inherit" });
+children.push(relay);
+const relayPort = Number(new TextDecoder().decode((await relay.stdout.getReader().read()).value).trim());
+
 interface Target {
   name: string;
   url: string;
@@ -136,6 +166,7 @@ interface Target {
 const direct: Target = { name: "direct", url: `http://127.0.0.1:${session.port}`, token: daemonToken };
 const proxy: Target = { name: "gateway proxy", url: `${base}/api/v1/sessions/${session.id}/proxy`, token: pat };
 const viaNginx: Target = { name: "nginx", url: `http://127.0.0.1:${nginxPort}`, token: "ignored-by-nginx" };
+const viaRelay: Target = { name: "bun tcp relay", url: `http://127.0.0.1:${relayPort}`, token: daemonToken };
 
 const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
@@ -152,13 +183,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 console.log(`load average before: ${loadAverage()}`);
-for (const t of [direct, proxy, viaNginx]) await throughput(t); // warm-up
-const rates: Record<string, number[]> = { direct: [], "gateway proxy": [], nginx: [] };
-for (let i = 0; i < ROUNDS; i++) for (const t of [direct, proxy, viaNginx]) rates[t.name]!.push(await throughput(t));
-const [d, p, n] = [median(rates.direct!), median(rates["gateway proxy"]!), median(rates.nginx!)];
+const targets = [direct, proxy, viaNginx, viaRelay];
+for (const t of targets) await throughput(t); // warm-up
+const rates: Record<string, number[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
+for (let i = 0; i < ROUNDS; i++) for (const t of targets) rates[t.name]!.push(await throughput(t));
+const [d, p, n, r] = targets.map((t) => median(rates[t.name]!)) as [number, number, number, number];
 console.log(`GET /health (wrk), ${CONCURRENCY} connections, median of ${ROUNDS} interleaved rounds x ${SECS}s:`);
 console.log(`  direct:        ${d.toFixed(0)} req/s`);
 console.log(`  nginx:         ${n.toFixed(0)} req/s (${(n / d).toFixed(2)}x direct)`);
+console.log(`  Bun TCP relay: ${r.toFixed(0)} req/s (${(r / d).toFixed(2)}x direct, ${(r / n).toFixed(2)}x nginx; bytes only, no HTTP: the ceiling of a proxy on this runtime)`);
 console.log(`  gateway proxy: ${p.toFixed(0)} req/s (${(p / d).toFixed(2)}x direct, target >= 0.6: ${p / d >= 0.6 ? "PASS" : "FAIL"}; ${(p / n).toFixed(2)}x nginx, target >= 0.8: ${p / n >= 0.8 ? "PASS" : "FAIL"})`);
 
 /** Arrival time (performance.now) of every record seq on an /events stream, until `stop` aborts it. */

@@ -3,8 +3,8 @@
 // Targets (issue 10 §6): proxy >= 0.6x direct throughput and >= 0.8x nginx; SSE through the proxy adds at
 // most 1 ms at p99 (each record's arrival through the proxy minus its arrival on a direct stream opened
 // at the same time, with nginx measured the same way as the reference).
-// The gateway runs as `agent gateway serve` from source with a real session daemon on the scripted
-// provider; nginx (apt install nginx-light) is started by this script on loopback with one worker (the
+// The gateway runs as `agent gateway serve` from source with a real session daemon whose model is a
+// local Chat Completions server streaming like a real model (bench/lib/paced-provider.ts); nginx (apt install nginx-light) is started by this script on loopback with one worker (the
 // gateway's request handling is one thread too), keep-alive to the daemon and no buffering.
 // Beside them, a Bun TCP relay that only copies bytes (no HTTP, no authentication): the ceiling of any
 // proxy on this runtime.
@@ -18,6 +18,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startGateway } from "./lib/gateway-process.ts";
+import { pacedProvider } from "./lib/paced-provider.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,8 +28,9 @@ const SECS = arg("secs", 2);
 const ROUNDS = arg("rounds", 7);
 const CONCURRENCY = arg("concurrency", 16);
 const PROMPTS = arg("prompts", 40);
-/** Words per scripted answer: small bursts, so the measure is the proxy's added latency, not queueing in a burst. */
+/** Words per answer, streamed in chunks GAP_MS apart (about a model's token rate). */
 const WORDS = 8;
+const GAP_MS = 10;
 
 const main = resolve(import.meta.dir, "../src/cli/main.ts");
 const dir = mkdtempSync(join(tmpdir(), "bench-proxy-"));
@@ -56,13 +58,20 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return (text ? JSON.parse(text) : null) as T;
 }
 
-// A project on the scripted provider: each answer is WORDS words, streamed as WORDS records (one script
-// entry per prompt of the three SSE measurements).
+// A project whose model streams like a real one (bench/lib/paced-provider.ts): each answer is WORDS words
+// in chunks GAP_MS apart, so each record is committed and sent in its own event-loop turn and the SSE
+// figures measure the relay. (The built-in scripted provider yields a whole answer in one burst of
+// synchronous work; then two direct streams of the same records already differed by 16 ms at p99.)
 const project = join(dir, "project");
 mkdirSync(project);
 const words = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(" ");
-writeFileSync(join(dir, "script.yaml"), `responses:\n${Array.from({ length: 3 * PROMPTS + 1 }, () => `  - text: "${words}"\n`).join("")}`);
-await api("POST", "/api/v1/configurations", { name: "bench", config_format: "yaml", config_content: `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${join(dir, "script.yaml")} }\ndefault_permission_matcher: bypass\n` });
+const model = await pacedProvider(words, GAP_MS);
+children.push({ kill: () => model.stop() });
+await api("POST", "/api/v1/configurations", {
+  name: "bench",
+  config_format: "yaml",
+  config_content: `providers:\n  paced: { kind: { type: custom_b_compatible }, url: "${model.base}", auth: { type: no_auth } }\nmodels:\n  m: { provider: paced, class: full, context_window: 200000 }\ndefaults: { full: m }\ndefault_permission_matcher: bypass\n`,
+});
 const { id: projectId } = await api<{ id: string }>("POST", "/api/v1/projects", { path: project, config_name: "bench" });
 let session = await api<{ id: string; state: string; port: number; pid: number; transitions: { detail: string | null }[] }>("POST", "/api/v1/sessions", { project_id: projectId, launch_mode: "project_direct" });
 while (session.state === "starting") {
@@ -270,4 +279,8 @@ console.log(`load average after: ${loadAverage()}`);
 await api("DELETE", `/api/v1/sessions/${session.id}`);
 nginx.kill("SIGTERM");
 gateway.kill("SIGTERM");
-await Promise.all([nginx.exited, gateway.exited]);
+relay.kill("SIGTERM");
+model.stop();
+await Promise.all([nginx.exited, gateway.exited, relay.exited]);
+// A child's pipe can keep this process's event loop alive.
+process.exit(0);

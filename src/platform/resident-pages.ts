@@ -6,8 +6,8 @@
 // file is cached and never a change of content.
 // Only mappings that are file-backed, not writable, and hold no anonymous page are touched: a private
 // mapping whose pages were copied on write (relocated read-only data, say) would lose those copies, so
-// any mapping with an anonymous page is left alone. Anonymous memory (the JS heap,
-// malloc) is never touched.
+// any mapping with an anonymous page is left alone. Anonymous memory (the JS heap, malloc) is never
+// touched.
 import { readFileSync } from "node:fs";
 
 const MADV_DONTNEED = 4;

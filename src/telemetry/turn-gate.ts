@@ -38,9 +38,12 @@ export class TurnGate {
     if (this.turns === 0 && this.waiting.length > 0) this.armGrace();
   }
 
-  /** Runs `fn` now when no turn runs, else once none runs (after the grace) or after the bound. */
+  /**
+   * Runs `fn` now when no turn runs and nothing waits, else once none runs (after the grace) or after the
+   * bound; batches go in the order they came.
+   */
   whenIdle(fn: () => void): void {
-    if (this.open || this.turns === 0) return fn();
+    if (this.open || (this.turns === 0 && this.waiting.length === 0)) return fn();
     this.waiting.push(fn);
     if (!this.bound) this.bound = unref(setTimeout(() => this.release(), this.maxWaitMs));
   }

@@ -34,6 +34,18 @@ test("a batch waits for the running turn, then a grace; a turn starting in the g
   await until(() => ran === 1, "the batch after the grace");
 });
 
+test("a batch that comes during the grace goes after the one already waiting", async () => {
+  const gate = new TurnGate(10_000, 30);
+  const ran: string[] = [];
+  gate.turnStarted();
+  gate.whenIdle(() => ran.push("first"));
+  gate.turnEnded();
+  gate.whenIdle(() => ran.push("second"));
+  expect(ran).toEqual([]);
+  await until(() => ran.length === 2, "both batches after the grace");
+  expect(ran).toEqual(["first", "second"]);
+});
+
 test("two turns at once: the batch waits for both", async () => {
   const gate = new TurnGate(10_000, 5);
   let ran = 0;

@@ -100,7 +100,8 @@ const isContainer = (v: unknown): v is Json | unknown[] => typeof v === "object"
 function randomSlot(rng: Rng, root: Json): { parent: Json | unknown[]; key: string | number } | undefined {
   let node: Json | unknown[] = root;
   for (let depth = 0; depth < 12; depth++) {
-    const keys: (string | number)[] = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
+    // Indices without node.map: an array may carry an own `constructor` key, which breaks species lookup.
+    const keys: (string | number)[] = Array.isArray(node) ? Array.from({ length: node.length }, (_, i) => i) : Object.keys(node);
     if (keys.length === 0) return undefined;
     const key = rng.pick(keys);
     const child: unknown = (node as Json)[key as string];
@@ -142,6 +143,8 @@ function mutateTree(rng: Rng, doc: Json, log: string[]): void {
       return;
     case 5: {
       const holder = isContainer(target[key]) && !Array.isArray(target[key]) ? (target[key] as Json) : target;
+      // A named key on an array is not serialized, and `constructor` on one breaks splice and map.
+      if (Array.isArray(holder)) return;
       const weird = rng.pick(WEIRD_KEYS);
       Object.defineProperty(holder, weird, { value: randomValue(rng), enumerable: true, writable: true, configurable: true });
       log.push(`add key ${JSON.stringify(weird.slice(0, 20))}`);

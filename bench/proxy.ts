@@ -12,7 +12,9 @@
 // this Bun process took about a core of the machine's two away from the servers it measured, so direct
 // was capped by the client, not the daemon. The machine's load average is printed before and after,
 // since other work on the machine moves every figure.
+// Beside the rates, the CPU time each process in the path spends per request (its own clock).
 // Run: bun run bench/proxy.ts [--secs 2] [--rounds 7] [--concurrency 16] [--prompts 40]
+// Profile the gateway: BENCH_BUN_FLAGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof" bun run bench/proxy.ts
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -171,20 +173,41 @@ interface Target {
   name: string;
   url: string;
   token: string;
+  /** The process in the middle (none for direct), whose CPU per request is measured. */
+  pids: () => number[];
 }
-const direct: Target = { name: "direct", url: `http://127.0.0.1:${session.port}`, token: daemonToken };
-const proxy: Target = { name: "gateway proxy", url: `${base}/api/v1/sessions/${session.id}/proxy`, token: pat };
-const viaNginx: Target = { name: "nginx", url: `http://127.0.0.1:${nginxPort}`, token: "ignored-by-nginx" };
-const viaRelay: Target = { name: "bun tcp relay", url: `http://127.0.0.1:${relayPort}`, token: daemonToken };
+/** nginx's worker (the master only supervises). */
+const nginxWorkers = () =>
+  readFileSync(`/proc/${nginx.pid}/task/${nginx.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+const direct: Target = { name: "direct", url: `http://127.0.0.1:${session.port}`, token: daemonToken, pids: () => [] };
+const proxy: Target = { name: "gateway proxy", url: `${base}/api/v1/sessions/${session.id}/proxy`, token: pat, pids: () => [gateway.pid] };
+const viaNginx: Target = { name: "nginx", url: `http://127.0.0.1:${nginxPort}`, token: "ignored-by-nginx", pids: nginxWorkers };
+const viaRelay: Target = { name: "bun tcp relay", url: `http://127.0.0.1:${relayPort}`, token: daemonToken, pids: () => [relay.pid] };
+
+/** CPU seconds (user + system) a process has used: its own clock, which counts no steal time (other work on a shared host moves it far less than wall-clock rates). */
+function cpuSecs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+const cpuPerRequest: Record<string, { proxy: number[]; daemon: number[] }> = {};
 
 const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 /** Requests per second of GET /health from wrk (one thread, CONCURRENCY connections); non-2xx answers fail the run. */
 async function throughput(t: Target): Promise<number> {
+  const pids = t.pids();
+  const before = pids.map(cpuSecs);
+  const daemonBefore = cpuSecs(daemonPid);
   const wrk = Bun.spawn(["wrk", "-t1", `-c${CONCURRENCY}`, `-d${SECS}s`, "-H", `Authorization: Bearer ${t.token}`, `${t.url}/health`], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(wrk.stdout).text();
   if ((await wrk.exited) !== 0) throw new Error(`wrk failed (is it installed? apt install wrk): ${await new Response(wrk.stderr).text()}`);
   if (/Non-2xx/.test(out)) throw new Error(`${t.name}: non-2xx answers under load:\n${out}`);
+  const requests = Number(/(\d+) requests in/.exec(out)![1]);
+  const used = pids.reduce((sum, pid, i) => sum + cpuSecs(pid) - before[i]!, 0);
+  const per = (cpuPerRequest[t.name] ??= { proxy: [], daemon: [] });
+  per.proxy.push((used / requests) * 1e6);
+  per.daemon.push(((cpuSecs(daemonPid) - daemonBefore) / requests) * 1e6);
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
 }
 
@@ -194,6 +217,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 console.log(`load average before: ${loadAverage()}`);
 const targets = [direct, proxy, viaNginx, viaRelay];
 for (const t of targets) await throughput(t); // warm-up
+for (const name of Object.keys(cpuPerRequest)) delete cpuPerRequest[name];
 const rates: Record<string, number[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
 for (let i = 0; i < ROUNDS; i++) for (const t of targets) rates[t.name]!.push(await throughput(t));
 const [d, p, n, r] = targets.map((t) => median(rates[t.name]!)) as [number, number, number, number];
@@ -202,6 +226,14 @@ console.log(`  direct:        ${d.toFixed(0)} req/s`);
 console.log(`  nginx:         ${n.toFixed(0)} req/s (${(n / d).toFixed(2)}x direct)`);
 console.log(`  Bun TCP relay: ${r.toFixed(0)} req/s (${(r / d).toFixed(2)}x direct, ${(r / n).toFixed(2)}x nginx; bytes only, no HTTP: the ceiling of a proxy on this runtime)`);
 console.log(`  gateway proxy: ${p.toFixed(0)} req/s (${(p / d).toFixed(2)}x direct, target >= 0.6: ${p / d >= 0.6 ? "PASS" : "FAIL"}; ${(p / n).toFixed(2)}x nginx, target >= 0.8: ${p / n >= 0.8 ? "PASS" : "FAIL"})`);
+// CPU time per request from each process's own clock (10 ms ticks; medians over the rounds): what each
+// hop costs, much less moved by other work on the host than the rates above.
+console.log("CPU per request (median of the rounds, user + system from /proc/<pid>/stat):");
+for (const t of targets) {
+  const c = cpuPerRequest[t.name]!;
+  const middle = t === direct ? "" : `the proxy process ${median(c.proxy).toFixed(1)} us, `;
+  console.log(`  ${`${t.name}:`.padEnd(15)}${middle}the daemon ${median(c.daemon).toFixed(1)} us`);
+}
 
 /** Arrival time (performance.now) of every record seq on an /events stream, until `stop` aborts it. */
 function follow(t: Target, after: string, arrivals: Map<string, number>, stop: AbortSignal, turns = { completed: 0 }): Promise<void> {

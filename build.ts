@@ -24,11 +24,11 @@ async function compile(bytecodeOrder: string | null): Promise<void> {
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
     plugins: [
       {
-        // Ink imports the optional react-devtools-core; map it to a stub so it resolves inside the binary.
-        name: "react-devtools-stub",
+        // Ink imports the optional react-devtools-core (DEV=true only); the binary ships without DevTools.
+        name: "react-devtools-off",
         setup(build) {
           build.onResolve({ filter: /^react-devtools-core$/ }, () => ({
-            path: resolve(import.meta.dir, "src/util/react-devtools-stub.ts"),
+            path: resolve(import.meta.dir, "src/util/react-devtools-off.ts"),
           }));
         },
       },

@@ -17,6 +17,7 @@ import { writeFreshCredential } from "../src/daemon/credential.ts";
 import { startDaemon } from "../src/daemon/serve.ts";
 import { initSessionDir } from "../src/daemon/store/index.ts";
 import { FakeEngine } from "../test/daemon/fake-engine.ts";
+import { cpuSeconds } from "./lib/proc-cpu.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,8 +27,6 @@ const SECS = arg("secs", 5);
 const BINARY = resolve(import.meta.dir, "../dist/agent");
 const root = mkdtempSync(join(tmpdir(), "bench-daemon-"));
 const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: join(root, "cfg"), XDG_DATA_HOME: join(root, "data") };
-// Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux).
-const TICK = 100;
 
 const line = (ok: boolean, text: string) => console.log(`${ok ? "PASS" : "FAIL"} ${text}`);
 
@@ -38,11 +37,6 @@ function rss(pid: number): { total: number; anon: number; file: number } {
   return { total: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
 }
 const rssText = (r: { total: number; anon: number; file: number }) => `${r.total.toFixed(1)} MB (anon ${r.anon.toFixed(1)}, file ${r.file.toFixed(1)})`;
-
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 async function readyLine(proc: ReturnType<typeof Bun.spawn>): Promise<{ port: number; pid: number }> {
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
@@ -234,10 +228,10 @@ async function run(): Promise<void> {
       }
     });
     await Bun.sleep(500);
-    const before = cpuTicks(c.ready.pid);
+    const before = cpuSeconds(c.ready.pid);
     const start = performance.now();
     await Bun.sleep(SECS * 1000);
-    const cpu = ((cpuTicks(c.ready.pid) - before) / TICK / ((performance.now() - start) / 1000)) * 100;
+    const cpu = ((cpuSeconds(c.ready.pid) - before) / ((performance.now() - start) / 1000)) * 100;
     for (const r of readers) await r.cancel().catch(() => {});
     c.proc.kill();
     await Promise.race([Promise.all(drains), Bun.sleep(500)]);

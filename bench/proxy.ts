@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startGateway } from "./lib/gateway-process.ts";
 import { pacedProvider } from "./lib/paced-provider.ts";
+import { cpuSeconds } from "./lib/proc-cpu.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -184,12 +185,6 @@ const proxy: Target = { name: "gateway proxy", url: `${base}/api/v1/sessions/${s
 const viaNginx: Target = { name: "nginx", url: `http://127.0.0.1:${nginxPort}`, token: "ignored-by-nginx", pids: nginxWorkers };
 const viaRelay: Target = { name: "bun tcp relay", url: `http://127.0.0.1:${relayPort}`, token: daemonToken, pids: () => [relay.pid] };
 
-/** CPU seconds (user + system) a process has used: its own clock, which counts no steal time (other work on a shared host moves it far less than wall-clock rates). */
-function cpuSecs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
 const cpuPerRequest: Record<string, { proxy: number[]; daemon: number[] }> = {};
 
 const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -197,17 +192,17 @@ const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice
 /** Requests per second of GET /health from wrk (one thread, CONCURRENCY connections); non-2xx answers fail the run. */
 async function throughput(t: Target): Promise<number> {
   const pids = t.pids();
-  const before = pids.map(cpuSecs);
-  const daemonBefore = cpuSecs(daemonPid);
+  const before = pids.map(cpuSeconds);
+  const daemonBefore = cpuSeconds(daemonPid);
   const wrk = Bun.spawn(["wrk", "-t1", `-c${CONCURRENCY}`, `-d${SECS}s`, "-H", `Authorization: Bearer ${t.token}`, `${t.url}/health`], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(wrk.stdout).text();
   if ((await wrk.exited) !== 0) throw new Error(`wrk failed (is it installed? apt install wrk): ${await new Response(wrk.stderr).text()}`);
   if (/Non-2xx/.test(out)) throw new Error(`${t.name}: non-2xx answers under load:\n${out}`);
   const requests = Number(/(\d+) requests in/.exec(out)![1]);
-  const used = pids.reduce((sum, pid, i) => sum + cpuSecs(pid) - before[i]!, 0);
+  const used = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - before[i]!, 0);
   const per = (cpuPerRequest[t.name] ??= { proxy: [], daemon: [] });
   per.proxy.push((used / requests) * 1e6);
-  per.daemon.push(((cpuSecs(daemonPid) - daemonBefore) / requests) * 1e6);
+  per.daemon.push(((cpuSeconds(daemonPid) - daemonBefore) / requests) * 1e6);
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
 }
 

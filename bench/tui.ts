@@ -23,6 +23,7 @@ import { App } from "../tui/app.tsx";
 import { Connection } from "../tui/connection.ts";
 import { SessionActions } from "../tui/session-actions.ts";
 import { ViewStore } from "../tui/view-store.ts";
+import { cpuSeconds } from "./lib/proc-cpu.ts";
 
 // The binary bundles React's production build; the in-process part must measure the same one.
 if (process.env.NODE_ENV !== "production") {
@@ -99,11 +100,6 @@ function stopSession(p: { root: string; env: Record<string, string> }, id: strin
   Bun.spawnSync([AGENT, "sessions", "stop", id], { cwd: p.root, env: p.env });
 }
 
-/** CPU seconds (user + system) of a process, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 // 1. exec -> first frame
 const model = startModel();

@@ -19,6 +19,7 @@ import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
 import { SessionSupervisor } from "./sessions/supervisor.ts";
+import { DaemonClient } from "./sessions/upstream/daemon-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
 
 export interface Logger {
@@ -55,6 +56,8 @@ export interface GatewayContext {
   fleetChanges: FleetChanges;
   /** Sessions and their daemons (sessions/supervisor.ts). */
   sessions: SessionSupervisor;
+  /** The session proxy's pooled HTTP/1.1 connections to daemons (sessions/upstream/daemon-client.ts). */
+  daemonClient: DaemonClient;
   /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
   registryFs?: RegistryFs;
 }
@@ -103,6 +106,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     issuer: issuerUrl(config, config.listen.port, tls),
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp),
     fleetChanges: new FleetChanges(),
+    daemonClient: new DaemonClient(),
   };
   ctx.sessions = new SessionSupervisor(ctx as GatewayContext);
   return ctx as GatewayContext;

@@ -70,8 +70,9 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler) {
       if (pathname.startsWith("/api/")) {
         const checked = authorizeApi(ctx, req, pathname);
         if (checked instanceof Response) return done(checked);
-        // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing.
-        if (checked && isProxyPath(pathname)) return done(await proxyRequest(ctx, ctx.sessions, req, url, checked, server));
+        // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing. Its
+        // responses carry their security headers already.
+        if (checked && isProxyPath(pathname)) return await proxyRequest(ctx, ctx.sessions, req, url, checked, server);
         if (checked) setVerifiedAuth(req, checked);
       }
       // Streams (SSE) lift the idle timeout for their connection once the route accepted them.

@@ -2,18 +2,25 @@
 // would add a routing and body-parsing cost to every proxied byte). The upstream is always 127.0.0.1 and
 // the session's registered port: the request path only ever becomes the upstream PATH. The caller's
 // gateway token and cookies are replaced by the daemon's own token; hop-by-hop headers are dropped both
-// ways; redirects are passed back, never followed; the client going away aborts the upstream request.
+// ways; redirects are passed back, never followed; the client going away ends the upstream exchange.
+// Requests go out through the gateway's own HTTP/1.1 client (upstream/daemon-client.ts), not fetch.
 import type { Server } from "bun";
 import type { AuthResult } from "../auth/bearer.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../server/errors.ts";
+import { pairsWithSecurityHeaders, withSecurityHeaders } from "../server/headers.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
 import { Deadlines } from "./deadlines.ts";
+import { HOP_BY_HOP } from "./upstream/response-parser.ts";
+import { UpstreamError } from "./upstream/daemon-client.ts";
 
 const PREFIX = "/api/v1/sessions/";
-const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "proxy-connection"];
-/** Request headers that carry the caller's gateway identity or name the gateway itself. */
-const CALLER_ONLY = ["authorization", "cookie", "host", "content-length", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"];
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/**
+ * Request headers that carry the caller's gateway identity, name the gateway itself, or frame the body
+ * (the body is forwarded with a length of our own). `expect`: the body was already read.
+ */
+const CALLER_ONLY = new Set(["authorization", "cookie", "host", "content-length", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "expect"]);
 
 export function isProxyPath(pathname: string): boolean {
   return pathname.startsWith(PREFIX) && /^\/api\/v1\/sessions\/[^/]+\/proxy(\/|$)/.test(pathname);
@@ -25,15 +32,35 @@ function traversal(rest: string): boolean {
   return rest.split("/").some((seg) => seg === ".." || seg === ".");
 }
 
-function stripHopByHop(headers: Headers): void {
-  const named = headers.get("connection");
-  if (named) for (const h of named.split(",")) headers.delete(h.trim());
-  for (const h of HOP_BY_HOP) headers.delete(h);
+/** The caller's end-to-end headers, then the daemon's token. */
+function forwardedHeaders(request: Request, token: string): [string, string][] {
+  const named = request.headers.get("connection");
+  const alsoHop = named ? new Set(named.toLowerCase().split(",").map((h) => h.trim())) : undefined;
+  const out: [string, string][] = [];
+  for (const [name, value] of request.headers) {
+    if (HOP_BY_HOP.has(name) || CALLER_ONLY.has(name) || alsoHop?.has(name)) continue;
+    out.push([name, value]);
+  }
+  out.push(["authorization", `Bearer ${token}`]);
+  return out;
+}
+
+function contentType(headers: [string, string][]): string {
+  for (const [name, value] of headers) if (name.length === 12 && name.toLowerCase() === "content-type") return value;
+  return "";
 }
 
 const deadlines = new Deadlines();
 
-/** The proxied response or the proxy's own error (404 unknown, 503 not running, 502 unreachable, 504 timeout). */
+/** The proxy's own answer (an error), with the security headers every gateway response carries. */
+function refuse(ctx: GatewayContext, status: number, body: unknown): Response {
+  return withSecurityHeaders(jsonResponse(status, body), ctx.tls);
+}
+
+/**
+ * The proxied response or the proxy's own error (404 unknown, 503 not running, 502 unreachable, 504 timeout),
+ * security headers included (the edge sends it as it is).
+ */
 export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
   const afterPrefix = url.pathname.slice(PREFIX.length);
   const slash = afterPrefix.indexOf("/");
@@ -41,59 +68,41 @@ export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSuper
   // "proxy" is 5 characters; the rest starts with "/" or is empty.
   const rest = afterPrefix.slice(slash + 1 + 5) || "/";
   // A daemon credential reaches its own session only.
-  if (auth.family === "dsc" && auth.sessionId !== id) return jsonResponse(403, { error: "forbidden", message: "a daemon credential may only reach its own session" });
-  if (traversal(rest)) return jsonResponse(400, { error: "invalid_path", message: "the proxied path may not contain '.', '..' or encoded separators" });
+  if (auth.family === "dsc" && auth.sessionId !== id) return refuse(ctx, 403, { error: "forbidden", message: "a daemon credential may only reach its own session" });
+  if (traversal(rest)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may not contain '.', '..' or encoded separators" });
+  const path = `${rest}${url.search}`;
+  // The URL parser already percent-encoded anything else; the request line we write carries nothing but this.
+  if (!VISIBLE_ASCII.test(path)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may only contain visible ASCII characters" });
   const target = supervisor.proxyTarget(id);
-  if (!target.ok) return jsonResponse(target.status, target.body);
+  if (!target.ok) return refuse(ctx, target.status, target.body);
   const daemon = target.daemon;
 
-  const headers = new Headers(request.headers);
-  stripHopByHop(headers);
-  for (const h of CALLER_ONLY) headers.delete(h);
-  headers.set("authorization", `Bearer ${daemon.token}`);
-
-  // One controller ends the upstream request: the client going away, the deadline, or (for streams) revocation.
-  const upstreamAbort = new AbortController();
-  const onClientGone = () => upstreamAbort.abort(request.signal.reason);
-  request.signal.addEventListener("abort", onClientGone, { once: true });
+  // Bodies are capped by the server (API_BODY_LIMIT), so they are read whole and sent with their length.
+  const body = request.method === "GET" || request.method === "HEAD" || !request.body ? null : await request.bytes();
+  const exchange = ctx.daemonClient.send({ port: daemon.port, method: request.method, target: path, headers: forwardedHeaders(request, daemon.token), body });
   const timeoutMs = ctx.config.daemon_sessions.proxy_connect_timeout_secs * 1000;
-  // Bounds the wait for the daemon's response headers: a hung daemon gets a 504, not a hung client.
-  const releaseDeadline = deadlines.add(upstreamAbort, timeoutMs);
-  let upstream: Response;
+  // Bounds the wait for the daemon's response head (a hung daemon gets a 504, not a hung client), and ends
+  // the exchange when the client goes away first.
+  const releaseDeadline = deadlines.add(exchange, timeoutMs, request.signal);
+  let upstream;
   try {
-    upstream = await fetch(`http://127.0.0.1:${daemon.port}${rest}${url.search}`, {
-      method: request.method,
-      headers,
-      body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
-      redirect: "manual",
-      // Bun: pass compressed bodies through as they are; stream the request body instead of buffering it.
-      decompress: false,
-      signal: upstreamAbort.signal,
-      duplex: "half",
-    } as RequestInit);
+    upstream = await exchange.response;
   } catch (error) {
-    request.signal.removeEventListener("abort", onClientGone);
-    const reason = upstreamAbort.signal.reason as Error | undefined;
-    if (reason?.name === "TimeoutError") return jsonResponse(504, { error: "gateway_timeout", message: `the daemon of session ${id} did not answer within ${timeoutMs / 1000}s (proxy_connect_timeout_secs)` });
-    if (request.signal.aborted) return new Response(null, { status: 499 });
-    return jsonResponse(502, { error: "bad_gateway", message: `the daemon of session ${id} is unreachable (${(error as NodeJS.ErrnoException).code ?? "connection failed"})` });
+    const name = (error as Error).name;
+    if (name === "TimeoutError") return refuse(ctx, 504, { error: "gateway_timeout", message: `the daemon of session ${id} did not answer within ${timeoutMs / 1000}s (proxy_connect_timeout_secs)` });
+    if (name === "AbortError") return new Response(null, { status: 499 });
+    const code = error instanceof UpstreamError ? error.code : "connection failed";
+    return refuse(ctx, 502, { error: "bad_gateway", message: `the daemon of session ${id} is unreachable (${code})` });
   } finally {
     releaseDeadline();
   }
-  const out = upstream.headers;
-  if (out.has("connection") || out.has("keep-alive") || out.has("transfer-encoding") || out.has("upgrade") || out.has("trailer")) stripHopByHop(out);
-  if (!upstream.body || !(out.get("content-type") ?? "").startsWith("text/event-stream")) {
-    return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: out });
-  }
+  const init = { status: upstream.status, statusText: upstream.statusText, headers: pairsWithSecurityHeaders(upstream.headers, ctx.tls) };
+  if (!(upstream.body instanceof ReadableStream) || !contentType(upstream.headers).startsWith("text/event-stream")) return new Response(upstream.body as BodyInit | null, init);
   // A live stream: no idle timeout on the client side, and revoking the credential that opened it ends it.
+  // The client going away cancels the body, which ends the exchange.
   server?.timeout(request, 0);
   const stream = ctx.streams.track(auth);
-  stream.signal.addEventListener("abort", () => upstreamAbort.abort(stream.signal.reason), { once: true });
-  const done = () => {
-    stream.release();
-    request.signal.removeEventListener("abort", onClientGone);
-  };
-  const body = upstream.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
-  request.signal.addEventListener("abort", done, { once: true });
-  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers: out });
+  stream.signal.addEventListener("abort", () => exchange.abort(stream.signal.reason as Error), { once: true });
+  exchange.whenOver(() => stream.release());
+  return new Response(upstream.body, init);
 }

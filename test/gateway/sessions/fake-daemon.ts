@@ -2,7 +2,8 @@
 // line on stdout, GET /health with the credential's token) but never reads its bootstrap file.
 //   --mode=ignore-term     ignores SIGTERM and never answers the terminate request (default: exits on both)
 // Routes: /close-listener closes its port (the process stays); /redirect answers 302; /teapot 418 with a
-// header; /sse streams ticks until the client goes away (counted in /stats); anything else echoes the
+// header; /sse streams ticks until the client goes away (counted in /stats); /slow answers after 10 s
+// unless its client goes away first (counted in /stats); anything else echoes the
 // request (method, path, query, headers, body).
 // Usage: bun fake-daemon.ts [--mode=M] daemon --session-dir D --credential-file F [--config C]
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ const args = process.argv.slice(2);
 const mode = args.find((a) => a.startsWith("--mode="))?.slice(7) ?? "normal";
 const credFile = args[args.indexOf("--credential-file") + 1]!;
 const token = (JSON.parse(readFileSync(credFile, "utf8")) as { token: string }).token;
-const stats = { sse_opened: 0, sse_cancelled: 0 };
+const stats = { sse_opened: 0, sse_cancelled: 0, slow_opened: 0, slow_abandoned: 0 };
 
 process.on("SIGTERM", () => {
   if (mode !== "ignore-term") process.exit(0);
@@ -58,6 +59,16 @@ const server = Bun.serve({
       case "/sse":
         srv.timeout(req, 0);
         return sse();
+      case "/slow":
+        stats.slow_opened++;
+        return new Promise<Response>((resolve) => {
+          const timer = setTimeout(() => resolve(Response.json({ slow: true })), 10_000);
+          req.signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            stats.slow_abandoned++;
+            resolve(new Response(null, { status: 499 }));
+          });
+        });
       case "/stats":
         return Response.json(stats);
     }

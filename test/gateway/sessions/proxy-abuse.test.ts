@@ -63,6 +63,8 @@ describe("proxy transparency", () => {
     const auth = { Authorization: `Bearer ${gw.token}` };
     const tea = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/teapot`, { headers: auth });
     expect([tea.status, tea.headers.get("x-daemon"), await tea.text()]).toEqual([418, "yes", "short and stout"]);
+    // The gateway's security headers ride on proxied answers too; a Cache-Control of the daemon's own is kept.
+    expect([tea.headers.get("x-frame-options"), tea.headers.get("x-content-type-options"), tea.headers.get("cache-control")]).toEqual(["DENY", "nosniff", "no-store"]);
     const redirect = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/redirect`, { headers: auth, redirect: "manual" });
     expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "http://127.0.0.1:1/elsewhere"]);
   });
@@ -73,6 +75,7 @@ describe("proxy transparency", () => {
     const streams = await Promise.all(Array.from({ length: 20 }, () => fetch(`${gw.url}/api/v1/sessions/${one}/proxy/sse`, { headers: auth })));
     for (const res of streams) {
       expect(res.headers.get("content-type")).toBe("text/event-stream");
+      expect([res.headers.get("cache-control"), res.headers.get("referrer-policy")]).toEqual(["no-cache", "no-referrer"]);
       const reader = res.body!.getReader();
       let text = "";
       while (!text.includes("data: tick 2")) text += new TextDecoder().decode((await reader.read()).value);
@@ -87,6 +90,32 @@ describe("proxy transparency", () => {
     expect(stats.sse_cancelled - before.sse_cancelled).toBe(20);
     const parallel = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${gw.url}/api/v1/sessions/${i % 2 ? one : two}/proxy/n/${i}`, { headers: auth }).then((r) => r.json())));
     expect(parallel.map((e: any) => e.path)).toEqual(Array.from({ length: 50 }, (_, i) => `/n/${i}`));
+  });
+
+  test("a client going away before the daemon answered ends the upstream request too", async () => {
+    const auth = { Authorization: `Bearer ${gw.token}` };
+    const stats = async () => (await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json()) as { slow_opened: number; slow_abandoned: number };
+    const before = await stats();
+    // The deadline for the daemon's answer is far away here: only the client leaving can end the request.
+    const limits = gw.ctx.config.daemon_sessions as { proxy_connect_timeout_secs: number };
+    const saved = limits.proxy_connect_timeout_secs;
+    limits.proxy_connect_timeout_secs = 60;
+    const leave = new AbortController();
+    const pending = fetch(`${gw.url}/api/v1/sessions/${one}/proxy/slow`, { headers: auth, signal: leave.signal }).catch((e: Error) => e.name);
+    let now = before;
+    for (let i = 0; i < 200 && now.slow_opened === before.slow_opened; i++) {
+      await Bun.sleep(10);
+      now = await stats();
+    }
+    leave.abort();
+    expect(await pending).toBe("AbortError");
+    // The daemon sees its request abandoned (the proxy checks its clients every 100 ms), long before its 10 s answer.
+    for (let i = 0; i < 200 && now.slow_abandoned === before.slow_abandoned; i++) {
+      await Bun.sleep(10);
+      now = await stats();
+    }
+    limits.proxy_connect_timeout_secs = saved;
+    expect(now.slow_abandoned).toBe(before.slow_abandoned + 1);
   });
 });
 

@@ -1,0 +1,231 @@
+// Incremental parser of a session daemon's HTTP/1.1 responses, for the proxy's own upstream client
+// (daemon-client.ts). The peer is our daemon on loopback, but the parser is still strict: anything it
+// cannot frame with certainty (conflicting lengths, obsolete line folding, a bad chunk size, an oversized
+// head) is an error, never a guess; the proxy then answers 502 and drops the connection.
+
+const CR = 13;
+const LF = 10;
+const HEAD_END = Buffer.from("\r\n\r\n");
+const MAX_HEAD = 64 * 1024;
+const MAX_CHUNK_LINE = 4096;
+/** Headers that describe one hop only; dropped from what the proxy passes on (plus those Connection names). */
+export const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "proxy-connection"]);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(;.*)?$/;
+const EMPTY = Buffer.alloc(0);
+
+export class ResponseFramingError extends Error {
+  override name = "ResponseFramingError";
+}
+
+export interface ResponseHead {
+  status: number;
+  statusText: string;
+  /** End-to-end headers in order (hop-by-hop ones removed). */
+  headers: [string, string][];
+  /** Whether the connection may carry another request after this response's body. */
+  reusable: boolean;
+}
+
+export interface ParserEvents {
+  head(head: ResponseHead): void;
+  body(bytes: Buffer): void;
+  end(): void;
+}
+
+const NONE = 0;
+const LENGTH = 1;
+const CHUNKED = 2;
+const CLOSE = 3;
+
+/**
+ * Feed it bytes as they arrive; it reports the head once, then body bytes (chunked encoding removed), then
+ * the end. One parser per response: `rest()` hands over any bytes that follow the response.
+ */
+export class ResponseParser {
+  private buf: Buffer = EMPTY;
+  private headSeen = false;
+  private mode = NONE;
+  /** Body bytes still to come in LENGTH mode. */
+  private left = 0;
+  private chunkLeft = -1; // -1: expecting a size line; 0: expecting the CRLF after a chunk's data
+  private inTrailers = false;
+  private ended = false;
+
+  constructor(
+    private readonly method: string,
+    private readonly on: ParserEvents,
+  ) {}
+
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** Bytes after the end of the response (a well-behaved daemon sends none before the next request). */
+  rest(): Buffer {
+    return this.buf;
+  }
+
+  /** Throws ResponseFramingError on bytes that cannot be framed. */
+  push(chunk: Buffer): void {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.ended) return;
+    if (!this.headSeen && !this.parseHead()) return;
+    this.parseBody();
+  }
+
+  /** The connection closed: the end of a close-delimited body, else a truncated response. */
+  eof(): void {
+    if (this.ended) return;
+    if (this.headSeen && this.mode === CLOSE) return this.finish();
+    throw new ResponseFramingError(this.headSeen ? "the daemon closed the connection in the middle of a response body" : "the daemon closed the connection before a response");
+  }
+
+  private parseHead(): boolean {
+    for (;;) {
+      const at = this.buf.indexOf(HEAD_END);
+      if (at < 0) {
+        if (this.buf.length > MAX_HEAD) throw new ResponseFramingError("response head larger than 64 KiB");
+        return false;
+      }
+      if (at + 4 > MAX_HEAD) throw new ResponseFramingError("response head larger than 64 KiB");
+      const lines = this.buf.toString("latin1", 0, at).split("\r\n");
+      this.buf = this.buf.subarray(at + 4);
+      const status = STATUS_LINE.exec(lines[0]!);
+      if (!status) throw new ResponseFramingError("malformed status line");
+      const code = Number(status[2]);
+      // Interim responses (100 Continue, 103 Early Hints) are not passed on; 101 would switch protocols.
+      if (code === 101) throw new ResponseFramingError("the daemon switched protocols");
+      if (code < 200) continue;
+      this.headSeen = true;
+      this.on.head(this.readHeaders(lines, code, status[3] ?? "", status[1] === "0"));
+      return true;
+    }
+  }
+
+  private readHeaders(lines: string[], status: number, statusText: string, http10: boolean): ResponseHead {
+    let headers: [string, string][] = [];
+    let length = -1;
+    let transferEncoding: string | undefined;
+    let connection: string[] | undefined;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const first = line.charCodeAt(0);
+      if (first === 32 || first === 9) throw new ResponseFramingError("obsolete line folding in a response header");
+      const colon = line.indexOf(":");
+      const name = line.slice(0, colon);
+      if (colon <= 0 || !TOKEN.test(name)) throw new ResponseFramingError("malformed response header");
+      const value = line.slice(colon + 1).trim();
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower)) {
+        if (lower === "transfer-encoding") transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
+        else if (lower === "connection") (connection ??= []).push(...value.toLowerCase().split(",").map((s) => s.trim()));
+        continue;
+      }
+      if (lower === "content-length") {
+        if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) throw new ResponseFramingError("invalid or conflicting Content-Length");
+        length = Number(value);
+      }
+      headers.push([name, value]);
+    }
+    if (connection) {
+      const named = new Set(connection);
+      headers = headers.filter(([n]) => !named.has(n.toLowerCase()));
+    }
+    let reusable = http10 ? connection?.includes("keep-alive") === true : connection?.includes("close") !== true;
+    if (this.method === "HEAD" || status === 204 || status === 304) this.mode = NONE;
+    else if (transferEncoding !== undefined) {
+      // RFC 9112 6.3: Transfer-Encoding wins over Content-Length; a final coding other than chunked reads to close.
+      const codings = transferEncoding.toLowerCase().split(",");
+      if (codings[codings.length - 1]!.trim() === "chunked") this.mode = CHUNKED;
+      else {
+        this.mode = CLOSE;
+        reusable = false;
+      }
+      if (length >= 0) reusable = false;
+    } else if (length >= 0) {
+      this.mode = LENGTH;
+      this.left = length;
+    } else {
+      this.mode = CLOSE;
+      reusable = false;
+    }
+    return { status, statusText, headers, reusable };
+  }
+
+  private parseBody(): void {
+    switch (this.mode) {
+      case NONE:
+        return this.finish();
+      case CLOSE:
+        if (this.buf.length) this.on.body(this.take(this.buf.length));
+        return;
+      case LENGTH: {
+        const n = Math.min(this.left, this.buf.length);
+        if (n > 0) {
+          this.left -= n;
+          this.on.body(this.take(n));
+        }
+        if (this.left === 0) this.finish();
+        return;
+      }
+      default:
+        this.parseChunks();
+    }
+  }
+
+  private parseChunks(): void {
+    for (;;) {
+      if (this.inTrailers) {
+        const eol = this.buf.indexOf("\r\n");
+        if (eol < 0) {
+          if (this.buf.length > MAX_HEAD) throw new ResponseFramingError("chunked trailers larger than 64 KiB");
+          return;
+        }
+        this.buf = this.buf.subarray(eol + 2);
+        if (eol === 0) return this.finish(); // trailers are dropped (hop-by-hop in practice)
+        continue;
+      }
+      if (this.chunkLeft === -1) {
+        const eol = this.buf.indexOf("\r\n");
+        if (eol < 0) {
+          if (this.buf.length > MAX_CHUNK_LINE) throw new ResponseFramingError("chunk size line too long");
+          return;
+        }
+        const size = CHUNK_SIZE.exec(this.buf.toString("latin1", 0, eol));
+        if (!size) throw new ResponseFramingError("invalid chunk size");
+        this.buf = this.buf.subarray(eol + 2);
+        const n = Number.parseInt(size[1]!, 16);
+        if (n === 0) {
+          this.inTrailers = true;
+          continue;
+        }
+        this.chunkLeft = n;
+      }
+      if (this.chunkLeft > 0) {
+        const n = Math.min(this.chunkLeft, this.buf.length);
+        if (n === 0) return;
+        this.chunkLeft -= n;
+        this.on.body(this.take(n));
+        if (this.chunkLeft > 0) return;
+      }
+      // chunkLeft === 0: the CRLF after the data
+      if (this.buf.length < 2) return;
+      if (this.buf[0] !== CR || this.buf[1] !== LF) throw new ResponseFramingError("chunk data not followed by CRLF");
+      this.buf = this.buf.subarray(2);
+      this.chunkLeft = -1;
+    }
+  }
+
+  private take(n: number): Buffer {
+    const out = this.buf.subarray(0, n);
+    this.buf = this.buf.subarray(n);
+    return out;
+  }
+
+  private finish(): void {
+    this.ended = true;
+    this.on.end();
+  }
+}

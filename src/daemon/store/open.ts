@@ -21,9 +21,11 @@ export function openSessionDb(sessionDir: string): { db: SessionDb; sqlite: Data
   const sqlite = new Database(path, { create: true, strict: true });
   try {
     chmodSync(path, 0o600);
+    // First: switching to WAL needs a lock, and a daemon closing the same store (its last connection
+    // checkpoints and removes the WAL under an exclusive lock) must make us wait, not fail "database is locked".
+    sqlite.exec("PRAGMA busy_timeout = 5000");
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = FULL");
-    sqlite.exec("PRAGMA busy_timeout = 5000");
     const migrations = embeddedSessionMigrations();
     refuseNewerSchema(sqlite, migrations, "this session store", path);
     const db = drizzle({ client: sqlite, schema }) as SessionDb;

@@ -29,10 +29,12 @@ export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
   }
   const sqlite = new Database(path, { create: true, strict: true });
   try {
+    // busy_timeout first: the WAL switch takes a lock another process (the running gateway, an admin
+    // command) may hold for a moment, and that must be a wait, not "database is locked".
+    sqlite.exec("PRAGMA busy_timeout = 5000");
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = NORMAL");
     sqlite.exec("PRAGMA foreign_keys = ON");
-    sqlite.exec("PRAGMA busy_timeout = 5000");
     const db = drizzle({ client: sqlite, schema }) as GatewayDb;
     const migrated = applyMigrations(db, sqlite, path);
     return { db, sqlite, migrated, path };

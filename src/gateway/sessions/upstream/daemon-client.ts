@@ -107,7 +107,10 @@ export class Exchange implements ParserEvents {
     this.close(false);
   }
 
-  /** Runs `fn` once the body was read to its end, cancelled or failed (at once when that already happened). */
+  /**
+   * Runs `fn` once the body was read to its end, cancelled or failed (at once when that already happened).
+   * One callback per exchange (the proxy's stream release); a second call replaces the first.
+   */
   whenOver(fn: () => void): void {
     if (this.over) fn();
     else this.onOver = fn;
@@ -184,16 +187,17 @@ export class DaemonClient {
   private readonly idle = new Map<number, Conn[]>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly idleMs: number;
-
-  constructor(options: { idleMs?: number } = {}) {
-    this.idleMs = options.idleMs ?? IDLE_MS;
-  }
   private readonly handlers = {
     data: (socket: Socket<Conn>, chunk: Buffer) => this.onData(socket.data, chunk),
     drain: (socket: Socket<Conn>) => this.flush(socket.data),
     close: (socket: Socket<Conn>) => this.onClose(socket.data, new UpstreamError("the daemon closed the connection", "ECONNRESET")),
     error: (socket: Socket<Conn>, error: Error) => this.onClose(socket.data, new UpstreamError(error.message, (error as NodeJS.ErrnoException).code ?? "ECONNRESET")),
   };
+
+  /** `idleMs`: how long a pooled connection may sit unused before it is closed (tests shorten it). */
+  constructor(options: { idleMs?: number } = {}) {
+    this.idleMs = options.idleMs ?? IDLE_MS;
+  }
 
   /** Sends the request on an idle pooled connection or a new one; the exchange's `response` settles with the head. */
   send(req: DaemonRequest): Exchange {

@@ -58,10 +58,6 @@ export class ResponseParser {
     private readonly on: ParserEvents,
   ) {}
 
-  get done(): boolean {
-    return this.ended;
-  }
-
   /** Bytes after the end of the response (a well-behaved daemon sends none before the next request). */
   rest(): Buffer {
     return this.buf;

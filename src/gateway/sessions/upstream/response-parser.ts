@@ -3,17 +3,16 @@
 // cannot frame with certainty (conflicting lengths, obsolete line folding, a bad chunk size, an oversized
 // head) is an error, never a guess; the proxy then answers 502 and drops the connection.
 
-const CR = 13;
-const LF = 10;
+import { ChunkedDecoder, ChunkedFramingError } from "./chunked.ts";
+
 const HEAD_END = Buffer.from("\r\n\r\n");
 const MAX_HEAD = 64 * 1024;
-const MAX_CHUNK_LINE = 4096;
 /** Headers that describe one hop only; dropped from what the proxy passes on (plus those Connection names). */
 export const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "proxy-connection"]);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
-const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(;.*)?$/;
 const EMPTY = Buffer.alloc(0);
+const CONTROL = /[\0\r\n]/;
 
 export class ResponseFramingError extends Error {
   override name = "ResponseFramingError";
@@ -49,8 +48,7 @@ export class ResponseParser {
   private mode = NONE;
   /** Body bytes still to come in LENGTH mode. */
   private left = 0;
-  private chunkLeft = -1; // -1: expecting a size line; 0: expecting the CRLF after a chunk's data
-  private inTrailers = false;
+  private chunked: ChunkedDecoder | undefined;
   private ended = false;
 
   constructor(
@@ -60,11 +58,12 @@ export class ResponseParser {
 
   /** Bytes after the end of the response (a well-behaved daemon sends none before the next request). */
   rest(): Buffer {
-    return this.buf;
+    return this.chunked ? this.chunked.rest() : this.buf;
   }
 
   /** Throws ResponseFramingError on bytes that cannot be framed. */
   push(chunk: Buffer): void {
+    if (this.chunked) return this.parseChunks(chunk);
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     if (this.ended) return;
     if (!this.headSeen && !this.parseHead()) return;
@@ -113,6 +112,8 @@ export class ResponseParser {
       const name = line.slice(0, colon);
       if (colon <= 0 || !TOKEN.test(name)) throw new ResponseFramingError("malformed response header");
       const value = line.slice(colon + 1).trim();
+      // A bare CR or LF (the head was split on CRLF) or a NUL would split the header the proxy writes on.
+      if (CONTROL.test(value)) throw new ResponseFramingError("control characters in a response header value");
       const lower = name.toLowerCase();
       if (HOP_BY_HOP.has(lower)) {
         if (lower === "transfer-encoding") transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
@@ -166,52 +167,25 @@ export class ResponseParser {
         if (this.left === 0) this.finish();
         return;
       }
-      default:
-        this.parseChunks();
+      default: {
+        const rest = this.buf;
+        this.buf = EMPTY;
+        this.parseChunks(rest);
+      }
     }
   }
 
-  private parseChunks(): void {
-    for (;;) {
-      if (this.inTrailers) {
-        const eol = this.buf.indexOf("\r\n");
-        if (eol < 0) {
-          if (this.buf.length > MAX_HEAD) throw new ResponseFramingError("chunked trailers larger than 64 KiB");
-          return;
-        }
-        this.buf = this.buf.subarray(eol + 2);
-        if (eol === 0) return this.finish(); // trailers are dropped (hop-by-hop in practice)
-        continue;
-      }
-      if (this.chunkLeft === -1) {
-        const eol = this.buf.indexOf("\r\n");
-        if (eol < 0) {
-          if (this.buf.length > MAX_CHUNK_LINE) throw new ResponseFramingError("chunk size line too long");
-          return;
-        }
-        const size = CHUNK_SIZE.exec(this.buf.toString("latin1", 0, eol));
-        if (!size) throw new ResponseFramingError("invalid chunk size");
-        this.buf = this.buf.subarray(eol + 2);
-        const n = Number.parseInt(size[1]!, 16);
-        if (n === 0) {
-          this.inTrailers = true;
-          continue;
-        }
-        this.chunkLeft = n;
-      }
-      if (this.chunkLeft > 0) {
-        const n = Math.min(this.chunkLeft, this.buf.length);
-        if (n === 0) return;
-        this.chunkLeft -= n;
-        this.on.body(this.take(n));
-        if (this.chunkLeft > 0) return;
-      }
-      // chunkLeft === 0: the CRLF after the data
-      if (this.buf.length < 2) return;
-      if (this.buf[0] !== CR || this.buf[1] !== LF) throw new ResponseFramingError("chunk data not followed by CRLF");
-      this.buf = this.buf.subarray(2);
-      this.chunkLeft = -1;
+  private parseChunks(bytes: Buffer): void {
+    this.chunked ??= new ChunkedDecoder((data) => this.on.body(data));
+    if (this.ended) return void this.chunked.push(bytes);
+    let over: boolean;
+    try {
+      over = this.chunked.push(bytes);
+    } catch (error) {
+      if (error instanceof ChunkedFramingError) throw new ResponseFramingError(error.message);
+      throw error;
     }
+    if (over) this.finish();
   }
 
   private take(n: number): Buffer {

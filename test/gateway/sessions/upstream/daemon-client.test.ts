@@ -168,6 +168,10 @@ describe("answers that cannot be framed are refused (EPROTO), never guessed", ()
     ["a header name with a space", "HTTP/1.1 200 OK\r\nBad Name: 1\r\nContent-Length: 0\r\n\r\n"],
     ["a garbled status line", "HTTP/2 200 OK\r\nContent-Length: 0\r\n\r\n"],
     ["a switch of protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"],
+    // A bare LF or CR inside a value would split the header when the proxy passes it on (response splitting).
+    ["a bare LF inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\nSet-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n"],
+    ["a bare CR inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\rSet-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n"],
+    ["a NUL inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\u0000\r\nContent-Length: 0\r\n\r\n"],
   ];
   for (const [name, wire] of bad) {
     test(name, async () => {

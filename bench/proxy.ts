@@ -296,7 +296,6 @@ async function sseAdded(t: Target, prompts: number, whileOpen?: () => void): Pro
   return [...viaDirect].filter(([seq]) => viaTarget.has(seq)).map(([seq, at]) => viaTarget.get(seq)! - at);
 }
 
-// The method's own floor: a second direct stream, read by this process like the others.
 /**
  * The end-to-end figure of `t` (see sseAdded) and, when tcpdump can run, the wire figure: each record's
  * time inside the proxy, from the daemon's packet reaching it to its packet leaving for the client.

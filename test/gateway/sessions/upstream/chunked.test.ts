@@ -1,3 +1,5 @@
+// The proxy's strict chunked decoder (src/gateway/sessions/upstream/chunked.ts): one body split at every
+// byte boundary, extensions and trailers, the bytes after the body, and each framing error it refuses.
 import { describe, expect, test } from "bun:test";
 import { ChunkedDecoder, ChunkedFramingError } from "../../../../src/gateway/sessions/upstream/chunked.ts";
 

@@ -26,10 +26,6 @@ export class ChunkedDecoder {
 
   constructor(private readonly onData: (bytes: Buffer) => void) {}
 
-  get done(): boolean {
-    return this.ended;
-  }
-
   rest(): Buffer {
     return this.buf;
   }

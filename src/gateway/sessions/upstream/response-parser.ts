@@ -135,7 +135,10 @@ export class ResponseParser {
     else if (transferEncoding !== undefined) {
       // RFC 9112 6.3: Transfer-Encoding wins over Content-Length; a final coding other than chunked reads to close.
       const codings = transferEncoding.toLowerCase().split(",");
-      if (codings[codings.length - 1]!.trim() === "chunked") this.mode = CHUNKED;
+      if (codings[codings.length - 1]!.trim() === "chunked") {
+        this.mode = CHUNKED;
+        this.chunked = new ChunkedDecoder((data) => this.on.body(data));
+      }
       else {
         this.mode = CLOSE;
         reusable = false;
@@ -176,16 +179,15 @@ export class ResponseParser {
   }
 
   private parseChunks(bytes: Buffer): void {
-    this.chunked ??= new ChunkedDecoder((data) => this.on.body(data));
-    if (this.ended) return void this.chunked.push(bytes);
     let over: boolean;
     try {
-      over = this.chunked.push(bytes);
+      over = this.chunked!.push(bytes);
     } catch (error) {
       if (error instanceof ChunkedFramingError) throw new ResponseFramingError(error.message);
       throw error;
     }
-    if (over) this.finish();
+    // After the end the decoder only keeps what follows (rest()).
+    if (over && !this.ended) this.finish();
   }
 
   private take(n: number): Buffer {

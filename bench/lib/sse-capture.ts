@@ -61,7 +61,8 @@ export function recordArrivals(pcap: Buffer): Map<string, Map<string, number>> {
     const seq = tcp.readUInt32BE(4);
     let flow = flows.get(key);
     if (!flow) flows.set(key, (flow = { data: [], size: 0, next: undefined, segments: [] }));
-    // Loopback loses nothing; a retransmitted segment is skipped.
+    // Loopback loses nothing: a retransmitted segment is skipped, and a gap (not seen on lo) would leave the
+    // rest of that flow unread.
     if (flow.next !== undefined && seq !== flow.next) continue;
     flow.segments.push({ at: seconds, offset: flow.size });
     flow.data.push(payload);

@@ -104,7 +104,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     logger: options.logger ?? silentLogger,
     tls,
     issuer: issuerUrl(config, config.listen.port, tls),
-    streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp),
+    streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp, clock),
     fleetChanges: new FleetChanges(),
     daemonClient: new DaemonClient(),
   };

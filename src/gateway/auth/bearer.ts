@@ -26,6 +26,8 @@ export interface AuthResult {
   credentialId: string;
   /** For `dsc_`: the session whose daemon holds the credential (`current_session` authority). */
   sessionId?: string;
+  /** When the credential expires (ms, the gateway clock), for those that do (`oat_`): open streams end then. */
+  expiresAt?: number;
 }
 
 /** Why a bearer check failed: `unauthorized` -> the identical 401; `unavailable` -> 503. */
@@ -99,7 +101,8 @@ export class BearerVerifier {
 
   /**
    * Whether a credential that was valid is still not revoked (for long-lived streams opened with it).
-   * Expiry does not end an open stream; revocation, a revoked grant or an invalidated credential does.
+   * Revocation, a revoked grant or an invalidated credential ends an open stream; expiry is checked by the
+   * stream registry itself from `expiresAt` (server/streams.ts).
    */
   stillValid(auth: AuthResult): boolean {
     const id = auth.credentialId;
@@ -138,7 +141,7 @@ export class BearerVerifier {
       const row = this.oatByHash.get({ hash });
       hit =
         row && row.grantRevoked == null
-          ? { expiresAt: row.t.expiresAt, result: { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id } }
+          ? { expiresAt: row.t.expiresAt, result: { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id, expiresAt: row.t.expiresAt } }
           : null;
       this.oatCache.set(hash, hit);
     }

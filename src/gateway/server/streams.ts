@@ -1,17 +1,19 @@
 // Long-lived responses (SSE routes, proxied daemon streams) opened with a bearer credential are closed
 // when that credential is revoked, by whatever path: the OAuth revoke endpoint, the dashboard, a password
-// change, or an admin command in another process. Every stream route calls `track(auth)`, ties its
-// response to the returned signal and calls `release()` when it ends.
+// change, or an admin command in another process, and when it expires (an access token's `expiresAt`).
+// Every stream route calls `track(auth)`, ties its response to the returned signal and calls `release()`
+// when it ends.
 import type { AuthResult } from "../auth/bearer.ts";
 import type { DbStamp } from "../auth/verified-cache.ts";
+import { systemClock, type Clock } from "../clock.ts";
 
 export interface TrackedStream {
-  /** Aborted when the credential that opened the stream is revoked (or the gateway stops). */
+  /** Aborted when the credential that opened the stream is revoked or expires (or the gateway stops). */
   signal: AbortSignal;
   release(): void;
 }
 
-/** How often open streams look for revocations committed by other processes. */
+/** How often open streams look for expiries and for revocations committed by other processes. */
 const SWEEP_INTERVAL_MS = 500;
 
 export class OpenStreams {
@@ -22,6 +24,7 @@ export class OpenStreams {
   constructor(
     private readonly stillValid: (auth: AuthResult) => boolean,
     private readonly stamp: DbStamp,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get size(): number {
@@ -42,9 +45,18 @@ export class OpenStreams {
     };
   }
 
-  /** Closes the streams whose credential is no longer valid; cheap when nothing was written since the last sweep. */
+  /** Closes the streams whose credential expired or is no longer valid; cheap when nothing was written since the last sweep. */
   sweep(): void {
     if (this.open.size === 0) return;
+    // Expiry needs no database read: a token's lifetime is known from the moment it was verified.
+    const now = this.clock.now();
+    for (const entry of this.open) {
+      if (entry.auth.expiresAt !== undefined && entry.auth.expiresAt <= now) {
+        this.open.delete(entry);
+        entry.controller.abort(new Error("the credential that opened this stream expired"));
+      }
+    }
+    if (this.open.size === 0) return this.stopTimer();
     const stamp = this.stamp.current();
     if (stamp === this.stampSeen) return;
     this.stampSeen = stamp;

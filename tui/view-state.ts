@@ -16,9 +16,12 @@ export type Block =
   | { kind: "reasoning"; id: string; text: string; done: boolean }
   | {
       kind: "tool";
-      /** The call id; `partId` is the streaming part that carries its arguments. */
+      /**
+       * The call's tool_call part id, unique in the session (a record without one: `call_id@seq`). The
+       * provider's `callId` may repeat (some servers send `call_1` every time), so it is never a key.
+       */
       id: string;
-      partId: string | null;
+      callId: string;
       name: string;
       /** Raw argument JSON while it streams; the parsed arguments once the part completes. */
       argsText: string;
@@ -122,7 +125,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
   const at = new Map<string, number>();
   const indexOf = (id: string): number => {
     const cached = at.get(id);
-    const matches = (b: Block | undefined) => b !== undefined && (b.id === id || (b.kind === "tool" && b.partId === id));
+    const matches = (b: Block | undefined) => b !== undefined && b.id === id;
     if (cached !== undefined && matches(state.blocks[cached])) return cached;
     for (let i = state.blocks.length - 1; i >= 0; i--) {
       if (matches(state.blocks[i])) {
@@ -145,6 +148,20 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
   const push = (b: Block) => {
     state.blocks.push(b);
     at.set(b.id, state.blocks.length - 1);
+  };
+  /** The block of a tool_call_started/completed record: by part id, or (an older daemon's record) the newest open call with its call id. */
+  const toolBlock = (partId: string | undefined, callId: string, seq: string, make: (id: string) => Block): number => {
+    if (partId) {
+      const i = indexOf(partId);
+      if (i >= 0) return i;
+    } else {
+      for (let i = state.blocks.length - 1; i >= 0; i--) {
+        const b = state.blocks[i]!;
+        if (b.kind === "tool" && b.callId === callId && !b.done) return i;
+      }
+    }
+    push(make(partId ?? `${callId}@${seq}`));
+    return state.blocks.length - 1;
   };
 
   for (const record of records) {
@@ -170,7 +187,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         break;
       case "part_started":
         if (r.kind === "tool_call") {
-          push({ kind: "tool", id: r.call_id ?? r.part_id, partId: r.part_id, name: r.name ?? "tool", argsText: "", args: null, running: false, result: null, durationMs: null, done: false });
+          push({ kind: "tool", id: r.part_id, callId: r.call_id ?? r.part_id, name: r.name ?? "tool", argsText: "", args: null, running: false, result: null, durationMs: null, done: false });
         } else push({ kind: r.kind, id: r.part_id, text: "", done: false });
         break;
       case "part_delta": {
@@ -183,7 +200,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
       }
       case "part_completed": {
         const part = r.part;
-        if (part.type === "tool_call") update(part.call_id, (b) => (b.kind === "tool" ? { ...b, name: part.name, args: part.arguments } : b));
+        if (part.type === "tool_call") update(part.id, (b) => (b.kind === "tool" ? { ...b, name: part.name, args: part.arguments } : b));
         else update(part.id, (b) => (b.kind === "text" || b.kind === "reasoning" ? { ...b, text: part.text, done: true } : b));
         break;
       }
@@ -200,14 +217,18 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         state.lastUsage = r.usage;
         state.totalTokens += r.usage.input_tokens + r.usage.output_tokens;
         break;
-      case "tool_call_started":
-        if (indexOf(r.call_id) < 0) push({ kind: "tool", id: r.call_id, partId: null, name: r.name, argsText: "", args: r.arguments, running: true, result: null, durationMs: null, done: false });
-        else update(r.call_id, (b) => (b.kind === "tool" ? { ...b, args: r.arguments, running: true } : b));
+      case "tool_call_started": {
+        const i = toolBlock(r.part_id, r.call_id, r.seq, (id) => ({ kind: "tool", id, callId: r.call_id, name: r.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false }));
+        const b = state.blocks[i]!;
+        if (b.kind === "tool") state.blocks[i] = { ...b, args: r.arguments, running: true };
         break;
-      case "tool_call_completed":
-        if (indexOf(r.result.call_id) < 0) push({ kind: "tool", id: r.result.call_id, partId: null, name: r.result.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false });
-        update(r.result.call_id, (b) => (b.kind === "tool" ? { ...b, running: false, result: r.result, durationMs: r.duration_ms, done: true } : b));
+      }
+      case "tool_call_completed": {
+        const i = toolBlock(r.part_id, r.result.call_id, r.seq, (id) => ({ kind: "tool", id, callId: r.result.call_id, name: r.result.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false }));
+        const b = state.blocks[i]!;
+        if (b.kind === "tool") state.blocks[i] = { ...b, running: false, result: r.result, durationMs: r.duration_ms, done: true };
         break;
+      }
       case "retry":
         push({ kind: "retry", id: `retry:${r.seq}`, attempt: r.attempt, max: r.max_retries, reason: r.reason, done: true });
         break;

@@ -70,10 +70,17 @@ export type EngineEvent =
    *  attempt (the retry starts from the text kept so far, and the model may issue the call again). */
   | { type: "part_discarded"; message_id: string; part_id: string }
   | { type: "assistant_message_completed"; message_id: string; usage: Usage; stop_reason: StopReason | null }
-  | { type: "tool_call_started"; turn_id: string; call_id: string; name: string; arguments: Record<string, unknown> }
+  /**
+   * `call_id` is the provider's and may repeat within a session (some servers send `call_1` every time);
+   * `part_id` is the call's tool_call part, unique in the session: clients key a call by it. Records of
+   * older daemons lack it (then the newest call with that call_id is meant).
+   */
+  | { type: "tool_call_started"; turn_id: string; call_id: string; part_id?: string; name: string; arguments: Record<string, unknown> }
   | {
       type: "tool_call_completed";
       turn_id: string;
+      /** The call's tool_call part (see tool_call_started). */
+      part_id?: string;
       /** The tool_results message this result belongs to (one per assistant message with calls). */
       results_message_id: string;
       result: ToolResultEntry;

@@ -45,7 +45,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
     };
     results.set(call.call_id, entry);
     const now = deps.clock.now();
-    deps.emit({ type: "tool_call_completed", turn_id: deps.turnId, results_message_id: deps.resultsMessageId, result: entry, duration_ms: now - started, completed_at: now });
+    deps.emit({ type: "tool_call_completed", turn_id: deps.turnId, part_id: call.id, results_message_id: deps.resultsMessageId, result: entry, duration_ms: now - started, completed_at: now });
   };
 
   const batch: BatchCall[] = calls.map((call) => {
@@ -62,7 +62,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
       counted: !UNCOUNTED_TOOLS.has(call.name),
       run: (batchSignal) => traceToolCall(deps.tracer, deps.ctx, call, () => results.get(call.call_id)?.status, async () => {
         const started = deps.clock.now();
-        deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
+        deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, part_id: call.id, name: call.name, arguments: call.arguments });
         if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, started);
         if (!tool) {
           const known = deps.toolNames().join(", ");
@@ -88,7 +88,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
   for (const call of calls) {
     if (!results.has(call.call_id)) {
       const now = deps.clock.now();
-      deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, name: call.name, arguments: call.arguments });
+      deps.emit({ type: "tool_call_started", turn_id: deps.turnId, call_id: call.call_id, part_id: call.id, name: call.name, arguments: call.arguments });
       finish(call, "cancelled", { output: "Cancelled by the user before it ran." }, now);
     }
   }

@@ -12,7 +12,8 @@ const RESTART = { code: "daemon_restarted", message: "the session daemon stopped
 export function closingRecords(events: readonly EngineEvent[], now: number): RecordBody[] {
   const openParts = new Map<string, string>();
   const openMessages = new Set<string>();
-  const calls = new Map<string, { name: string; turn: string }>();
+  // Keyed by the call's part id: the provider's call id may repeat within a session.
+  const calls = new Map<string, { call_id: string; name: string; turn: string }>();
   const pending = new Set<string>();
   let turn: string | null = null;
   let queue: { id: string; text: string }[] = [];
@@ -36,10 +37,11 @@ export function closingRecords(events: readonly EngineEvent[], now: number): Rec
         break;
       case "part_completed":
         openParts.delete(e.part.id);
-        if (e.part.type === "tool_call" && turn) calls.set(e.part.call_id, { name: e.part.name, turn });
+        if (e.part.type === "tool_call" && turn) calls.set(e.part.id, { call_id: e.part.call_id, name: e.part.name, turn });
         break;
       case "tool_call_completed":
-        calls.delete(e.result.call_id);
+        if (e.part_id) calls.delete(e.part_id);
+        else for (const [part, c] of calls) if (c.call_id === e.result.call_id) calls.delete(part);
         break;
       case "interrogative_opened":
         pending.add(e.interrogative.id);
@@ -60,12 +62,13 @@ export function closingRecords(events: readonly EngineEvent[], now: number): Rec
   for (const id of pending) out.push({ type: "interrogative_closed", id, outcome: "withdrawn" });
   if (turn) {
     const results_message_id = newId("msg", now);
-    for (const [call_id, call] of calls) {
+    for (const [part_id, call] of calls) {
       out.push({
         type: "tool_call_completed",
         turn_id: call.turn,
+        part_id,
         results_message_id,
-        result: { call_id, name: call.name, status: "cancelled", output: "The session daemon restarted before this tool call finished; it may or may not have taken effect." },
+        result: { call_id: call.call_id, name: call.name, status: "cancelled", output: "The session daemon restarted before this tool call finished; it may or may not have taken effect." },
         duration_ms: 0,
         completed_at: now,
       });

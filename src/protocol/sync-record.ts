@@ -42,9 +42,16 @@ export const RecordBodyVariants = [
   variant("part_completed", "The final state of a part (always sent).", { message_id: S, part: AssistantPartSchema }),
   variant("part_discarded", "A part dropped from its message (an attempt broke and is retried).", { message_id: S, part_id: S }),
   variant("assistant_message_completed", "An assistant message ended.", { message_id: S, usage: UsageSchema, stop_reason: Type.Union([StopReasonSchema, Type.Null()]) }),
-  variant("tool_call_started", "A tool began running.", { turn_id: S, call_id: S, name: S, arguments: Type.Record(S, Type.Unknown()) }),
+  variant("tool_call_started", "A tool began running.", {
+    turn_id: S,
+    call_id: Type.String({ description: "The provider's call id: it may repeat within a session (some servers reuse `call_1`)." }),
+    part_id: Type.Optional(Type.String({ description: "The call's tool_call part id, unique in the session: key a call by it. Absent from records of older daemons." })),
+    name: S,
+    arguments: Type.Record(S, Type.Unknown()),
+  }),
   variant("tool_call_completed", "A tool finished; the result joins the tool_results message.", {
     turn_id: S,
+    part_id: Type.Optional(Type.String({ description: "The call's tool_call part id (see tool_call_started)." })),
     results_message_id: S,
     result: ToolResultSchema,
     duration_ms: Type.Number({ minimum: 0 }),

@@ -32,7 +32,7 @@ describe("markdown", () => {
 });
 
 describe("tool view", () => {
-  const base = { kind: "tool" as const, id: "c1", partId: null, argsText: "", running: false, durationMs: 5, done: true };
+  const base = { kind: "tool" as const, id: "c1", callId: "c1", argsText: "", running: false, durationMs: 5, done: true };
 
   test("an edit shows its diff; long output is cut with a hint, shown in full with details", () => {
     const block = { ...base, name: "edit", args: { path: "a.ts", old_string: "let x = 1;", new_string: "let x = 2;" }, result: { call_id: "c1", name: "edit", status: "completed" as const, output: "Edited a.ts" } };

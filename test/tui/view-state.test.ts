@@ -40,7 +40,7 @@ describe("view-state fold", () => {
     expect(state.conversation).toEqual(foldEvents(events));
     expect(state.blocks.map((b) => b.kind)).toEqual(["user", "retry", "reasoning", "tool", "notice"]);
     const tool = state.blocks.find((b) => b.kind === "tool")!;
-    expect(tool).toMatchObject({ id: "call_1", name: "shell", args: { command: "ls" }, running: false, durationMs: 12, done: true });
+    expect(tool).toMatchObject({ id: "prt_c", callId: "call_1", name: "shell", args: { command: "ls" }, running: false, durationMs: 12, done: true });
     expect(tool.kind === "tool" && tool.result?.output).toBe("a\nb\n");
     expect(state.blocks.every((b) => b.done)).toBe(true);
     expect(state).toMatchObject({ busy: false, model: "a-large", facet: "default", queue: [{ id: "inp_1", text: "next" }], pending: [] });
@@ -57,9 +57,37 @@ describe("view-state fold", () => {
       { type: "part_started", message_id: "msg_a1", part_id: "prt_t", kind: "tool_call", call_id: "call_9", name: "edit" },
       { type: "part_delta", message_id: "msg_a1", part_id: "prt_t", delta: '{"path":' },
     ]));
-    expect(state.blocks.at(-1)).toMatchObject({ kind: "tool", id: "call_9", argsText: '{"path":', running: false, done: false });
+    expect(state.blocks.at(-1)).toMatchObject({ kind: "tool", id: "prt_t", callId: "call_9", argsText: '{"path":', running: false, done: false });
     applyRecords(state, records([{ type: "part_discarded", message_id: "msg_a1", part_id: "prt_t" }]));
     expect(state.blocks.map((b) => b.id)).toEqual(["msg_u1", "prt_1"]);
+  });
+
+  test("a provider call id that repeats (`call_1` every time) gets a block per call, with or without the records' part_id", () => {
+    const toolTurn = (n: number, command: string, withPartId: boolean): EngineEvent[] => {
+      const t = `trn_${n}`;
+      const m = `msg_a${n}`;
+      const part = withPartId ? { part_id: `prt_c${n}` } : {};
+      return [
+        { type: "turn_started", turn_id: t, model: "m1", facet: "plan" },
+        { type: "assistant_message_started", turn_id: t, message_id: m, model: "m1", created_at: 2 },
+        { type: "part_started", message_id: m, part_id: `prt_c${n}`, kind: "tool_call", call_id: "call_1", name: "shell" },
+        { type: "part_completed", message_id: m, part: { id: `prt_c${n}`, type: "tool_call", call_id: "call_1", name: "shell", arguments: { command } } },
+        { type: "assistant_message_completed", message_id: m, usage, stop_reason: "tool_use" },
+        { type: "tool_call_started", turn_id: t, call_id: "call_1", ...part, name: "shell", arguments: { command } },
+        { type: "tool_call_completed", turn_id: t, ...part, results_message_id: `msg_t${n}`, result: { call_id: "call_1", name: "shell", status: "completed", output: command }, duration_ms: 1, completed_at: 3 },
+        { type: "turn_completed", turn_id: t, stop_reason: "end_turn", usage },
+      ];
+    };
+    for (const withPartId of [true, false]) {
+      const store = new ViewStore();
+      store.onSnapshot(snapshot({ seq: "0" }), false);
+      store.onRecords(records([...toolTurn(1, "echo one", withPartId), ...toolTurn(2, "echo two", withPartId)]));
+      const printed = store.printed.filter((b) => b.kind === "tool");
+      expect(printed.map((b) => b.kind === "tool" && [b.args, b.result?.output])).toEqual([
+        [{ command: "echo one" }, "echo one"],
+        [{ command: "echo two" }, "echo two"],
+      ]);
+    }
   });
 
   test("an interrupted turn freezes its open blocks and says so; questions open and close", () => {

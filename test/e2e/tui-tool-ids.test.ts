@@ -1,0 +1,73 @@
+// Issue 27 item 1: a tool call whose provider id repeats within a session is shown like any other. A
+// local OpenAI-compatible server (here the Chat Completions fake) sends `call_1` for every call; the
+// compiled binary's view must still show each call live, allowed or denied, in a real terminal.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary } from "../helpers/binary.ts";
+import { startProviderFake, type ProviderFake } from "../fakes/provider-fake.ts";
+import { scriptedProject, send, Terminals } from "./tui-harness.ts";
+
+const terminals = new Terminals();
+let fake: ProviderFake;
+
+beforeAll(() => ensureBinary(), 180_000);
+afterAll(async () => {
+  await terminals.closeAll();
+  await fake?.stop();
+});
+
+const call = (name: string, args: unknown) => ({ id: "call_1", name, arguments: JSON.stringify(args) });
+
+describe("tool calls whose provider id repeats (compiled binary, real terminal)", () => {
+  test("every call with the reused id `call_1` is shown live: a glob, an allowed shell, a denied shell", async () => {
+    fake = startProviderFake("b_chat_completions", [
+      { kind: "turn", turn: { text: "Looking.", tool_calls: [call("glob", { pattern: "*.yaml" })] } },
+      { kind: "turn", turn: { text: "First answer." } },
+      { kind: "turn", turn: { text: "Running it.", tool_calls: [call("shell", { command: "echo second-call-ran" })] } },
+      { kind: "turn", turn: { text: "Second answer." } },
+      { kind: "turn", turn: { text: "Trying again.", tool_calls: [call("shell", { command: "echo third-call" })] } },
+      { kind: "turn", turn: { text: "Third answer." } },
+    ]);
+    const p = scriptedProject("responses: [{ text: unused }]\n");
+    writeFileSync(
+      join(p.root, ".agent", "config.yaml"),
+      `providers:
+  local: { kind: { type: custom_b_compatible }, url: "${fake.base}" }
+models:
+  small: { provider: local, class: full, context_window: 32000 }
+defaults: { full: small, mini: small }
+default_permission_matcher: standard
+`,
+    );
+    const t = terminals.start(p, ["new"]);
+    await t.waitFor("Type a message", "the prompt editor");
+    terminals.sessionOf(t, p);
+
+    await send(t, "one");
+    await t.waitFor("First answer.", "the first answer");
+    expect(t.text()).toMatch(/glob \*\.yaml/);
+    await t.waitFor(/ready\s/, "the first turn to end");
+
+    await send(t, "two");
+    await t.waitFor("Allow shell echo second-call-ran?", "the permission dialog of the second call");
+    t.write("1");
+    await t.waitFor("Second answer.", "the second answer");
+    // The call is on the screen with its result, as the first one was.
+    expect(t.text()).toMatch(/shell echo second-call-ran/);
+    expect(t.text()).toContain("second-call-ran\n");
+    await t.waitFor(/ready\s/, "the second turn to end");
+
+    await send(t, "three");
+    await t.waitFor("Allow shell echo third-call?", "the permission dialog of the third call");
+    t.write("4");
+    await t.waitFor((s) => s.screen().includes("message:"), "the deny message field");
+    t.write("\r");
+    await t.waitFor("Third answer.", "the third answer");
+    expect(t.text()).toMatch(/shell echo third-call/);
+    expect(t.text()).toMatch(/⎿ denied/);
+    expect(fake.violations).toEqual([]);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 120_000);
+});

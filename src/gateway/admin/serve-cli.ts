@@ -29,6 +29,8 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   if (tls) {
     const how = { configured: "from tls.cert_file", "self-signed-existing": "self-signed, reused", "self-signed-generated": "self-signed, generated now" }[tls.source];
     io.out(`TLS certificate (${how}): ${tls.certFile}\nSHA-256 fingerprint: ${tls.fingerprint}\n`);
+    // Loud on purpose: the server still starts (the operator may be mid-migration), but not quietly.
+    if (tls.keyWarning) io.err(`\n*** WARNING: ${tls.keyWarning} ***\n\n`);
   } else {
     io.out("TLS: off (plaintext on loopback; set tls.cert_file/tls.key_file or listen on a non-loopback address to enable it)\n");
   }

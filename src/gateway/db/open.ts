@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { privateDbFile } from "../../util/private-db-file.ts";
 import { embeddedGatewayMigrations } from "./embed-migrations.ts" with { type: "macro" };
 import * as schema from "./schema.ts";
 import { refuseNewerSchema } from "../../daemon/store/migrate/schema-version.ts";
@@ -26,6 +27,8 @@ export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
   if (dataDir !== ":memory:") {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     path = join(dataDir, DB_FILE);
+    // 0600: the database holds token hashes, audit events and session records (its -wal/-shm follow its mode).
+    privateDbFile(path);
   }
   const sqlite = new Database(path, { create: true, strict: true });
   try {

@@ -1,7 +1,7 @@
 // TLS material for the gateway: configured files, else a self-signed pair under the data dir that is
 // generated once (EC P-256) and reused across restarts so its fingerprint stays stable.
 import "reflect-metadata";
-import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
@@ -17,6 +17,8 @@ export interface TlsMaterial {
   commonName: string;
   source: "configured" | "self-signed-existing" | "self-signed-generated";
   certFile: string;
+  /** Set when the configured key file is readable by its group or others (serve warns loudly at start). */
+  keyWarning: string | null;
 }
 
 export class TlsError extends Error {
@@ -35,7 +37,7 @@ export async function resolveTls(config: GatewayConfig, dataDir: string, now: Da
   if (cert_file && key_file) {
     const cert = readPem(cert_file, "tls.cert_file");
     const key = readPem(key_file, "tls.key_file");
-    return { cert, key, fingerprint: fingerprintOf(cert, cert_file), commonName: commonNameOf(cert), source: "configured", certFile: cert_file };
+    return { cert, key, fingerprint: fingerprintOf(cert, cert_file), commonName: commonNameOf(cert), source: "configured", certFile: cert_file, keyWarning: keyFileExposure(key_file) };
   }
   const certPath = join(dataDir, SELF_SIGNED_CERT);
   const keyPath = join(dataDir, SELF_SIGNED_KEY);
@@ -43,13 +45,29 @@ export async function resolveTls(config: GatewayConfig, dataDir: string, now: Da
     const cert = readPem(certPath, "self-signed certificate");
     const key = readPem(keyPath, "self-signed key");
     chmodSync(keyPath, 0o600);
-    return { cert, key, fingerprint: fingerprintOf(cert, certPath), commonName: commonNameOf(cert), source: "self-signed-existing", certFile: certPath };
+    return { cert, key, fingerprint: fingerprintOf(cert, certPath), commonName: commonNameOf(cert), source: "self-signed-existing", certFile: certPath, keyWarning: null };
   }
   if (isLoopback(config.listen.address)) return null;
   const { cert, key } = await generateSelfSigned(host, now);
   writeFileAtomic(keyPath, key, 0o600);
   writeFileAtomic(certPath, cert, 0o644);
-  return { cert, key, fingerprint: fingerprintOf(cert, certPath), commonName: commonNameOf(cert), source: "self-signed-generated", certFile: certPath };
+  return { cert, key, fingerprint: fingerprintOf(cert, certPath), commonName: commonNameOf(cert), source: "self-signed-generated", certFile: certPath, keyWarning: null };
+}
+
+/**
+ * Why a key file is not private, or null when only its owner can read it. The gateway's own self-signed key
+ * is kept 0600; a configured key is the operator's file, so it is reported, not changed.
+ */
+export function keyFileExposure(path: string): string | null {
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    return null;
+  }
+  if ((mode & 0o077) === 0) return null;
+  const who = mode & 0o007 ? "every account on this machine" : "every member of its group";
+  return `the TLS key file ${path} has mode ${mode.toString(8).padStart(3, "0")}: ${who} can read the gateway's private key and impersonate the gateway; make it readable by its owner only: chmod 600 ${path}`;
 }
 
 function readPem(path: string, what: string): string {

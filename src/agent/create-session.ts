@@ -6,6 +6,7 @@ import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { resolveModels, type ResolvedModel } from "../config/models.ts";
 import { resolveDefaults } from "../config/defaults.ts";
 import { formatProblem, ProblemList } from "../config/problems.ts";
+import { untrustedNotice, type UntrustedPolicy } from "../config/trust/assess.ts";
 import { DEMO_MODEL, withDemoProvider, writeDemoScript } from "./demo.ts";
 import { systemClock, type Clock } from "../providers/clock.ts";
 import type { ToolSpec } from "../providers/request.ts";
@@ -82,6 +83,10 @@ export interface CreateSessionOptions {
   gate?: PermissionGate;
   clock?: Clock;
   configFile?: string;
+  /** Untrusted project settings: left out (default), or kept for this run (`agent exec --trust-project`). */
+  untrusted?: UntrustedPolicy;
+  /** Added to the "not trusted" notice: how this host allows them for one run. */
+  trustHint?: string;
   /** An already loaded config (the daemon reloads it itself). */
   loaded?: LoadedConfig;
   /** Tools from elsewhere (tool servers, tests), offered beside the built-ins. */
@@ -135,10 +140,12 @@ function withDemo(loaded: LoadedConfig, env: Env): LoadedConfig {
 
 export async function createSessionFromConfig(opts: CreateSessionOptions): Promise<CreatedSession> {
   const clock = opts.clock ?? systemClock;
-  let loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile });
+  let loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile, untrusted: opts.untrusted });
+  // Said first, so a person reads why a tool server or script is missing before anything else.
+  const trustNotice = loaded.trust.active ? null : untrustedNotice(loaded.trust, opts.cwd, opts.trustHint);
   if (!loaded.ok) {
     const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
-    throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${errors.join("\n")}`);
+    throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${[...errors, ...(trustNotice ? [trustNotice] : [])].join("\n")}`);
   }
   if (opts.demo) loaded = withDemo(loaded, opts.env);
   const config = loaded.config;
@@ -146,7 +153,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
 
   const project = loaded.project;
   const followSymlinks = daemon.follow_symlinks_for_configs ?? true;
-  const warnings: string[] = [];
+  const warnings: string[] = trustNotice ? [trustNotice] : [];
   const facetName = opts.facet ?? (opts.interactive ? config.active_session?.default_facet : config.active_session?.default_exec_facet) ?? "execute";
   let facet;
   try {

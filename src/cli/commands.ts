@@ -8,6 +8,7 @@ import { continueCommand, newCommand, sessionsCommand } from "./session-commands
 import { execCommand } from "./exec-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { printCommand } from "./print-commands.ts";
+import { trustCommand } from "./trust-commands.ts";
 import { updateCommand } from "./update-commands.ts";
 
 export const rootCommand: CommandSpec = {
@@ -16,11 +17,12 @@ export const rootCommand: CommandSpec = {
   description: `
 Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
 'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
-example. Secrets belong in environment variables, referenced as \${VAR}.
+example. Secrets belong in environment variables, referenced as \${VAR}. A project's tool servers, scripts
+and credential-bearing addresses are used only once you trust the project ('agent trust').
 
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
 configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, connectCommand, configCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, connectCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent", "agent --demo", 'agent exec "explain the build"', "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],

@@ -5,14 +5,16 @@ import { findConfigIn, findProject, globalConfigDir } from "../config/files.ts";
 import { type LoadedConfig, loadConfig } from "../config/load.ts";
 import { formatProblem, formatPath, type Problem } from "../config/problems.ts";
 import { redactConfig } from "../config/redact-config.ts";
+import { untrustedNotice } from "../config/trust/assess.ts";
 import { CURRENT_CONFIG_VERSION } from "../config/schema.ts";
 import { formatOf } from "../config/parse.ts";
 import { writeVersion } from "../config/upgrade.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { type Io, type ParsedArgs, EXIT } from "./command.ts";
 
+/** Every setting is checked and shown, trusted or not: these commands start nothing (`agent trust`). */
 function load(args: ParsedArgs, io: Io): LoadedConfig {
-  return loadConfig({ cwd: io.cwd, env: io.env, configFile: args.flags.config as string | undefined });
+  return loadConfig({ cwd: io.cwd, env: io.env, configFile: args.flags.config as string | undefined, untrusted: "keep" });
 }
 
 function problemJson(p: Problem) {
@@ -47,6 +49,9 @@ export async function validate(args: ParsedArgs, io: Io): Promise<number> {
     return loaded.ok ? EXIT.ok : EXIT.failure;
   }
   printProblems(io, loaded.problems);
+  if (loaded.trust.state === "untrusted" || loaded.trust.state === "changed") {
+    io.err(`note: ${untrustedNotice(loaded.trust, io.cwd).replace("; started without:", "; sessions start without:")}\n`);
+  }
   if (loaded.layers.length === 0) {
     io.out(`No config file found. Create ${globalConfigDir(io.env)}/config.yaml (global) or .agent/config.yaml (project); see 'agent config path'.\n`);
     return loaded.ok ? EXIT.ok : EXIT.failure;

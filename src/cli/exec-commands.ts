@@ -8,7 +8,9 @@ export const execCommand: CommandSpec = {
 Runs a session in the current directory (the project) without the terminal UI. Plain mode prints the
 final answer on stdout and progress (tool calls, retries) on stderr; --json prints one JSON event per
 line on stdout. A tool call that the permission rules would ask about is denied: nobody can answer in
-a headless run (allow it with a rule). The session is saved; 'agent continue <id>' resumes it.
+a headless run (allow it with a rule). Tool servers, scripts and credential-bearing addresses of a
+project that is not trusted ('agent trust') are left out, with one warning line on stderr naming the
+file; --trust-project uses them for this run (for CI). The session is saved; 'agent continue <id>' resumes it.
 Exit codes: 0 done, 1 failed (setup, provider or engine error), 2 usage, 3 stopped early (tool-turn
 limit, refusal, output limit), 130 interrupted.`,
   flags: [
@@ -17,6 +19,7 @@ limit, refusal, output limit), 130 interrupted.`,
     { name: "json", type: "boolean", summary: "Print one JSON event per line" },
     { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
     { name: "config", type: "string", valueName: "FILE", summary: "Use FILE instead of the global config for this run" },
+    { name: "trust-project", type: "boolean", summary: "Use the project's tool servers, scripts and addresses for this run without 'agent trust' (CI)" },
   ],
   positionals: [{ name: "PROMPT", summary: "The prompt; '-' reads it from stdin", required: true }],
   examples: ['agent exec "add a --verbose flag to the CLI"', "git diff | agent exec --json -", 'agent exec --demo "hello"'],

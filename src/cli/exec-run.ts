@@ -45,6 +45,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
       interactive: false,
       demo: args.flags.demo === true,
       configFile: args.flags.config as string | undefined,
+      untrusted: args.flags["trust-project"] === true ? "keep" : "strip",
+      trustHint: "(or pass --trust-project for this run)",
     });
   } catch (error) {
     if (error instanceof SessionSetupError) throw new CliError(error.message);

@@ -5,7 +5,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
-import { type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
+import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
 import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
 import { normalizeLayer } from "./normalize.ts";
@@ -15,6 +15,8 @@ import { type AppConfig, AppConfigSchema, CURRENT_CONFIG_VERSION } from "./schem
 import { checkSemantics } from "./semantic.ts";
 import { substituteTree, type SubstitutionOptions } from "./substitute.ts";
 import type { TrustStore } from "./trust-store.ts";
+import { assessProjectTrust, type ProjectTrust, type UntrustedPolicy, withoutUntrusted } from "./trust/assess.ts";
+import { ProjectTrustStore, projectTrustFile } from "./trust/store.ts";
 import { upgradeLayer } from "./upgrade.ts";
 
 export interface LoadOptions {
@@ -23,6 +25,12 @@ export interface LoadOptions {
   /** `--config FILE`: replaces the global layer for this run. */
   configFile?: string;
   commandTimeoutMs?: number;
+  /**
+   * What to do with project settings that start programs or send credentials elsewhere and are not
+   * trusted (src/config/trust): `strip` (default) leaves them out; `keep` loads them for this run only
+   * (`--trust-project`, and commands that only show or check the config).
+   */
+  untrusted?: UntrustedPolicy;
 }
 
 export interface Layer {
@@ -46,6 +54,8 @@ export interface LoadedConfig {
   /** Values that came from substitution or static keys; never shown. */
   secrets: string[];
   project: ProjectLocation;
+  /** Whether the project's programs, scripts and credential-bearing addresses may be used. */
+  trust: ProjectTrust;
 }
 
 /** Map entries that are pruned as a whole when any value inside them is invalid. */
@@ -181,6 +191,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const secrets = new Set<string>();
   const commandCache = new Map<string, string | Error>();
   const docs: Partial<Record<LayerName, Record<string, unknown>>> = {};
+  let projectRaw: Record<string, unknown> | undefined;
   let followSymlinks = true;
   for (const layer of layers) {
     const problems = new ProblemList();
@@ -204,6 +215,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
       problems.warn(["config_command_substitution"], "is honoured only in the global config; ignored here");
       delete doc.config_command_substitution;
     }
+    if (!global) projectRaw = doc;
     const enabled = global && doc.config_command_substitution === true;
     const subst: SubstitutionOptions = {
       env: options.env,
@@ -229,10 +241,23 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
   }
 
+  const trust = assessProjectTrust({
+    projectRaw,
+    global: docs.global,
+    projectRoot: project.root,
+    cwd: options.cwd,
+    store: new ProjectTrustStore(projectTrustFile(dataRoot(options.env))),
+    file: layers.find((l) => l.name === "project" && l.parsed)?.path ?? project.root,
+    policy: options.untrusted ?? "strip",
+  });
+  if (trust.storeError) out.warn([], `${trust.storeError}; every project counts as not trusted until it is fixed`);
+  // Untrusted settings go before the merge, so nothing below (validation aside) ever sees them.
+  const used = withoutUntrusted(docs, trust);
+
   const origins: Origins = new Map();
   let merged: Record<string, unknown> = {};
-  if (docs.global) merged = mergeLayers({}, dropNulls(docs.global) as Record<string, unknown>, "global", origins);
-  if (docs.project) merged = mergeLayers(merged, docs.project, "project", origins);
+  if (used.global) merged = mergeLayers({}, dropNulls(used.global) as Record<string, unknown>, "global", origins);
+  if (used.project) merged = mergeLayers(merged, used.project, "project", origins);
 
   if (layers.some((l) => l.parsed)) merged = { version: CURRENT_CONFIG_VERSION, ...merged };
   const mergedProblems = new ProblemList();
@@ -261,5 +286,6 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     problems: out.items,
     secrets: [...secrets],
     project,
+    trust,
   };
 }

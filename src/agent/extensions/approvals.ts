@@ -1,11 +1,9 @@
 // Recorded extension decisions: `<data root>/extensions/approvals.json` (0600, directory 0700). A decision
 // holds for one extension name, version and content digest; a new version or changed files ask again.
 // Rejections are recorded too, so a session does not ask again what the user already refused.
-import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
-import { writeFileAtomic } from "../../util/atomic-write.ts";
+import { PrivateJsonFileError, readPrivateJson, writePrivateJson } from "../../util/private-json-file.ts";
 
 export const APPROVALS_FILE_VERSION = 1;
 
@@ -53,31 +51,15 @@ export class ApprovalStore {
     decisions.push({ ...entry, decided_at: new Date(this.now()).toISOString() });
     const ofName = decisions.filter((d) => d.name === entry.name);
     const dropped = new Set(ofName.slice(0, Math.max(0, ofName.length - KEPT_PER_NAME)));
-    const dir = join(this.file, "..");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-    writeFileAtomic(this.file, `${JSON.stringify({ version: APPROVALS_FILE_VERSION, decisions: decisions.filter((d) => !dropped.has(d)) }, null, 2)}\n`, 0o600);
+    writePrivateJson(this.file, { version: APPROVALS_FILE_VERSION, decisions: decisions.filter((d) => !dropped.has(d)) });
   }
 
   private read(): ExtensionDecision[] {
-    let text: string;
     try {
-      text = readFileSync(this.file, "utf8");
+      return readPrivateJson(this.file, FileSchema, APPROVALS_FILE_VERSION, "an approvals file (version 1 with a decisions list)", "every extension will then ask again")?.decisions ?? [];
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw new ApprovalStoreError(`${this.file}: cannot be read (${(error as Error).message})`);
+      if (error instanceof PrivateJsonFileError) throw new ApprovalStoreError(error.message);
+      throw error;
     }
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch {
-      throw new ApprovalStoreError(`${this.file}: not valid JSON; fix or delete it (every extension will then ask again)`);
-    }
-    const version = (doc as { version?: unknown } | null)?.version;
-    if (typeof version === "number" && version > APPROVALS_FILE_VERSION) {
-      throw new ApprovalStoreError(`${this.file} was written by a newer agent (version ${version}); update agent`);
-    }
-    if (!Value.Check(FileSchema, doc)) throw new ApprovalStoreError(`${this.file}: not an approvals file (version 1 with a decisions list); fix or delete it`);
-    return doc.decisions;
   }
 }

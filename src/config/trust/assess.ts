@@ -1,0 +1,84 @@
+// Decides, while the config loads, whether the project's trust-relevant settings may be used: trusted
+// (the stored digest matches), untrusted or changed (they are left out before anything can start them),
+// or kept for this run (`--trust-project`, and the config commands, which start nothing).
+import { relative } from "node:path";
+import type { LayerName } from "../merge.ts";
+import { trustDigest } from "./digest.ts";
+import { type TrustInput, type TrustItem, trustItems } from "./items.ts";
+import { ProjectTrustStore, ProjectTrustStoreError } from "./store.ts";
+
+/**
+ * none: nothing needs trust. trusted: the user trusted exactly these settings. untrusted: never trusted.
+ * changed: trusted once, but the settings (or their files) changed since.
+ */
+export type TrustState = "none" | "trusted" | "untrusted" | "changed";
+
+export interface ProjectTrust {
+  state: TrustState;
+  /** The project directory (what `agent trust` takes). */
+  root: string;
+  /** The file a person reviews: the project config, else the project directory. */
+  file: string;
+  items: TrustItem[];
+  digest: string;
+  /** Whether the items are in the loaded config (trusted, or kept for this run). */
+  active: boolean;
+  /** A damaged trust file: the project is treated as untrusted and this says why. */
+  storeError?: string;
+}
+
+/** `strip` (the default) leaves untrusted settings out; `keep` loads them anyway for this run. */
+export type UntrustedPolicy = "strip" | "keep";
+
+export function assessProjectTrust(input: TrustInput & { store: ProjectTrustStore; file: string; policy: UntrustedPolicy }): ProjectTrust {
+  const items = trustItems(input);
+  const digest = trustDigest(items, input.projectRoot);
+  const base = { root: input.projectRoot, file: input.file, items, digest };
+  if (items.length === 0) return { ...base, state: "none", active: true };
+  let state: TrustState;
+  let storeError: string | undefined;
+  try {
+    const record = input.store.find(input.projectRoot);
+    state = !record ? "untrusted" : record.digest === digest ? "trusted" : "changed";
+  } catch (error) {
+    if (!(error instanceof ProjectTrustStoreError)) throw error;
+    state = "untrusted";
+    storeError = error.message;
+  }
+  return { ...base, state, active: state === "trusted" || input.policy === "keep", ...(storeError ? { storeError } : {}) };
+}
+
+/** Removes the untrusted items' keys from the layer documents (copies are made where a key is removed). */
+export function withoutUntrusted(docs: Partial<Record<LayerName, Record<string, unknown>>>, trust: ProjectTrust): Partial<Record<LayerName, Record<string, unknown>>> {
+  if (trust.active) return docs;
+  const out: Partial<Record<LayerName, Record<string, unknown>>> = { ...docs };
+  for (const item of trust.items) {
+    for (const { layer, path } of item.remove) {
+      const doc = out[layer];
+      if (!doc) continue;
+      const copy = structuredClone(doc);
+      let parent: unknown = copy;
+      for (const key of path.slice(0, -1)) parent = parent && typeof parent === "object" ? (parent as Record<string, unknown>)[key] : undefined;
+      if (parent && typeof parent === "object") delete (parent as Record<string, unknown>)[path.at(-1)!];
+      out[layer] = copy;
+    }
+  }
+  return out;
+}
+
+/**
+ * The one line that says what a session started without and how to allow it. `hint` adds a host's own
+ * way (exec's `--trust-project`).
+ */
+export function untrustedNotice(trust: ProjectTrust, cwd: string, hint?: string): string {
+  const file = relative(cwd, trust.file) || trust.file;
+  const why = trust.state === "changed" ? "changed since you trusted it" : "is not trusted";
+  const dir = relative(cwd, trust.root) === "" ? "" : ` ${trust.root}`;
+  const damaged = trust.storeError ? ` (${trust.storeError})` : "";
+  return `${file} ${why}${damaged}; started without: ${trust.items.map((i) => i.shown).join("; ")}. Review it, then run 'agent trust${dir}'${hint ? ` ${hint}` : ""}`;
+}
+
+/** Records the user's consent to exactly these settings (what `agent trust` and the TUI dialog do). */
+export function grantTrust(store: ProjectTrustStore, trust: ProjectTrust): void {
+  store.trust({ project: trust.root, digest: trust.digest, file: trust.file, items: trust.items.map((i) => i.shown) });
+}

@@ -1,0 +1,242 @@
+// What in a project needs the user's consent before it is used: every setting that starts a program or
+// script, or sends the user's credentials (or traffic) to an address the project chose. Each item says
+// what a person reviews (`shown`), what the pin covers (`pin`, plus the content of `files`), and which
+// keys are left out of the config while the project is not trusted (`remove`).
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import type { LayerName } from "../merge.ts";
+
+export type TrustItemKind = "tool_server" | "init_script" | "provider" | "trust_store" | "web_proxy" | "permission_matcher";
+
+export interface TrustItem {
+  kind: TrustItemKind;
+  /** The config key, e.g. `mcp_servers.probe`. */
+  key: string;
+  /** One line for a person: exactly what would run or where credentials would go. */
+  shown: string;
+  /** The trust-relevant values, as written in the project file (before `${VAR}` substitution). */
+  pin: unknown;
+  /** Absolute paths of project files whose content is pinned too (scripts, certificates). */
+  files: string[];
+  /** Keys left out of each layer while the project is not trusted. */
+  remove: { layer: LayerName; path: string[] }[];
+}
+
+export interface TrustInput {
+  /** The project layer after upgrade, before substitution (what the file says). */
+  projectRaw?: Record<string, unknown>;
+  /** The global layer after substitution. */
+  global?: Record<string, unknown>;
+  projectRoot: string;
+  /** Where relative `daemon.tls.trust_store` paths resolve (the loader's working directory). */
+  cwd: string;
+}
+
+type Doc = Record<string, unknown>;
+
+function isMap(v: unknown): v is Doc {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function at(doc: unknown, ...path: string[]): unknown {
+  let here = doc;
+  for (const key of path) here = isMap(here) ? here[key] : undefined;
+  return here;
+}
+
+/** A word quoted for a POSIX shell only when it needs it, so the command line reads as it would be typed. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+function insideProject(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+}
+
+/** Words of a command line that name a file of the project (a script the server runs): its content is pinned too. */
+function projectFilesNamed(root: string, words: string[]): string[] {
+  const files: string[] = [];
+  for (const word of words) {
+    if (word.startsWith("-") || word.includes("\0")) continue;
+    const path = resolve(root, word);
+    if (!insideProject(root, path)) continue;
+    try {
+      if (existsSync(path) && statSync(path).isFile()) files.push(path);
+    } catch {
+      // Unreadable: the command line itself is still pinned.
+    }
+  }
+  return [...new Set(files)];
+}
+
+const TOOL_SERVER_KEYS = ["transport", "command", "args", "env", "pass_env", "url", "headers", "auth", "auth_key_name"];
+
+function toolServers(input: TrustInput, items: TrustItem[]): void {
+  const servers = at(input.projectRaw, "mcp_servers");
+  if (!isMap(servers)) return;
+  for (const [name, raw] of Object.entries(servers)) {
+    if (!isMap(raw) || !TOOL_SERVER_KEYS.some((k) => k in raw)) continue;
+    // What runs is the merged entry: the project may set only some keys of a global server.
+    const base = at(input.global, "mcp_servers", name);
+    const entry: Doc = { ...(isMap(base) ? base : {}), ...raw };
+    const key = `mcp_servers.${name}`;
+    const remove = [{ layer: "project" as const, path: ["mcp_servers", name] }];
+    if (entry.transport === "http" || (entry.transport === undefined && typeof entry.url === "string")) {
+      const headers = isMap(entry.headers) ? Object.keys(entry.headers).sort() : [];
+      const auth = isMap(entry.auth) ? String(entry.auth.type) : "none";
+      const extra = [headers.length ? `headers ${headers.join(", ")}` : "", auth !== "none" ? `auth ${auth}${entry.auth_key_name ? ` (${String(entry.auth_key_name)})` : ""}` : ""].filter(Boolean);
+      items.push({
+        kind: "tool_server",
+        key,
+        shown: `tool server '${name}' at ${String(entry.url)}${extra.length ? ` with ${extra.join(" and ")}` : ""}`,
+        pin: { transport: "http", url: raw.url ?? entry.url, headers: raw.headers ?? headers, auth: raw.auth ?? auth, auth_key_name: entry.auth_key_name ?? null },
+        files: [],
+        remove,
+      });
+      continue;
+    }
+    const command = typeof entry.command === "string" ? entry.command : "";
+    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+    const env = isMap(entry.env) ? entry.env : {};
+    const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(String) : null;
+    const extra = [Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "", passEnv ? `passing ${passEnv.length ? passEnv.join(", ") : "no variables"}` : ""].filter(Boolean);
+    items.push({
+      kind: "tool_server",
+      key,
+      shown: `tool server '${name}' runs: ${[command, ...args].map(shellWord).join(" ")}${extra.length ? ` (${extra.join("; ")})` : ""}`,
+      pin: { transport: "stdio", command, args, env, pass_env: passEnv, cwd: input.projectRoot },
+      files: projectFilesNamed(input.projectRoot, [command, ...args]),
+      remove,
+    });
+  }
+}
+
+/**
+ * `agent_behavior.shell.init_script` names a project file, so its content is the project's even when the
+ * global config names it: it is trusted per project, whichever layer sets it.
+ */
+function initScript(input: TrustInput, items: TrustItem[]): void {
+  const fromProject = at(input.projectRaw, "agent_behavior", "shell", "init_script");
+  const path = fromProject === undefined ? at(input.global, "agent_behavior", "shell", "init_script") : fromProject;
+  if (typeof path !== "string" || path === "") return;
+  const absolute = resolve(input.projectRoot, path);
+  items.push({
+    kind: "init_script",
+    key: "agent_behavior.shell.init_script",
+    shown: `shell init script ${path} (sourced by the shell tool before its first command)${fromProject === undefined ? ", named by the global config" : ""}`,
+    pin: { path },
+    files: [absolute],
+    remove: [
+      { layer: "project", path: ["agent_behavior", "shell", "init_script"] },
+      { layer: "global", path: ["agent_behavior", "shell", "init_script"] },
+    ],
+  });
+}
+
+/** How a provider the project points elsewhere would authenticate with the user's credentials, if it would. */
+function userCredential(raw: Doc, base: Doc | undefined): string | null {
+  const reasons: string[] = [];
+  const auth = "auth" in raw ? raw.auth : base?.auth;
+  if (isMap(auth) && auth.type !== "no_auth") {
+    const ownKey = "auth" in raw && auth.type === "static_key" && typeof auth.key === "string" && !auth.key.includes("${");
+    if (!ownKey) {
+      if (auth.type === "static_key") reasons.push(typeof at(raw, "auth", "key") === "string" ? `the key ${String(at(raw, "auth", "key"))}` : "the key of your global config");
+      else reasons.push(`your ${String(auth.type)} login profile '${String(auth.profile)}'`);
+    }
+  }
+  const headers = new Set<string>();
+  for (const [k, v] of Object.entries(isMap(raw.headers) ? raw.headers : {})) if (typeof v === "string" && v.includes("${")) headers.add(k);
+  for (const k of Object.keys(isMap(base?.headers) ? base.headers : {})) if (!isMap(raw.headers) || !(k in raw.headers)) headers.add(k);
+  if (headers.size) reasons.push(`headers ${[...headers].sort().join(", ")}`);
+  if (typeof raw.url === "string" && raw.url.includes("${")) reasons.push("values of your environment in the address");
+  return reasons.length ? reasons.join(" and ") : null;
+}
+
+function providers(input: TrustInput, items: TrustItem[]): void {
+  const block = at(input.projectRaw, "providers");
+  if (!isMap(block)) return;
+  for (const [name, raw] of Object.entries(block)) {
+    if (!isMap(raw) || typeof raw.url !== "string") continue;
+    const base = at(input.global, "providers", name);
+    const sends = userCredential(raw, isMap(base) ? base : undefined);
+    if (!sends) continue;
+    items.push({
+      kind: "provider",
+      key: `providers.${name}.url`,
+      shown: `provider '${name}' sends ${sends} to ${raw.url}`,
+      pin: { url: raw.url, auth: "auth" in raw ? raw.auth : (isMap(base) ? at(base, "auth", "type") : null) ?? null, headers: raw.headers ?? null },
+      files: [],
+      remove: [{ layer: "project", path: ["providers", name, "url"] }],
+    });
+  }
+}
+
+function daemonBlock(input: TrustInput, items: TrustItem[]): void {
+  const store = at(input.projectRaw, "daemon", "tls", "trust_store");
+  if (typeof store === "string" && store !== "") {
+    items.push({
+      kind: "trust_store",
+      key: "daemon.tls.trust_store",
+      shown: `extra CA certificates ${store} (trusted for model provider and web requests)`,
+      pin: { path: store },
+      files: [resolve(input.cwd, store)],
+      remove: [{ layer: "project", path: ["daemon", "tls", "trust_store"] }],
+    });
+  }
+  for (const key of ["http_proxy", "https_proxy"] as const) {
+    const proxy = at(input.projectRaw, "daemon", "web", key);
+    if (typeof proxy !== "string" || proxy === "") continue;
+    items.push({
+      kind: "web_proxy",
+      key: `daemon.web.${key}`,
+      shown: `web tools send their ${key === "http_proxy" ? "plain-HTTP" : "HTTPS"} requests through ${proxy}`,
+      pin: { [key]: proxy },
+      files: [],
+      remove: [{ layer: "project", path: ["daemon", "web", key] }],
+    });
+  }
+}
+
+const LOOSE_MATCHERS: Record<string, string> = {
+  bypass: "every tool call runs without asking",
+  bypass_plus: "every tool call a deny rule does not block runs without asking",
+  autonomous: "a model decides which tool calls run without asking",
+};
+
+function permissionMatcher(input: TrustInput, items: TrustItem[]): void {
+  const matcher = at(input.projectRaw, "default_permission_matcher");
+  if (typeof matcher === "string" && LOOSE_MATCHERS[matcher]) {
+    items.push({
+      kind: "permission_matcher",
+      key: "default_permission_matcher",
+      shown: `permission matcher '${matcher}': ${LOOSE_MATCHERS[matcher]}`,
+      pin: { matcher },
+      files: [],
+      remove: [{ layer: "project", path: ["default_permission_matcher"] }],
+    });
+  }
+  const effective = typeof matcher === "string" ? matcher : at(input.global, "default_permission_matcher");
+  const tuning = at(input.projectRaw, "autonomous_permission_matcher");
+  if (effective === "autonomous" && isMap(tuning) && Object.keys(tuning).length > 0) {
+    items.push({
+      kind: "permission_matcher",
+      key: "autonomous_permission_matcher",
+      shown: `autonomous permission classifier tuned by the project (${Object.keys(tuning).sort().join(", ")})`,
+      pin: tuning,
+      files: [],
+      remove: [{ layer: "project", path: ["autonomous_permission_matcher"] }],
+    });
+  }
+}
+
+/** Every trust-relevant setting of a project, in a stable order. */
+export function trustItems(input: TrustInput): TrustItem[] {
+  const items: TrustItem[] = [];
+  toolServers(input, items);
+  initScript(input, items);
+  providers(input, items);
+  daemonBlock(input, items);
+  permissionMatcher(input, items);
+  return items;
+}

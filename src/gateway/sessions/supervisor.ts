@@ -22,6 +22,7 @@ import { terminateDaemon, type DaemonProcess } from "./terminate.ts";
 import { LAUNCH_MODES, type LaunchMode, type SessionState, type TransitionTrigger } from "./transitions.ts";
 import { createWorktree, removeWorktree, worktreeBranch, WorktreeError } from "./worktree.ts";
 import { enabledServices } from "./services.ts";
+import { namedVariables, sessionEnvironment } from "./daemon-env.ts";
 import { dataRoot } from "../../config/files.ts";
 import { authDirOf } from "../../providers/device-auth/profiles.ts";
 
@@ -273,7 +274,8 @@ export class SessionSupervisor {
       const cwd = row.worktreePath ?? project.path;
       if (!existsSync(cwd)) throw new LaunchError(`the session directory ${cwd} does not exist`);
       const files = configurationFiles(this.ctx.dataDir, project.configName);
-      const env = { ...process.env, AGENT_GATEWAY_SESSION_ID: id, AGENT_PROJECT_DIR: cwd };
+      // Not the gateway's whole environment: a documented base plus what the configuration names (daemon-env.ts).
+      const env = { ...sessionEnvironment(process.env, namedVariables(files.configFile)), AGENT_GATEWAY_SESSION_ID: id, AGENT_PROJECT_DIR: cwd };
       if (files.preRunScript) await runPreRun(files.preRunScript, cwd, env, join(sessionDir, "pre-run.log"), t.discover);
       // A stopped session's store accepts no commands: resuming makes it running again, as `agent continue` does.
       if (trigger === "resume") {

@@ -3,7 +3,7 @@
 //   --mode=ignore-term     ignores SIGTERM and never answers the terminate request (default: exits on both)
 // Routes: /close-listener closes its port (the process stays); /redirect answers 302; /teapot 418 with a
 // header; /sse streams ticks until the client goes away (counted in /stats); /slow answers after 10 s
-// unless its client goes away first (counted in /stats); anything else echoes the
+// unless its client goes away first (counted in /stats); /env answers the process's environment; anything else echoes the
 // request (method, path, query, headers, body).
 // Usage: bun fake-daemon.ts [--mode=M] daemon --session-dir D --credential-file F [--config C]
 import { readFileSync } from "node:fs";
@@ -71,6 +71,8 @@ const server = Bun.serve({
         });
       case "/stats":
         return Response.json(stats);
+      case "/env":
+        return Response.json(process.env);
     }
     const body = new Uint8Array(await req.arrayBuffer());
     return Response.json({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body_sha256: new Bun.CryptoHasher("sha256").update(body).digest("hex"), body_length: body.length });

@@ -8,6 +8,7 @@ import { coreRoutes } from "./core-routes.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
 import { loginRoutes } from "../auth/login-routes.ts";
 import { errorResponse } from "./errors.ts";
+import { apiGuard, Refusal } from "./auth-guard.ts";
 import { requestMeta } from "./request-meta.ts";
 import { htmlErrorResponse } from "../web/pages.ts";
 import { sessionRoutes } from "../sessions/routes.ts";
@@ -23,7 +24,10 @@ export type RouteGroup = (ctx: GatewayContext) => Elysia<any, any, any, any, any
 
 export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) {
   let app = new Elysia({ normalize: false })
+    // First: every route registered below, whatever group it comes from, is guarded on its dispatched path.
+    .use(apiGuard(ctx))
     .onError(({ error, code, request }) => {
+      if (error instanceof Refusal) return error.response;
       const { requestId } = requestMeta(request);
       const path = new URL(request.url).pathname;
       const res = errorResponse(error, code, requestId, ctx.logger);

@@ -3,6 +3,8 @@
 export interface RequestMeta {
   ip: string;
   requestId: string;
+  /** The origin the client addressed: this listener's scheme and the (validated) Host header. */
+  origin?: string;
   /** Lifts the idle timeout of this request's connection (long-lived responses such as SSE). */
   keepOpen?: () => void;
 }

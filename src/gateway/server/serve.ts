@@ -14,6 +14,7 @@ import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
 import { traceRequests } from "../../telemetry/http-spans.ts";
 import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
+import { hostPolicy, type HostPolicy } from "./request-target.ts";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
 export const IDLE_TIMEOUT_SECS = 15;
@@ -52,9 +53,12 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
   const ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
   let server: Server<unknown>;
+  let hosts: HostPolicy | undefined;
   try {
     const app = buildGatewayApp(ctx, options.groups);
-    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app));
+    // The Host names served are known once the port is (listen.port 0 picks one): no request is handled
+    // before Bun.serve returns and the policy is set below.
+    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app, () => hosts));
     server = Bun.serve({
       hostname: config.listen.address,
       port: config.listen.port,
@@ -74,6 +78,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     if (code === "EACCES") throw new Error(`cannot listen on port ${config.listen.port}: permission denied`);
     throw error;
   }
+  hosts = hostPolicy({ listenAddress: config.listen.address, port: server.port!, tls: tls !== null, externalUrl: config.auth.external_url });
   const host = config.listen.address.includes(":") ? `[${config.listen.address}]` : config.listen.address;
   const url = `${tls ? "https" : "http"}://${host}:${server.port}`;
   ctx.issuer = issuerUrl(config, server.port!, tls !== null);

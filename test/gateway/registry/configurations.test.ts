@@ -141,7 +141,8 @@ describe("invalid names: 422 before any database or file access", () => {
       for (const p of paths) {
         for (const method of ["GET", "PUT", "DELETE"]) {
           const res = await r.call(method, `/api/v1/configurations/${p}`, method === "PUT" ? { config_content: YAML_CONFIG } : undefined);
-          expect([p, method, res.status]).toEqual([p, method, 422]);
+          // Encoded separators, dots and NULs are refused by the edge before routing (400), the rest by name validation.
+          expect([p, method, res.status]).toEqual([p, method, /%(2f|2e|5c|00)/i.test(p) ? 400 : 422]);
         }
       }
     });

@@ -25,8 +25,13 @@ export function projectRoutes(ctx: GatewayContext) {
       },
       {
         body: CreateProjectBody,
-        response: { 201: ProjectResponse, 409: RegistryError, 422: RegistryError },
-        detail: { summary: "Register a project directory", description: "The path is canonicalized (symlinks resolved). 422 when the directory or the configuration does not exist; 409 when the canonical path is already registered.", tags },
+        response: { 201: ProjectResponse, 400: RegistryError, 409: RegistryError, 422: RegistryError },
+        detail: {
+          summary: "Register a project directory",
+          description:
+            "The path is canonicalized (symlinks resolved). 422 when the directory or the configuration does not exist; 409 when the canonical path is already registered; 400 `path_not_allowed` for the filesystem root, a system directory, the home directory of the gateway's user, or a directory that is, is inside or contains the gateway's data directory or another of its secrets.",
+          tags,
+        },
       },
     )
     .get(BASE + "/:id", ({ params }) => store.get(params.id), {

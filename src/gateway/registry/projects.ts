@@ -8,8 +8,10 @@ import { ProtocolError } from "../../protocol/errors.ts";
 import { isoAt } from "../clock.ts";
 import type { GatewayContext } from "../context.ts";
 import { configurations, projects, sessions } from "../db/schema.ts";
+import { dataRoot } from "../../config/files.ts";
 import { hookStatus, type HookStatus } from "./hook-status.ts";
 import { assertConfigName, newProjectId, PROJECT_ID } from "./names.ts";
+import { protectedPaths, refusedProjectPath } from "./project-paths.ts";
 
 export interface ProjectView {
   id: string;
@@ -21,7 +23,7 @@ export interface ProjectView {
 }
 
 type Row = typeof projects.$inferSelect;
-export type ProjectDeps = Pick<GatewayContext, "db" | "clock" | "fleetChanges">;
+export type ProjectDeps = Pick<GatewayContext, "db" | "clock" | "fleetChanges" | "dataDir" | "config">;
 
 const notFound = (id: string) => new ProtocolError("not_found", 404, `no project with id '${id.slice(0, 64)}'`);
 
@@ -39,6 +41,17 @@ export function canonicalProjectPath(path: string): string {
   }
   if (!statSync(real).isDirectory()) throw new ProtocolError("validation_failed", 422, `path: ${JSON.stringify(path)} is not a directory`);
   return real;
+}
+
+/** 400 `path_not_allowed` naming the directory and why, for a directory that may not be a project (project-paths.ts). */
+export function assertProjectPathAllowed(path: string, real: string, deps: Pick<GatewayContext, "dataDir" | "config">, env: Record<string, string | undefined> = process.env): void {
+  const { config } = deps;
+  // The agent's data root holds local sessions' stores and credentials and, by default, provider auth profiles.
+  const secrets = [config.auth.password.pepper_file, config.tls.key_file, config.daemon_sessions.auth_dir, dataRoot(env)];
+  const why = refusedProjectPath(real, protectedPaths(deps.dataDir, secrets, env));
+  if (why === null) return;
+  const shown = real === path ? JSON.stringify(real) : `${JSON.stringify(path)} (${JSON.stringify(real)})`;
+  throw new ProtocolError("path_not_allowed", 400, `path: ${shown} cannot be a project: ${why}`);
 }
 
 export class ProjectStore {
@@ -73,6 +86,7 @@ export class ProjectStore {
   register(path: string, configName: string): ProjectView {
     assertConfigName(configName, "config_name");
     const canonical = canonicalProjectPath(path);
+    assertProjectPathAllowed(path, canonical, this.deps);
     const now = this.deps.clock.now();
     const id = this.deps.db.transaction((tx) => {
       if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, configName)).get()) {

@@ -1,7 +1,7 @@
 // `defaults.full/mini/nano`: a model name with an optional effort suffix `name(level)`, with the
 // fallbacks nano -> mini -> full.
 import { didYouMean } from "../cli/suggest.ts";
-import type { ModelClassName, ModelTable, ResolvedModel } from "./models.ts";
+import { findModelKey, type ModelClassName, type ModelTable, type ResolvedModel } from "./models.ts";
 import type { ProblemList } from "./problems.ts";
 import type { AppConfig } from "./schema.ts";
 
@@ -28,7 +28,9 @@ function defaultEffort(model: ResolvedModel): string | null {
 
 function choose(tier: ModelClassName, ref: string, table: ModelTable, out: ProblemList): ModelChoice | undefined {
   const path = ["defaults", tier];
-  const { name, level } = parseModelRef(ref);
+  const parsed = parseModelRef(ref);
+  const level = parsed.level;
+  const name = findModelKey(table, parsed.name) ?? parsed.name;
   const model = table.models.get(name);
   if (!model) {
     const pending = table.pending.some((p) => p.key === name);

@@ -8,6 +8,7 @@ import { resolveDefaults, type TierDefaults } from "./defaults.ts";
 import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
 import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
+import { modelCatalog } from "../providers/model-catalog.ts";
 import { normalizeLayer } from "./normalize.ts";
 import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
 import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
@@ -263,7 +264,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const mergedProblems = new ProblemList();
   checkValue(AppConfigSchema, merged, [], mergedProblems);
   const config = prune(merged, mergedProblems.items) as AppConfig;
-  const models = resolveModels(config, mergedProblems);
+  const models = resolveModels(config, mergedProblems, modelCatalog(dataRoot(options.env)));
   const defaults = resolveDefaults(config, models, mergedProblems);
   const { trustStore } = checkSemantics(config, models, { projectRoot: project.root, agentDir: project.agentDir, cwd: options.cwd }, mergedProblems);
 

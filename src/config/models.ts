@@ -2,7 +2,8 @@
 // (partial overlays, `inherits`, new custom models, `enabled: false`), then derived values.
 import type { Static } from "@sinclair/typebox";
 import { didYouMean } from "../cli/suggest.ts";
-import { CATALOG_MODELS, CATALOG_PROVIDERS, catalogProvider } from "../providers/catalog.ts";
+import { catalogNames, catalogProvider, type CatalogProvider } from "../providers/catalog.ts";
+import { catalogModelKey, LEGACY_MODEL_ALIASES, legacyAliasTarget, modelCatalog, type ModelCatalog } from "../providers/model-catalog.ts";
 import type { AppConfig } from "./schema.ts";
 import type { ModelOverride, ModelReasoning } from "./schema/models.ts";
 import { REQUEST_OPTION_MAX_BYTES } from "./schema/models.ts";
@@ -46,6 +47,16 @@ export interface PendingOverlay {
 export interface ModelTable {
   models: Map<string, ResolvedModel>;
   pending: PendingOverlay[];
+  /** Other names of catalog models: legacy letter names (`a-large`) and bare model ids, -> model key. */
+  aliases?: Map<string, string>;
+}
+
+/** The key `name` selects: a model key, else a legacy letter name or a model id offered by one provider. */
+export function findModelKey(table: ModelTable, name: string): string | undefined {
+  if (table.models.has(name)) return name;
+  const alias = table.aliases?.get(name);
+  if (alias && table.models.has(alias)) return alias;
+  return undefined;
 }
 
 /** Fields `inherits` copies from the parent: provider identity, class metadata, window, request defaults. */
@@ -58,34 +69,62 @@ function defined(o: Override): Partial<Override> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<Override>;
 }
 
-/** Catalog providers that are configured, by catalog name -> first configured provider key. */
-function configuredCatalog(config: AppConfig, out: ProblemList): Map<string, string> {
-  const map = new Map<string, string>();
+/** Configured catalog providers: provider key -> catalog entry (unknown names are reported). */
+function configuredCatalog(config: AppConfig, out: ProblemList): Map<string, CatalogProvider> {
+  const map = new Map<string, CatalogProvider>();
   for (const [key, provider] of Object.entries(config.providers ?? {})) {
     if (provider?.kind?.type !== "catalog") continue;
     const name = provider.kind.name;
-    if (!catalogProvider(name)) {
-      out.error(["providers", key, "kind", "name"], `unknown catalog provider '${name}'${didYouMean(name, CATALOG_PROVIDERS.map((p) => p.name), "'")}`, {
-        allowed: CATALOG_PROVIDERS.map((p) => p.name).join(", "),
+    const entry = catalogProvider(name);
+    if (!entry) {
+      out.error(["providers", key, "kind", "name"], `unknown catalog provider '${name}'${didYouMean(name, catalogNames(), "'")}`, {
+        allowed: catalogNames().join(", "),
       });
-    } else if (!map.has(name)) {
-      map.set(name, key);
+    } else {
+      map.set(key, entry);
     }
   }
   return map;
 }
 
-export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
+type Base = Partial<Override> & { origin: ResolvedModel["origin"] };
+
+/** Catalog models of every configured catalog provider, and their other names (legacy letters, bare ids). */
+function catalogBase(catalog: Map<string, CatalogProvider>, models: ModelCatalog): { base: Map<string, Base>; aliases: Map<string, string> } {
+  const base = new Map<string, Base>();
+  const aliases = new Map<string, string>();
+  const bareCount = new Map<string, number>();
+  for (const [providerKey, entry] of catalog) {
+    for (const m of models.models(entry)) {
+      const { cost: _c, title: _t, ...fields } = m;
+      const key = catalogModelKey(entry, providerKey, m.provider_name);
+      if (base.has(key)) continue;
+      base.set(key, { ...fields, provider: providerKey, origin: "catalog" });
+      if (key !== m.provider_name) {
+        bareCount.set(m.provider_name, (bareCount.get(m.provider_name) ?? 0) + 1);
+        aliases.set(m.provider_name, key);
+      }
+    }
+  }
+  for (const [bare, n] of bareCount) if (n > 1) aliases.delete(bare);
+  for (const legacy of Object.keys(LEGACY_MODEL_ALIASES)) {
+    const target = legacyAliasTarget(legacy)!;
+    const providerKey = [...catalog].find(([, e]) => e === target.entry)?.[0];
+    if (providerKey) aliases.set(legacy, catalogModelKey(target.entry, providerKey, target.id));
+  }
+  return { base, aliases };
+}
+
+export function resolveModels(config: AppConfig, out: ProblemList, models: ModelCatalog = modelCatalog(null)): ModelTable {
   const providers = config.providers ?? {};
   const catalog = configuredCatalog(config, out);
+  const { base, aliases } = catalogBase(catalog, models);
   const overrides: Record<string, Override> = Object.create(null);
-  for (const [k, v] of Object.entries(config.models ?? {})) overrides[k] = v;
-  const base = new Map<string, Partial<Override> & { origin: ResolvedModel["origin"] }>();
-  for (const [key, m] of Object.entries(CATALOG_MODELS) as [string, (typeof CATALOG_MODELS)[string]][]) {
-    const providerKey = catalog.get(m.catalogProvider);
-    if (!providerKey) continue;
-    const { catalogProvider: _, ...fields } = m;
-    base.set(key, { ...fields, provider: providerKey, origin: "catalog" });
+  // An override may name a catalog model by another name (`a-large`, a bare id): it overlays that model.
+  for (const [k, v] of Object.entries(config.models ?? {})) {
+    const target = base.has(k) ? undefined : aliases.get(k);
+    const overlays = target !== undefined && !Object.hasOwn(config.models ?? {}, target) && (!v.provider || v.provider === base.get(target)?.provider);
+    overrides[overlays ? target : k] = v;
   }
   const resolved = new Map<string, (Partial<Override> & { origin: ResolvedModel["origin"] }) | null>();
   const pending: PendingOverlay[] = [];
@@ -101,11 +140,12 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     }
     let model: (Partial<Override> & { origin: ResolvedModel["origin"] }) | null;
     if (override.inherits) {
-      const parentKey = override.inherits;
+      const named = override.inherits;
+      const parentKey = overrides[named] || base.has(named) ? named : (aliases.get(named) ?? named);
       const parent = overrides[parentKey] || base.has(parentKey) ? resolveKey(parentKey, [...chain, key]) : null;
       if (!parent) {
         if (!overrides[parentKey] && !base.has(parentKey)) {
-          const known = [...new Set([...Object.keys(overrides), ...base.keys()])].filter((k) => k !== key);
+          const known = [...new Set([...Object.keys(overrides), ...base.keys(), ...aliases.keys()])].filter((k) => k !== key);
           out.error(["models", key, "inherits"], `unknown parent model '${parentKey}'${didYouMean(parentKey, known, "'")}`);
         }
         resolved.set(key, null);
@@ -129,15 +169,16 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     return model;
   };
 
-  const models = new Map<string, ResolvedModel>();
+  const table = new Map<string, ResolvedModel>();
   const keys = [...new Set([...base.keys(), ...Object.keys(overrides)])];
   for (const key of keys) {
     const m = resolveKey(key, []);
     if (!m) continue;
     const path = ["models", key];
     const override = overrides[key];
-    if (m.origin === "custom" && Object.hasOwn(CATALOG_MODELS, key) && !override?.inherits) {
-      const owner = CATALOG_MODELS[key]!.catalogProvider;
+    const legacy = m.origin === "custom" && !override?.inherits ? legacyAliasTarget(key) : null;
+    if (legacy) {
+      const owner = legacy.entry.name;
       out.error(path, `catalog model '${key}' belongs to catalog provider '${owner}', which is not configured`, {
         allowed: `add a provider with kind: {type: catalog, name: ${owner}}`,
       });
@@ -164,9 +205,9 @@ export function resolveModels(config: AppConfig, out: ProblemList): ModelTable {
     }
     checkModelLimits(m, path, out);
     if (m.enabled === false || !m.provider || !m.class || m.context_window === undefined) continue;
-    models.set(key, finish(key, m));
+    table.set(key, finish(key, m));
   }
-  return { models, pending };
+  return { models: table, pending, aliases };
 }
 
 function checkModelLimits(m: Partial<Override>, path: (string | number)[], out: ProblemList): void {

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { didYouMean } from "../cli/suggest.ts";
 import { PROTOCOL_INFO } from "../providers/protocols.ts";
-import { catalogProvider } from "../providers/catalog.ts";
+import { catalogDefaults, catalogProvider } from "../providers/catalog.ts";
 import { ProviderConfigError, resolveProvider } from "../providers/resolve.ts";
 import {
   AGENT_REFERENCES,
@@ -68,7 +68,7 @@ function checkProviders(config: AppConfig, out: ProblemList): void {
     // The provider layer's own rules (protocol fits the kind, URL joining, default URLs), when nothing above failed.
     if (out.errors.length === before && (custom || catalog)) {
       try {
-        resolveProvider(name, p, catalog ? { protocol: catalog.protocol, url: null } : null);
+        resolveProvider(name, p, catalogDefaults(p));
       } catch (error) {
         if (!(error instanceof ProviderConfigError)) throw error;
         const message = error.message.replace(`provider '${name}': `, "");

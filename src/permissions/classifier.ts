@@ -6,7 +6,7 @@ import { parseModelRef } from "../config/defaults.ts";
 import { callProvider } from "../providers/call.ts";
 import type { ProviderCallDeps } from "../providers/client.ts";
 import type { Clock } from "../providers/clock.ts";
-import { catalogProvider } from "../providers/catalog.ts";
+import { catalogDefaults } from "../providers/catalog.ts";
 import type { ProviderRequest } from "../providers/request.ts";
 import { resolveProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY, type ProviderSettings } from "../providers/settings.ts";
@@ -76,8 +76,7 @@ export function providerClassifier(opts: ProviderClassifierOptions): Classifier 
     if (!model) throw new ClassifierError(`the classifier model '${choice.name}' is not a configured model`);
     const settings = loaded.config.providers?.[model.provider] as ProviderSettings | undefined;
     if (!settings) throw new ClassifierError(`the classifier model's provider '${model.provider}' is not configured`);
-    const catalog = settings.kind.type === "catalog" ? catalogProvider(settings.kind.name) : undefined;
-    const provider = resolveProvider(model.provider, settings, catalog ? { protocol: catalog.protocol, url: null } : null);
+    const provider = resolveProvider(model.provider, settings, catalogDefaults(settings));
     const call = opts.redact(JSON.stringify({ user_rules: input.rules ?? "", tool: input.tool, arguments: input.input, cwd: input.cwd, project_root: input.projectRoot }, null, 1));
     const request: ProviderRequest = {
       model: model.provider_name,

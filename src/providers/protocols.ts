@@ -1,7 +1,10 @@
 // The protocol table: every `providers.<name>.protocol` value of the config spec, mapped to the base
 // wire dialect it speaks plus the documented differences of its variant (default URL, auth format,
-// headers, small request-shape differences). Vendor names are neutral letters, as in the spec; the
-// default URLs use the reserved `.example` domain on purpose (see docs/decisions-providers.md).
+// headers, small request-shape differences). The values keep the spec's neutral letters; each letter is
+// the real vendor that speaks that variant (a = Anthropic, b = OpenAI, c = the ChatGPT Codex backend,
+// d = DeepSeek, e = OpenRouter, f = Mistral, g = Azure OpenAI, h = a local server such as vLLM, i = xAI,
+// j = Groq, k = DashScope, l = MiniMax, m = Kimi For Coding, n = Z.ai, o = Claude in Microsoft Foundry),
+// and the default URL is that vendor's. Other vendors of the catalog reuse the variant that fits them.
 
 /** All 17 protocol values, in the spec's order. The config schema imports this tuple. */
 export const PROTOCOLS = [
@@ -112,32 +115,32 @@ const responses = (over: Partial<ProtocolInfo> & Pick<ProtocolInfo, "summary">):
 
 export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = Object.freeze({
   a_messages: messages({
-    defaultUrl: "https://api.vendor-a.example",
+    defaultUrl: "https://api.anthropic.com",
     firstParty: true,
     summary: "Messages dialect, first-party endpoint: x-api-key auth, explicit cache breakpoints by default.",
   }),
   b_responses: responses({
-    defaultUrl: "https://api.vendor-b.example/v1",
+    defaultUrl: "https://api.openai.com/v1",
     summary: "Responses dialect, first-party endpoint: bearer auth.",
   }),
   b_chat_completions: chat({
-    defaultUrl: "https://api.vendor-b.example/v1",
+    defaultUrl: "https://api.openai.com/v1",
     summary: "Chat Completions dialect, first-party endpoint: bearer auth, include_usage, max_completion_tokens.",
   }),
   d_chat_completions: chat({
-    defaultUrl: "https://api.vendor-d.example/v1",
+    defaultUrl: "https://api.deepseek.com",
     reasoningDeltaField: "reasoning_content",
     maxTokensField: "max_tokens",
     summary: "Chat Completions variant streaming reasoning in delta.reasoning_content; max_tokens field.",
   }),
   e_chat_completions: chat({
-    defaultUrl: "https://api.vendor-e.example/api/v1",
+    defaultUrl: "https://openrouter.ai/api/v1",
     reasoningDeltaField: "reasoning",
     defaultHeaders: { "x-title": "agent" },
     summary: "Chat Completions router variant: reasoning in delta.reasoning, sends an x-title attribution header.",
   }),
   f_chat_completions: chat({
-    defaultUrl: "https://api.vendor-f.example/v1",
+    defaultUrl: "https://api.mistral.ai/v1",
     streamUsage: false,
     maxTokensField: "max_tokens",
     summary: "Chat Completions variant that rejects stream_options (no streamed usage); max_tokens field.",
@@ -154,32 +157,32 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
     summary: "Local inference server variant: loopback default URL, reasoning_content, max_tokens field.",
   }),
   i_chat_completions: chat({
-    defaultUrl: "https://api.vendor-i.example/v1",
+    defaultUrl: "https://api.x.ai/v1",
     reasoningDeltaField: "reasoning_content",
     summary: "Chat Completions variant streaming reasoning in delta.reasoning_content.",
   }),
   j_chat_completions: chat({
-    defaultUrl: "https://api.vendor-j.example/openai/v1",
+    defaultUrl: "https://api.groq.com/openai/v1",
     maxTokensField: "max_tokens",
     summary: "Chat Completions compatibility layer under an /openai/v1 base; max_tokens field.",
   }),
   k_chat_completions: chat({
-    defaultUrl: "https://api.vendor-k.example/compatible-mode/v1",
+    defaultUrl: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
     reasoningDeltaField: "reasoning_content",
     maxTokensField: "max_tokens",
     summary: "Chat Completions compatible-mode variant: reasoning_content, max_tokens field.",
   }),
   l_messages: messages({
-    defaultUrl: "https://api.vendor-l.example/anthropic",
+    defaultUrl: "https://api.minimax.io/anthropic",
     defaultAuthFormat: "bearer_token",
     summary: "Messages-compatible endpoint under a path prefix: bearer auth, provider-managed caching.",
   }),
   m_messages: messages({
-    defaultUrl: "https://api.vendor-m.example",
+    defaultUrl: "https://api.kimi.com/coding",
     summary: "Messages-compatible endpoint: x-api-key auth, provider-managed caching.",
   }),
   n_messages: messages({
-    defaultUrl: "https://api.vendor-n.example/messages-api",
+    defaultUrl: "https://api.z.ai/api/anthropic",
     defaultAuthFormat: "bearer_token",
     summary: "Messages-compatible endpoint under a path prefix: bearer auth, provider-managed caching.",
   }),
@@ -189,7 +192,8 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
     summary: "Cloud-hosted Messages deployment: api-key header auth, url required, provider-managed caching.",
   }),
   c_responses: responses({
-    defaultUrl: "https://api.vendor-c.example/v1",
+    defaultUrl: "https://chatgpt.com/backend-api/codex",
+    urlStyle: "versioned_base",
     defaultHeaders: { originator: "agent" },
     summary: "Responses dialect of the coding-plan backend: bearer auth (device_a login), originator header.",
   }),

@@ -80,8 +80,8 @@ export function resolveProvider(name: string, settings: ProviderSettings, catalo
   let modelsUrl: string | null = null;
   if (info.baseDialect !== "test") {
     try {
-      streamUrl = providerEndpoint(base, info.baseDialect, "stream");
-      modelsUrl = providerEndpoint(base, info.baseDialect, "models");
+      streamUrl = providerEndpoint(base, info.baseDialect, "stream", info.urlStyle);
+      modelsUrl = providerEndpoint(base, info.baseDialect, "models", info.urlStyle);
     } catch (error) {
       if (error instanceof ProviderUrlError) throw new ProviderConfigError(name, `url: ${error.message}`);
       throw error;

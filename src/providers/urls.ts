@@ -1,6 +1,6 @@
 // URL joining rules of the config spec: Messages gets the origin, Chat Completions the versioned base,
 // Responses the origin or a base ending in /v1 (never a doubled /v1). The same base lists models.
-import type { BaseDialect } from "./protocols.ts";
+import type { BaseDialect, UrlStyle } from "./protocols.ts";
 
 export class ProviderUrlError extends Error {
   constructor(message: string) {
@@ -34,8 +34,11 @@ function endsWithVersion(path: string): boolean {
   return /\/v1$/.test(path);
 }
 
-/** `<base>` + the dialect's endpoint (`what` = "stream" for the streaming endpoint, "models" for listing). */
-export function providerEndpoint(base: string, dialect: Exclude<BaseDialect, "test">, what: "stream" | "models"): string {
+/**
+ * `<base>` + the dialect's endpoint (`what` = "stream" for the streaming endpoint, "models" for listing);
+ * `style` is the protocol's own rule where it differs from its dialect's (c_responses).
+ */
+export function providerEndpoint(base: string, dialect: Exclude<BaseDialect, "test">, what: "stream" | "models", style?: UrlStyle): string {
   const url = parseBase(base);
   const path = trimSlash(url.pathname);
   switch (dialect) {
@@ -46,6 +49,8 @@ export function providerEndpoint(base: string, dialect: Exclude<BaseDialect, "te
     case "b_chat_completions":
       return withPath(url, `${path}/${what === "stream" ? "chat/completions" : "models"}`);
     case "b_responses": {
+      // The Codex backend serves `<base>/responses` under an unversioned path.
+      if (style === "versioned_base") return withPath(url, `${path}/${what === "stream" ? "responses" : "models"}`);
       const versioned = endsWithVersion(path) ? path : `${path}/v1`;
       return withPath(url, `${versioned}/${what === "stream" ? "responses" : "models"}`);
     }

@@ -140,12 +140,13 @@ describe("other validation rules", () => {
   test("defaults: effort suffix parsed and checked against the model's levels", () => {
     const good = errorsOf(`${PROVIDERS}\ndefaults:\n  full: b-large(high)\n  nano: b-nano\n`).result;
     expect(good.ok).toBe(true);
-    expect(good.defaults.full).toEqual({ model: "b-large", effort: "high", source: "configured" });
-    expect(good.defaults.mini).toEqual({ model: "b-large", effort: "high", source: "fallback:full" });
-    expect(good.defaults.nano).toEqual({ model: "b-nano", effort: "minimal", source: "configured" });
-    const bad = errorsOf(`${PROVIDERS}\ndefaults:\n  full: b-large(hgh)\n  mini: nope\n`).result;
+    // `b-large` / `b-nano` are the letter catalog's names: aliases of OpenAI's full and nano models.
+    expect(good.defaults.full).toEqual({ model: "main/gpt-5.5", effort: "high", source: "configured" });
+    expect(good.defaults.mini).toEqual({ model: "main/gpt-5.5", effort: "high", source: "fallback:full" });
+    expect(good.defaults.nano).toEqual({ model: "main/gpt-5.4-nano", effort: "medium", source: "configured" });
+    const bad = errorsOf(`${PROVIDERS}\ndefaults:\n  full: main/gpt-5.5(hgh)\n  mini: nope\n`).result;
     expect(problemLines(bad, "error")).toEqual([
-      "defaults.full: 'hgh' is not an effort level of model 'b-large' (did you mean 'high'?)",
+      "defaults.full: 'hgh' is not an effort level of model 'main/gpt-5.5' (did you mean 'high'?)",
       "defaults.mini: unknown model 'nope'",
     ]);
   });

@@ -10,8 +10,9 @@ test("the README's example config loads without problems", () => {
   expect(example).toBeDefined();
   const c = configEnv();
   c.globalFile(example!);
-  const result = c.load({ env: { A_API_KEY: "a-key-from-env" } });
+  const result = c.load({ env: { ANTHROPIC_API_KEY: "a-key-from-env" } });
   expect(problemLines(result)).toEqual([]);
-  expect(result.defaults.full?.model).toBe("a-large");
+  expect(result.defaults.full?.model).toBe("anthropic/claude-sonnet-5");
+  expect(result.models.models.get("anthropic/claude-sonnet-5")?.max_output_tokens_per_turn).toBe(32000);
   expect(result.models.models.get("my-local-model")?.provider).toBe("local");
 });

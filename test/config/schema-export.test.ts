@@ -131,7 +131,9 @@ describe("exported config schema", () => {
     expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
     expect(loaded.ok).toBe(true);
     expect(loaded.trustStore?.certificates).toHaveLength(1);
-    expect([...loaded.models.models.keys()]).toEqual(expect.arrayContaining(["my-large", "my-mini", "my-nano", "a-large"]));
+    expect([...loaded.models.models.keys()]).toEqual(expect.arrayContaining(["my-large", "my-mini", "my-nano", "a/claude-sonnet-5"]));
+    // `a-large` is the letter catalog's name, kept as an alias: its overlay lands on the real model.
+    expect(loaded.models.models.get("a/claude-sonnet-5")?.tool_loading).toBe("native_deferred");
     expect(loaded.models.models.has("old-model")).toBe(false);
     expect(loaded.defaults.full).toMatchObject({ model: "my-large", effort: "high" });
   });

@@ -106,10 +106,13 @@ test("a catalog model the provider also reports is not offered twice; other prov
     models: { "local/x": { supports_vision: true } },
   } as AppConfig);
   const { table: after, skipped } = applyDiscoveredModels(t, "main", [
-    { id: "a-large", display_name: null, context_window: 200000, max_output_tokens: null },
+    { id: "claude-sonnet-5", display_name: null, context_window: 1000, max_output_tokens: null },
     { id: "x", display_name: null, context_window: 1000, max_output_tokens: null },
   ]);
-  expect(skipped).toEqual([{ key: "main/a-large", reason: "already offered as 'a-large'" }]);
+  // The catalog model already has the discovered key; the catalog's facts stay.
+  expect(skipped).toEqual([]);
+  expect(after.models.get("main/claude-sonnet-5")).toMatchObject({ origin: "catalog", context_window: 1_000_000 });
+  expect([...after.models.values()].filter((m) => m.provider_name === "claude-sonnet-5")).toHaveLength(1);
   expect(after.models.get("main/x")).toMatchObject({ provider: "main", provider_name: "x", supports_vision: false });
   expect(after.pending.map((p) => p.key)).toEqual(["local/x"]);
 });

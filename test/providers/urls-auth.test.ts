@@ -66,7 +66,9 @@ describe("protocol table and provider resolution", () => {
     expect(PROTOCOLS.filter((p) => p.endsWith("_chat_completions")).length).toBe(9);
     expect(PROTOCOLS.filter((p) => p.endsWith("_messages")).length).toBe(5);
     for (const p of PROTOCOLS) expect(PROTOCOL_INFO[p].baseDialect).toBe(p === "test" ? "test" : p.endsWith("_messages") ? "a_messages" : p.endsWith("_chat_completions") ? "b_chat_completions" : "b_responses");
-    for (const p of PROTOCOLS) if (PROTOCOL_INFO[p].defaultUrl) expect(PROTOCOL_INFO[p].defaultUrl).toMatch(/^(https:\/\/[a-z0-9.-]+\.example(\/|$)|http:\/\/127\.0\.0\.1)/);
+    // Real vendor addresses: https on a vendor's domain, or a local server on loopback; never a placeholder.
+    for (const p of PROTOCOLS) if (PROTOCOL_INFO[p].defaultUrl) expect(PROTOCOL_INFO[p].defaultUrl).toMatch(/^(https:\/\/[a-z0-9.-]+\.(com|ai|io)(\/|$)|http:\/\/127\.0\.0\.1:\d+\/v1$)/);
+    for (const p of PROTOCOLS) expect(PROTOCOL_INFO[p].defaultUrl ?? "").not.toContain(".example");
   });
 
   test("custom kinds default their protocol; Responses must be explicit for chat-style custom providers", () => {

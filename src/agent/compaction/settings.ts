@@ -3,7 +3,7 @@
 import { parseModelRef } from "../../config/defaults.ts";
 import type { LoadedConfig } from "../../config/load.ts";
 import type { ResolvedModel } from "../../config/models.ts";
-import { catalogProvider } from "../../providers/catalog.ts";
+import { catalogDefaults } from "../../providers/catalog.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import { resolveProvider, type ResolvedProvider } from "../../providers/resolve.ts";
 import type { ProviderSettings } from "../../providers/settings.ts";
@@ -49,8 +49,7 @@ function resolveSummarizer(loaded: LoadedConfig, warnings: string[]): Summarizer
     return null;
   }
   try {
-    const catalog = settings.kind.type === "catalog" ? catalogProvider(settings.kind.name) : undefined;
-    const provider = resolveProvider(model.provider, settings, catalog ? { protocol: catalog.protocol, url: null } : null);
+    const provider = resolveProvider(model.provider, settings, catalogDefaults(settings));
     const reasoning: ReasoningRequest | null = model.reasoning.type === "effort" && choice.effort ? { effort: choice.effort, enabled: true } : null;
     return { model, provider, reasoning };
   } catch (error) {

@@ -2,8 +2,8 @@
 // session start and by every later switch (`/model`, a facet's model pin), so both resolve alike.
 import { parseModelRef } from "../../config/defaults.ts";
 import type { LoadedConfig } from "../../config/load.ts";
-import type { ResolvedModel } from "../../config/models.ts";
-import { catalogProvider } from "../../providers/catalog.ts";
+import { findModelKey, type ResolvedModel } from "../../config/models.ts";
+import { catalogDefaults } from "../../providers/catalog.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../../providers/resolve.ts";
 
@@ -48,7 +48,7 @@ export function chooseModel(loaded: LoadedConfig, requested: string | null | und
   let effort: string | null;
   if (requested) {
     const { name, level } = parseModelRef(requested);
-    model = table.get(name);
+    model = table.get(findModelKey(loaded.models, name) ?? name);
     if (!model) {
       const known = modelKeys(loaded);
       throw new ModelChoiceError("unknown_model", known.length ? `unknown model '${name}'; configured models: ${known.join(", ")}` : NO_MODEL_HELP);
@@ -82,8 +82,7 @@ function providerFor(loaded: LoadedConfig, model: ResolvedModel): ResolvedProvid
   const settings = loaded.config.providers?.[model.provider];
   if (!settings) throw new ModelChoiceError("provider", `model '${model.key}' uses provider '${model.provider}', which is not configured`);
   try {
-    const catalog = settings.kind.type === "catalog" ? catalogProvider(settings.kind.name) : undefined;
-    return resolveProvider(model.provider, settings as never, catalog ? { protocol: catalog.protocol, url: null } : null);
+    return resolveProvider(model.provider, settings as never, catalogDefaults(settings));
   } catch (error) {
     if (error instanceof ProviderConfigError) throw new ModelChoiceError("provider", error.message);
     throw error;

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { DEMO_NOTICE } from "../agent/demo.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
 import { loadConfig } from "../config/load.ts";
+import type { UntrustedPolicy } from "../config/trust/assess.ts";
 import { catalogFromConfig } from "../daemon/catalog-source.ts";
 import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/credential.ts";
 import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
@@ -41,7 +42,7 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   const configPath = configFile === undefined ? undefined : resolve(io.cwd, configFile);
   const authDir = args.flags["auth-dir"] as string | undefined;
   const tracer = new DeferredTracer();
-  const { engineFactory, reload } = configuredEngine(io.env, demo, configPath, tracer, (m) => io.err(`warning: ${m}\n`), authDir === undefined ? undefined : resolve(io.cwd, authDir));
+  const { engineFactory, reload } = configuredEngine(io.env, demo, { configFile: configPath, tracer, warn: (m) => io.err(`warning: ${m}\n`), authDir: authDir === undefined ? undefined : resolve(io.cwd, authDir) });
   return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload, tracer }, io);
 }
 
@@ -49,11 +50,24 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
  * The engine of a real session: built from the project's config, with a catalog that follows the live
  * session (tool server states) and a reload that re-reads the config.
  */
-export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, configFile?: string, tracer?: DeferredTracer, warn?: (message: string) => void, authDir?: string): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+export interface EngineOptions {
+  configFile?: string;
+  tracer?: DeferredTracer;
+  warn?: (message: string) => void;
+  authDir?: string;
+  /**
+   * Untrusted project settings (src/config/trust): left out by default, as for every daemon the CLI or
+   * the gateway starts; `keep` is for tests that configure the project layer freely.
+   */
+  untrusted?: UntrustedPolicy;
+}
+
+export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, options: EngineOptions = {}): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
+  const { configFile, tracer, warn, authDir, untrusted } = options;
   let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
-      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer, authDir });
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer, authDir, untrusted, trustHint: "and start the session again" });
       // Export starts from the config the engine just loaded (before the daemon listens, so routes are traced too).
       await tracer?.choose({ block: created.loaded.config.telemetry, env, secrets: created.loaded.secrets, warn });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];
@@ -79,7 +93,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
     }
   };
   const reload = (daemon: Daemon) => {
-    const loaded = loadConfig({ cwd: daemon.store.meta().project, env, configFile });
+    const loaded = loadConfig({ cwd: daemon.store.meta().project, env, configFile, untrusted });
     if (loaded.ok) daemon.catalog.publish(() => catalogFromConfig(loaded, null, live));
   };
   return { engineFactory, reload };

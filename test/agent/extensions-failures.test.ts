@@ -152,7 +152,7 @@ describe("while asking", () => {
   test("an approvals file damaged after the start is a notice, not a crash", async () => {
     const p = makeProject(scriptedConfig(), { "script.yaml": OK });
     installSample(projectExtensionDir(p, "sample"));
-    const created = await createSessionFromConfig({ cwd: p.root, env: p.env, interactive: true });
+    const created = await createSessionFromConfig({ cwd: p.root, env: p.env, interactive: true, untrusted: "keep" });
     const notices: string[] = [];
     created.session.subscribe((e) => e.type === "notice" && notices.push(e.message));
     mkdirSync(join(dataRoot(p.env), "extensions"), { recursive: true });

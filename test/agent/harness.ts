@@ -47,7 +47,8 @@ export interface Recorded {
 }
 
 export async function startSession(project: Project, opts: Partial<CreateSessionOptions> = {}): Promise<Recorded> {
-  const created = await createSessionFromConfig({ cwd: project.root, env: project.env, interactive: false, ...opts });
+  // Engine tests configure the project layer freely (bypass, tool servers): trusted for the run, as --trust-project.
+  const created = await createSessionFromConfig({ cwd: project.root, env: project.env, interactive: false, untrusted: "keep", ...opts });
   const events: EngineEvent[] = [];
   created.session.subscribe((e) => events.push(e));
   return {

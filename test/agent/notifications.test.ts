@@ -9,7 +9,7 @@ import { makeProject, probeTool, scriptedConfig, waitFor, type Project } from ".
 
 async function start(p: Project, extra: { initialEvents?: EngineEvent[] } = {}) {
   const probe = probeTool("probe");
-  const created = await createSessionFromConfig({ cwd: p.root, env: p.env, interactive: false, extraTools: [probe.tool], ...extra });
+  const created = await createSessionFromConfig({ cwd: p.root, env: p.env, interactive: false, extraTools: [probe.tool], untrusted: "keep", ...extra });
   const events: EngineEvent[] = [];
   created.session.subscribe((e) => events.push(e));
   return { ...created, probe, events };

@@ -23,7 +23,7 @@ describe("live daemon catalog", () => {
   test("tool servers show their state and tools; a change bumps the revision once", async () => {
     const config = scriptedConfig(`mcp_servers:\n  ev: { transport: stdio, command: "${EVERYTHING_BIN}", args: [stdio], pass_env: [PATH] }\n`);
     const p = makeProject(config, { "script.yaml": "responses:\n  - text: ok\n", ".agent/skills/release.md": SKILL });
-    const { engineFactory, reload } = configuredEngine(p.env, false);
+    const { engineFactory, reload } = configuredEngine(p.env, false, { untrusted: "keep" });
     running = await startDaemon({ sessionDir: tempSessionDir(), project: p.root, credential: TOKEN, engineFactory, reloadCatalog: reload, limits: { heartbeatMs: 0 } });
     const state = async () => (await fetch(`${running!.url}/daemon-state`, { headers: auth })).json();
 

@@ -2,7 +2,7 @@
 // it (an exit of a starting or running daemon -> failed), stops, resumes and deletes, and keeps the live
 // proxy targets. Operations on one session are serialized; the database row is the truth, this object
 // only caches what the proxy needs (port and daemon token) for running sessions.
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
@@ -23,6 +23,7 @@ import { LAUNCH_MODES, type LaunchMode, type SessionState, type TransitionTrigge
 import { createWorktree, removeWorktree, worktreeBranch, WorktreeError } from "./worktree.ts";
 import { enabledServices } from "./services.ts";
 import { namedVariables, sessionEnvironment } from "./daemon-env.ts";
+import { assertProjectPathAllowed } from "../registry/projects.ts";
 import { dataRoot } from "../../config/files.ts";
 import { authDirOf } from "../../providers/device-auth/profiles.ts";
 
@@ -273,6 +274,12 @@ export class SessionSupervisor {
       if (!project) throw new LaunchError(`project ${row.projectId} is no longer registered`);
       const cwd = row.worktreePath ?? project.path;
       if (!existsSync(cwd)) throw new LaunchError(`the session directory ${cwd} does not exist`);
+      // Registered before the path rules existed, or replaced since by a link to somewhere that may not be a project.
+      try {
+        assertProjectPathAllowed(project.path, realpathSync(project.path), this.ctx);
+      } catch (error) {
+        throw new LaunchError(`project ${project.id}: ${(error as Error).message}`);
+      }
       const files = configurationFiles(this.ctx.dataDir, project.configName);
       // Not the gateway's whole environment: a documented base plus what the configuration names (daemon-env.ts).
       const env = { ...sessionEnvironment(process.env, namedVariables(files.configFile)), AGENT_GATEWAY_SESSION_ID: id, AGENT_PROJECT_DIR: cwd };

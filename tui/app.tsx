@@ -2,7 +2,7 @@
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
 import { Box, Static, Text, useInput, useWindowSize } from "ink";
-import { useState, useSyncExternalStore, type ReactNode } from "react";
+import { useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
 import { PromptEditor } from "./components/prompt-editor.tsx";
@@ -18,17 +18,19 @@ import type { ViewStore } from "./view-store.ts";
 export interface AppProps {
   store: ViewStore;
   actions: SessionActions;
-  /** Ends the view; the session keeps running unless it was stopped with /kill-session. `draft`: unsent text. */
-  onExit(code: number, draft?: string): void;
+  /** Ends the view; the session keeps running unless it was stopped with /kill-session (`stopped`). `draft`: unsent text. */
+  onExit(code: number, draft?: string, stopped?: boolean): void;
   /** The /kill-session confirmation (remote sessions resume from the picker, not with `agent continue`). */
   killQuestion?: string;
   /** Prompt history (Up/Down); by default this view's own. */
   history?: PromptHistory;
   /** Each facet's colors from the daemon catalog (the status line paints the active facet's name). */
   facetColors?: FacetColorTable;
+  /** Ctrl+C while a turn runs interrupts it, and a second Ctrl+C detaches (local sessions); otherwise one Ctrl+C detaches. */
+  ctrlCInterrupts?: boolean;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const colors = useTheme().colors;
   const s = store.state;
@@ -40,6 +42,9 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [answerError, setAnswerError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
   const [history] = useState(() => shared ?? new PromptHistory());
+  // The turn a Ctrl+C interrupted: a ref too, since a second Ctrl+C may arrive in the same read.
+  const interrupted = useRef<string | null>(null);
+  const [, setInterrupted] = useState<string | null>(null);
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
   const size = useWindowSize();
   const liveLines = Math.max(4, size.rows - 12);
@@ -47,16 +52,25 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const question = s.pending[0];
   const dialog = confirmKill ? "confirm" : question ? "question" : null;
 
+  function interrupt() {
+    actions.interrupt().catch((e: unknown) => setFlash(`interrupt failed: ${describeError(e)}`));
+  }
+
   useInput((input, key) => {
-    if (key.ctrl && input === "c") return onExit(0, editor.text);
+    if (key.ctrl && input === "c") {
+      if (ctrlCInterrupts && s.busy && live && s.turnId && interrupted.current !== s.turnId) {
+        interrupted.current = s.turnId;
+        setInterrupted(s.turnId);
+        return interrupt();
+      }
+      return onExit(0, editor.text);
+    }
     if (key.ctrl && input === "d" && !editor.text && !dialog) return onExit(0);
     if (key.ctrl && input === "o") {
       if (!details) store.reprintLastTurn();
       return setDetails(!details);
     }
-    if (key.escape && !dialog && s.busy && live) {
-      actions.interrupt().catch((e: unknown) => setFlash(`interrupt failed: ${describeError(e)}`));
-    }
+    if (key.escape && !dialog && s.busy && live) interrupt();
   });
 
   function submit(text: string) {
@@ -82,8 +96,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (command.name === "help") {
       actions
         .commands()
-        .then((r) => store.addCommandOutput(text, helpText(r.commands, null), false))
-        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e)), false));
+        .then((r) => store.addCommandOutput(text, helpText(r.commands, null, ctrlCInterrupts), false))
+        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts), false));
       return;
     }
     actions
@@ -118,7 +132,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (!ok) return;
     actions
       .stopSession()
-      .then(() => onExit(0))
+      .then(() => onExit(0, undefined, true))
       .catch((e: unknown) => setFlash(`the session was not stopped: ${describeError(e)}`));
   }
 
@@ -136,13 +150,14 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
         {s.queue.length ? <Text dimColor>{"  (Up on an empty prompt takes back the newest)"}</Text> : null}
         <ConnectionBanner health={store.health} />
         {flash ? <Text color={colors.error}>{flash}</Text> : null}
+        {s.busy && s.turnId && interrupted.current === s.turnId ? <Text dimColor>interrupting the turn… (Ctrl+C again detaches)</Text> : null}
         {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
         {dialog === "confirm" ? <ConfirmDialog text={killQuestion} onResult={kill} active /> : null}
         {dialog === "question" && question && live ? (
           answering === question.id ? (
             <Text dimColor>sending the answer…</Text>
           ) : (
-            <QuestionDialog key={question.id} question={question} more={s.pending.length - 1} onAnswer={(a) => answer(question.id, a)} active={live} error={answerError} />
+            <QuestionDialog key={question.id} question={question} more={s.pending.length - 1} onAnswer={(a) => answer(question.id, a)} onEscape={s.busy ? interrupt : undefined} active={live} error={answerError} />
           )
         ) : null}
         <PromptEditor

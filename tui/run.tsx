@@ -28,6 +28,17 @@ export interface TuiOptions {
   initialPrompt?: string;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
+  /** The command that returns to the session, named in the line printed on leaving. */
+  reattach: string;
+  /** Ctrl+C interrupts a running turn first (local sessions); the gateway spec's single Ctrl+C detach otherwise. */
+  ctrlCInterrupts?: boolean;
+}
+
+/** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
+export function leavingLine(sessionId: string, state: { stopped: boolean; busy: boolean }, reattach: string): string {
+  if (state.stopped) return `Session ${sessionId} stopped.`;
+  const turn = state.busy ? "a turn is still running" : "no turn is running";
+  return `Detached from session ${sessionId}; it keeps running (${turn}). Return to it with: ${reattach}`;
 }
 
 export async function runTui(options: TuiOptions): Promise<number> {
@@ -46,9 +57,18 @@ export async function runTui(options: TuiOptions): Promise<number> {
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
   let draft = "";
+  let killed = false;
   const ink = render(
     <ThemeProvider value={theme}>
-      <App store={store} actions={actions} onExit={(code, unsent) => ((draft = unsent ?? ""), exit(code))} killQuestion={options.killQuestion} history={history} facetColors={facetColors} />
+      <App
+        store={store}
+        actions={actions}
+        onExit={(code, unsent, stopped) => ((draft = unsent ?? ""), (killed = stopped === true), exit(code))}
+        killQuestion={options.killQuestion}
+        history={history}
+        facetColors={facetColors}
+        ctrlCInterrupts={options.ctrlCInterrupts}
+      />
     </ThemeProvider>,
     {
       stdin: options.stdin,
@@ -59,12 +79,15 @@ export async function runTui(options: TuiOptions): Promise<number> {
       maxFps: 15,
     },
   );
-  const finish = async () => {
+  const finish = async (leaving = true) => {
     stop.abort();
     ink.unmount();
     await ink.waitUntilExit().catch(() => {});
     // Detaching with a half-written prompt must not lose it: it is left on the terminal.
-    if (draft.trim()) (options.stdout ?? process.stdout).write(`Unsent prompt (not sent):\n${draft}\n`);
+    const out = options.stdout ?? process.stdout;
+    if (draft.trim()) out.write(`Unsent prompt (not sent):\n${draft}\n`);
+    const stopped = killed || store.health.state === "ended" || store.state.sessionState === "stopped";
+    if (leaving) out.write(`${leavingLine(options.sessionId, { stopped, busy: store.state.busy }, options.reattach)}\n`);
   };
   let first: DaemonClient | null;
   try {
@@ -73,7 +96,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     const client = typeof options.client === "function" ? options.client() : options.client;
     first = await Promise.race([client, exited.then(() => null)]);
   } catch (error) {
-    await finish();
+    await finish(false);
     throw error;
   }
   if (!first) {

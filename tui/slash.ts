@@ -36,7 +36,8 @@ export function unescapePrompt(text: string): string {
 
 const USAGE_COLUMN = 16;
 
-export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null): string {
+/** `ctrlCInterrupts`: a local session's Ctrl+C interrupts a running turn before it detaches. */
+export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null, ctrlCInterrupts = false): string {
   const rows = [...LOCAL_COMMANDS, ...(remote ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
   // A usage longer than the column gets its summary on the next line, so one long usage does not push
   // every summary to the right edge of a narrow terminal.
@@ -47,8 +48,9 @@ export function helpText(remote: { name: string; usage: string; summary: string 
     "",
     "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history",
     "      Up on an empty prompt takes back the newest queued input",
-    "      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output)",
-    "      Ctrl+D or Ctrl+C detach (the session keeps running)",
+    ...(ctrlCInterrupts
+      ? ["      Esc or Ctrl+C interrupts the turn · Ctrl+O details (reasoning, full tool output)", "      Ctrl+D, or Ctrl+C with no turn running (or twice), detaches (the session keeps running)"]
+      : ["      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output)", "      Ctrl+D or Ctrl+C detach (the session keeps running)"]),
   );
   return ["Commands:", ...lines].join("\n");
 }

@@ -35,7 +35,7 @@ export async function connectRun(args: ParsedArgs, io: Io): Promise<number> {
     sessionId,
     where: `gateway ${signed.name} (${target.label})`,
     killQuestion: `Stop this session? Its daemon exits; Enter on it in the picker of 'agent connect ${target.label}' resumes it.`,
+    reattach: `agent connect ${target.label} (then pick ${sessionId})`,
   });
-  io.out(client.stopped ? `Session ${sessionId} stopped.\n` : `Detached from session ${sessionId}; it keeps running. Attach again with: agent connect ${target.label}\n`);
   return code;
 }

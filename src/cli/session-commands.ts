@@ -10,9 +10,9 @@ export const newCommand: CommandSpec = {
   summary: "Start a new session in this project (its daemon keeps running until stopped)",
   description: `
 Creates a session for the current project, starts its daemon and, with PROMPT, sends it. On a terminal
-the conversation view opens: Enter sends, Alt+Enter or Ctrl+J adds a line, Esc interrupts, Up on an
-empty prompt takes back the newest queued input, Ctrl+O shows details, /help lists commands, Ctrl+D or
-/exit detaches (the session keeps running; see docs/tui.md). Without a terminal the answer streams as
+the conversation view opens: Enter sends, Alt+Enter or Ctrl+J adds a line, Esc or Ctrl+C interrupts,
+Up on an empty prompt takes back the newest queued input, Ctrl+O shows details, /help lists commands,
+Ctrl+D, /exit or Ctrl+C with no turn running detaches (the session keeps running; see docs/tui.md). Without a terminal the answer streams as
 plain text. With --detach the session id is printed and the command returns at once.`,
   flags: [DETACH, DEMO],
   positionals: [{ name: "PROMPT", summary: "The first prompt" }],

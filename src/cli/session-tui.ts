@@ -31,6 +31,8 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
     where: "local daemon",
     historyFile: join(dataRoot(io.env), "prompt-history.jsonl"),
     initialPrompt: options.prompt,
+    reattach: `agent continue ${options.sessionId}`,
+    ctrlCInterrupts: true,
     // Only asked once the first client was made (a launched session has its dir).
     recover: async () => {
       const { openSession } = await import("../daemon/store/index.ts");

@@ -25,14 +25,14 @@ async function until(check: () => boolean, what: string, frame: () => string): P
   }
 }
 
-async function mount(engine: FakeEngineOptions = {}, url?: (h: Harness) => string) {
+async function mount(engine: FakeEngineOptions = {}, url?: (h: Harness) => string, ctrlCInterrupts?: boolean) {
   const h = await startHarness({ engine });
   const store = new ViewStore();
   const stop = new AbortController();
   const conn = new Connection(new DaemonClient({ url: url ? url(h) : h.url, token: TOKEN, retryDelayMs: 10 }), store, { baseDelayMs: 10 });
   const actions = new SessionActions(conn, store, stop.signal);
   const exits: number[] = [];
-  const ui = render(<App store={store} actions={actions} onExit={(c) => exits.push(c)} />);
+  const ui = render(<App store={store} actions={actions} onExit={(c) => exits.push(c)} ctrlCInterrupts={ctrlCInterrupts} />);
   const following = conn.run(stop.signal);
   cleanups.push(async () => {
     stop.abort();
@@ -153,6 +153,26 @@ describe("conversation view (ink-testing-library, real daemon)", () => {
     await v.wait(() => plain(v.ui.lastFrame()!).includes("Type a message"), "an empty editor");
     v.ui.stdin.write("\x04");
     await v.wait(() => v.exits.length === 1, "detach");
+  }, 20_000);
+
+  test("Ctrl+C while a turn runs: a local view interrupts it, then a second Ctrl+C detaches; a remote view (agent connect) detaches at once", async () => {
+    const local = await mount({ hold: true, reply: (p) => `answer to ${p}` }, undefined, true);
+    await local.type("first");
+    local.enter();
+    await local.wait("Esc to interrupt");
+    local.ui.stdin.write("\x03");
+    await local.wait("■ interrupted");
+    expect(local.exits).toEqual([]);
+    local.ui.stdin.write("\x03");
+    await local.wait(() => local.exits.length === 1, "detach");
+
+    const remote = await mount({ hold: true, reply: (p) => `answer to ${p}` });
+    await remote.type("first");
+    remote.enter();
+    await remote.wait("Esc to interrupt");
+    remote.ui.stdin.write("\x03");
+    await remote.wait(() => remote.exits.length === 1, "detach");
+    expect(remote.screen()).not.toContain("■ interrupted");
   }, 20_000);
 });
 

@@ -34,6 +34,8 @@ export interface QuestionDialogProps {
   /** How many more questions wait behind this one. */
   more: number;
   onAnswer(answer: InterrogativeAnswer): void;
+  /** Esc while choosing (not while typing a message): interrupts the turn, which withdraws the question. */
+  onEscape?: () => void;
   active: boolean;
   /** An error from the last attempt to answer. */
   error: string | null;
@@ -49,7 +51,7 @@ function useLiveState<T extends object>(initial: T): [{ current: T }, (change: P
   return [ref, (change) => ((ref.current = { ...ref.current, ...change }), redraw((n) => n + 1))];
 }
 
-export function QuestionDialog({ question, more, onAnswer, active, error }: QuestionDialogProps): ReactNode {
+export function QuestionDialog({ question, more, onAnswer, onEscape, active, error }: QuestionDialogProps): ReactNode {
   const choices = choicesFor(question);
   const [state, set] = useLiveState<{ selected: number; message: string | null }>({ selected: 0, message: null });
   useInput(
@@ -65,7 +67,8 @@ export function QuestionDialog({ question, more, onAnswer, active, error }: Ques
         else if (input && !key.ctrl && !key.meta) set({ message: message + input });
         return;
       }
-      if (key.upArrow) set({ selected: (selected + choices.length - 1) % choices.length });
+      if (key.escape) onEscape?.();
+      else if (key.upArrow) set({ selected: (selected + choices.length - 1) % choices.length });
       else if (key.downArrow || key.tab) set({ selected: (selected + 1) % choices.length });
       else if (/^[1-9]$/.test(input) && Number(input) <= choices.length) pick(Number(input) - 1);
       else if (key.return) pick(selected);
@@ -97,6 +100,7 @@ export function QuestionDialog({ question, more, onAnswer, active, error }: Ques
           <Text dimColor>{"  (Enter sends, Esc goes back)"}</Text>
         </Text>
       ) : null}
+      {onEscape && message === null ? <Text dimColor>{"Esc stops the turn (nothing is run)"}</Text> : null}
       {more > 0 ? <Text dimColor>{`${more} more question${more === 1 ? "" : "s"} waiting`}</Text> : null}
       {error ? <Text color={c.error}>{error}</Text> : null}
     </Box>

@@ -11,6 +11,9 @@ import { newId } from "../util/ids.ts";
 import { CliError, EXIT, type Io, type ParsedArgs } from "./command.ts";
 import { SessionPrinter } from "./session-printer.ts";
 
+/** Ctrl+C in the trust dialog: nothing was started. */
+const EXIT_CANCELLED = 130;
+
 export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const prompt = args.positionals[0];
   const project = findProject(io.cwd, io.env).root;
@@ -21,6 +24,7 @@ export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
       const dir = await newSession(dataRoot(io.env), id, project, prompt);
       return { handle: await launch(dir, io, demo), sessionDir: dir };
     };
+    if (!(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
     return (await import("./session-tui.ts")).runLocalTui({ launch: start, sessionId: id, demo, prompt }, io);
   }
   const dir = await newSession(dataRoot(io.env), id, project, prompt);
@@ -46,15 +50,18 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
     if (!id) throw new CliError(`no session for ${project} yet; start one with 'agent new'`);
   }
   let dir: string;
+  let project: string;
   try {
     dir = sessionDirOf(root, id);
     const store = openSession(dir);
+    project = store.meta().project;
     // Continuing a stopped session makes it running again (its stopped-history checkpoints become invalid).
     if (store.meta().state !== "running") store.setState("running");
     store.close();
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+  if (wantsTui(args) && !(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
   if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
   const handle = await launch(dir, io, args.flags.demo === true);
   return follow(handle, id, io, { detach: args.flags.detach === true });

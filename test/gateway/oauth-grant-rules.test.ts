@@ -60,7 +60,7 @@ describe("device authorization grant", () => {
     expect((await poll(client, device_code)).status).toBe(200);
     gw.clock.advance(10);
     const again = await poll(client, device_code);
-    expect(again.body).toEqual({ error: "invalid_grant", error_description: "the device code was already used" });
+    expect(again.body).toEqual({ error: "invalid_grant", error_description: "the device code was already used; the tokens issued for it are now revoked" });
     expect((await poll(client, "made-up")).body.error).toBe("invalid_grant");
   });
 

@@ -1,6 +1,11 @@
 // OAuth client registrations (the admin side): public device-flow clients and confidential
 // client-credentials clients whose secret is shown once and stored only as SHA-256.
-import { and, eq, isNull } from "drizzle-orm";
+// A confidential client registered over HTTP with a principal's token acts on that principal's authority:
+// registration records a grant of the principal to the client (the registration grant, listed and revocable
+// on the dashboard), the client's tokens are issued under it, and once it is revoked (by the principal, or by
+// a password change: spec rule 10) the client gets no more tokens. Clients registered with the admin CLI
+// have no registration grant: they answer to whoever holds the gateway's database.
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, principals } from "../db/schema.ts";
@@ -48,8 +53,24 @@ export function normalizeGrantTypes(type: ClientType, requested: string[] | unde
   return [...new Set(out)];
 }
 
+/** The registration grant of a confidential client: none (registered by an admin), live, or revoked. */
+export type RegistrationGrant = { state: "none" } | { state: "live"; grantId: string } | { state: "revoked" };
+
 export class OAuthClientStore {
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+  private readonly grantsOfClient;
+
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
+    // Read on every client_credentials request: prepared once.
+    this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare();
+  }
+
+  /** Whether a confidential client still acts on its registrant's authority (see the file comment). */
+  registrationGrant(clientId: string): RegistrationGrant {
+    const rows = this.grantsOfClient.all({ clientId });
+    if (rows.length === 0) return { state: "none" };
+    const live = rows.find((r) => r.revokedAt === null);
+    return live ? { state: "live", grantId: live.id } : { state: "revoked" };
+  }
 
   register(
     name: string,
@@ -57,6 +78,8 @@ export class OAuthClientStore {
     grantTypes?: string[],
     scopes: string[] = [...ALL_SCOPES],
     authMethod: TokenEndpointAuthMethod = type === "public" ? "none" : "client_secret_basic",
+    /** The principal whose token registered a confidential client over HTTP. */
+    registeredBy?: string,
   ): { client: OAuthClientInfo; secret?: string } {
     if (name.trim() === "" || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new OAuthClientError("a client name needs 1-100 printable characters", "invalid");
     const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
@@ -74,6 +97,9 @@ export class OAuthClientStore {
       }
       const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now, tokenEndpointAuthMethod: authMethod };
       tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null }).run();
+      if (type === "confidential" && registeredBy) {
+        tx.insert(oauthGrants).values({ id: newId("grt", now), clientId: id, principalId: registeredBy, scopes: client.scopes, createdAt: now }).run();
+      }
       return { client, secret };
     });
   }

@@ -1,5 +1,6 @@
-// Revoking what a principal holds: OAuth grants with their access and refresh tokens, PATs, sessions.
-import { and, eq, inArray, isNull } from "drizzle-orm";
+// Revoking what a principal holds: OAuth grants with their access and refresh tokens, and what the
+// confidential clients it registered hold.
+import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens } from "../db/schema.ts";
@@ -21,7 +22,12 @@ export function listGrants(db: GatewayDb, principalId: string): GrantInfo[] {
     .all();
 }
 
-/** Revokes grants (one, or all of the principal's) and every access and refresh token issued under them. */
+/**
+ * Revokes grants (one, or all of the principal's) and every access and refresh token issued under them.
+ * A confidential client registered with a principal's token holds a registration grant of that principal
+ * (oauth-clients.ts); revoking it also revokes what the client's machine principal holds, including grants
+ * of clients it registered in turn. Returns how many of the principal's own grants were revoked.
+ */
 export function revokeGrants(db: GatewayDb, clock: Clock, principalId: string, grantId?: string): number {
   const now = clock.now();
   return db.transaction((tx) => {
@@ -30,10 +36,26 @@ export function revokeGrants(db: GatewayDb, clock: Clock, principalId: string, g
     if (!grantId) {
       tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.principalId, principalId), isNull(oauthAccessTokens.revokedAt))).run();
     }
-    if (ids.length === 0) return 0;
-    tx.update(oauthGrants).set({ revokedAt: now }).where(inArray(oauthGrants.id, ids)).run();
-    tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.grantId, ids), isNull(oauthAccessTokens.revokedAt))).run();
-    tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(inArray(oauthRefreshTokens.grantId, ids), isNull(oauthRefreshTokens.revokedAt))).run();
+    let batch = ids;
+    const seen = new Set<string>([principalId]);
+    while (batch.length > 0) {
+      tx.update(oauthGrants).set({ revokedAt: now }).where(inArray(oauthGrants.id, batch)).run();
+      tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.grantId, batch), isNull(oauthAccessTokens.revokedAt))).run();
+      tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(inArray(oauthRefreshTokens.grantId, batch), isNull(oauthRefreshTokens.revokedAt))).run();
+      // Machine principals of confidential clients whose registration grant was just revoked.
+      const machines = tx
+        .selectDistinct({ id: oauthClients.principalId })
+        .from(oauthGrants)
+        .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+        .where(and(inArray(oauthGrants.id, batch), eq(oauthClients.clientType, "confidential"), isNotNull(oauthClients.principalId)))
+        .all()
+        .map((m) => m.id!)
+        .filter((m) => !seen.has(m));
+      if (machines.length === 0) break;
+      for (const m of machines) seen.add(m);
+      tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.principalId, machines), isNull(oauthAccessTokens.revokedAt))).run();
+      batch = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(and(inArray(oauthGrants.principalId, machines), isNull(oauthGrants.revokedAt))).all().map((g) => g.id);
+    }
     return ids.length;
   });
 }

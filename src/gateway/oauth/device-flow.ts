@@ -1,13 +1,15 @@
 // The device authorization grant (RFC 8628): issuing device/user code pairs, and redeeming them at the
 // token endpoint. Polling faster than the code's interval gets `slow_down` and adds 5 s to the interval,
-// stored on the code, for every later poll. A code is bound to its client and consumed exactly once.
+// stored on the code, for every later poll. A code is bound to its client and consumed exactly once; a
+// consumed code presented again has leaked, so the grant it issued is revoked (RFC 6749 §4.1.2, applied
+// to device codes). That grant's id is derived from the code, so no lookup table is needed.
 // (The /device web page moves codes from pending to approved or denied: docs/decisions-gateway.md 17.)
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthDeviceCodes } from "../db/schema.ts";
-import { sha256Hex } from "../../util/ids.ts";
+import { newId, sha256Hex } from "../../util/ids.ts";
 import { newDeviceCode, newUserCode } from "./codes.ts";
 import { OAuthError } from "./http.ts";
 
@@ -18,6 +20,14 @@ export interface DeviceAuthorizationResponse {
   verification_uri_complete: string;
   expires_in: number;
   interval: number;
+}
+
+/**
+ * The id of the grant a device code issues: the code's creation time (ids sort by time) and a hash of the
+ * stored code hash, so a replay of the code finds the grant to revoke. Hex digits are Crockford base32 too.
+ */
+export function deviceGrantId(deviceCodeHash: string, codeCreatedAt: number): string {
+  return `${newId("grt", codeCreatedAt).slice(0, 14)}${sha256Hex(`device-grant:${deviceCodeHash}`).slice(0, 16)}`;
 }
 
 /** Expired codes are kept a day (so late polls still get `expired_token`), then deleted. */
@@ -62,13 +72,20 @@ export class DeviceFlow {
     }
   }
 
-  /** One poll of the token endpoint; the approving principal and approved scopes once approved. */
-  redeem(clientId: string, deviceCode: string): { principalId: string; scopes: string[] } {
+  /**
+   * One poll of the token endpoint; once approved, the approving principal, the approved scopes and the id
+   * the new grant must have. A code that was already redeemed is refused and `onReplay` is told the grant it
+   * issued (whoever presents it: the code has leaked either way).
+   */
+  redeem(clientId: string, deviceCode: string, onReplay: (grantId: string, principalId: string | null) => void): { principalId: string; scopes: string[]; grantId: string } {
     const now = this.clock.now();
     const hash = sha256Hex(deviceCode);
     const row = this.db.select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, hash)).get();
+    if (row?.status === "consumed") {
+      onReplay(deviceGrantId(hash, row.createdAt), row.principalId);
+      throw new OAuthError("invalid_grant", "the device code was already used; the tokens issued for it are now revoked");
+    }
     if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "the device code is unknown or was issued to another client");
-    if (row.status === "consumed") throw new OAuthError("invalid_grant", "the device code was already used");
     if (now >= row.expiresAt) throw new OAuthError("expired_token", "the device code has expired; start a new device authorization");
     if (row.status === "denied") throw new OAuthError("access_denied", "the request was denied on the approval page");
     if (row.lastPolledAt !== null && now - row.lastPolledAt < row.intervalSecs * 1000) {
@@ -88,6 +105,6 @@ export class DeviceFlow {
       .returning({ principalId: oauthDeviceCodes.principalId, scopes: oauthDeviceCodes.scopes })
       .all()[0];
     if (!consumed?.principalId) throw new OAuthError("invalid_grant", "the device code was already used");
-    return { principalId: consumed.principalId, scopes: consumed.scopes };
+    return { principalId: consumed.principalId, scopes: consumed.scopes, grantId: deviceGrantId(hash, row.createdAt) };
   }
 }

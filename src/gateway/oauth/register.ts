@@ -61,10 +61,10 @@ export function parseRegistration(body: unknown): RegistrationRequest {
 }
 
 /** Stores the client and renders the RFC 7591 §3.2.1 response body. */
-export function registerClient(store: OAuthClientStore, request: RegistrationRequest): { client: OAuthClientInfo; body: Record<string, unknown> } {
+export function registerClient(store: OAuthClientStore, request: RegistrationRequest, registeredBy?: string): { client: OAuthClientInfo; body: Record<string, unknown> } {
   let created;
   try {
-    created = store.register(request.name ?? "unnamed client", request.type, request.grantTypes, request.scopes, request.authMethod);
+    created = store.register(request.name ?? "unnamed client", request.type, request.grantTypes, request.scopes, request.authMethod, registeredBy);
   } catch (error) {
     if (error instanceof OAuthClientError) throw invalid(error.message.replace(/["\\]/g, "'"));
     throw error;

@@ -61,8 +61,12 @@ export function oauthRoutes(ctx: GatewayContext) {
         needsGrant(client, grantType);
         const code = form.get("device_code");
         if (!code) throw new OAuthError("invalid_request", "device_code is required");
-        const approved = device.redeem(client.id, code);
-        const { grantId, tokens: t } = tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token));
+        const approved = device.redeem(client.id, code, (replayed, principalId) => {
+          tokens.revokeGrant(replayed);
+          ctx.audit.record({ action: "oauth.device_code_reuse", outcome: "denied", principalId, sourceIp: ip, target: replayed, detail: `a redeemed device code was presented again by client ${client.id}; the grant it issued was revoked` });
+          ctx.streams.sweep();
+        });
+        const { grantId, tokens: t } = tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token), approved.grantId);
         ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: approved.principalId, sourceIp: ip, target: grantId, detail: `device_code grant for client ${client.id}; scopes: ${approved.scopes.join(" ")}` });
         issued = t;
         break;
@@ -71,8 +75,10 @@ export function oauthRoutes(ctx: GatewayContext) {
         if (client.clientType !== "confidential") throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients");
         needsGrant(client, grantType);
         if (!client.principalId) throw new OAuthError("unauthorized_client", "this client has no machine principal any more; register it again");
+        const registration = store.registrationGrant(client.id);
+        if (registration.state === "revoked") throw new OAuthError("invalid_grant", "the authority this client was registered with was revoked (a password change or a revoked grant); register a new client");
         const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);
-        issued = await tokens.issueAccessBatched({ clientId: client.id, principalId: client.principalId, grantId: null, scopes });
+        issued = await tokens.issueAccessBatched({ clientId: client.id, principalId: client.principalId, grantId: registration.state === "live" ? registration.grantId : null, scopes });
         break;
       }
       case GRANT_TYPES.refresh_token: {
@@ -137,7 +143,7 @@ export function oauthRoutes(ctx: GatewayContext) {
       }
       principalId = auth.principalId;
     }
-    const { client, body: out } = registerClient(store, parsed);
+    const { client, body: out } = registerClient(store, parsed, principalId ?? undefined);
     ctx.audit.record({ action: "client.register", outcome: "success", principalId, sourceIp: ip, target: client.id, detail: `dynamic registration (${client.clientType})` });
     return oauthJson(201, out);
   };

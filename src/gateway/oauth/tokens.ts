@@ -97,11 +97,14 @@ export class OAuthTokens {
     return { row, response };
   }
 
-  /** A new grant (a device approval turned into tokens): access token, plus a refresh family when allowed. */
-  issueGrant(clientId: string, principalId: string, scopes: string[], withRefresh: boolean): { grantId: string; tokens: TokenResponse } {
+  /**
+   * A new grant (a device approval or a sign-in turned into tokens): access token, plus a refresh family when
+   * allowed. `grantId` is given when the grant's id must be found again later (device codes).
+   */
+  issueGrant(clientId: string, principalId: string, scopes: string[], withRefresh: boolean, grantId?: string): { grantId: string; tokens: TokenResponse } {
     return this.db.transaction(() => {
       const now = this.clock.now();
-      const grantId = newId("grt", now);
+      grantId ??= newId("grt", now);
       this.db.insert(oauthGrants).values({ id: grantId, clientId, principalId, scopes, createdAt: now }).run();
       const tokens = this.issueAccess({ clientId, principalId, grantId, scopes });
       if (withRefresh) {

@@ -11,5 +11,6 @@ process.env.XDG_STATE_HOME = join(home, ".local", "state");
 process.env.XDG_CACHE_HOME = join(home, ".cache");
 process.env.XDG_RUNTIME_DIR = join(home, ".run");
 for (const name of Object.keys(process.env)) {
-  if (/_API_KEY$|_AUTH_TOKEN$|^OTEL_/.test(name)) delete process.env[name];
+  // Key and base-URL variables choose a provider when no config names one (src/providers/env-providers.ts).
+  if (/_API_KEY$|_AUTH_TOKEN$|_BASE_URL$|^OTEL_|^AZURE_OPENAI_ENDPOINT$|^ANTHROPIC_FOUNDRY_|^GITHUB_TOKEN$|^HF_TOKEN$/.test(name)) delete process.env[name];
 }

@@ -5,6 +5,7 @@ import { createSessionFromConfig, SessionSetupError, type CreatedSession } from 
 import { DEMO_NOTICE } from "../agent/demo.ts";
 import type { EngineEvent, TurnStopReason } from "../agent/events.ts";
 import { dataRoot } from "../config/files.ts";
+import { envChoiceLine } from "../providers/env-providers.ts";
 import { initSessionDir, sessionsRoot, type SessionStore } from "../daemon/store/index.ts";
 import { newId } from "../util/ids.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
@@ -60,6 +61,12 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   else {
     if (args.flags.demo === true) io.err(`${DEMO_NOTICE}\n`);
     io.err(`session ${sessionId} · model ${created.model.key} · facet ${created.facet}\n`);
+  }
+  const fromEnvironment = created.loaded.fromEnvironment;
+  if (fromEnvironment?.found.length && args.flags.demo !== true) {
+    const choice = envChoiceLine(fromEnvironment, created.model.key);
+    if (json) line({ type: "notice", level: "info", message: choice });
+    else io.err(`${choice}\n`);
   }
   for (const notice of created.notices) {
     if (json) line({ type: "notice", level: "warning", message: notice });

@@ -23,5 +23,10 @@ export async function frontDoorRun(args: ParsedArgs, io: Io): Promise<number> {
     if (isCancel(answer) || answer !== true) return EXIT.ok;
     return newRun({ ...args, flags: { ...args.flags, demo: true } }, io);
   }
+  // The key variables chose the provider: say which, and how to change it, before the view opens.
+  if (loaded.ok && loaded.fromEnvironment?.found.length && loaded.defaults.full && args.flags.demo !== true) {
+    const { envChoiceLine } = await import("../providers/env-providers.ts");
+    io.err(`${envChoiceLine(loaded.fromEnvironment, (args.flags.model as string | undefined) ?? loaded.defaults.full.model)}\n`);
+  }
   return newRun(args, io);
 }

@@ -9,6 +9,7 @@ import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type Pr
 import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
 import { modelCatalog } from "../providers/model-catalog.ts";
+import { type EnvSelection, providersFromEnv } from "../providers/env-providers.ts";
 import { normalizeLayer } from "./normalize.ts";
 import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
 import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
@@ -57,7 +58,11 @@ export interface LoadedConfig {
   project: ProjectLocation;
   /** Whether the project's programs, scripts and credential-bearing addresses may be used. */
   trust: ProjectTrust;
+  /** Set when no config file names a provider and key variables of the environment were looked at. */
+  fromEnvironment: EnvSelection | null;
 }
+
+const isEmptyMap = (v: unknown) => !v || (typeof v === "object" && Object.keys(v).length === 0);
 
 /** Map entries that are pruned as a whole when any value inside them is invalid. */
 const KEYED_BLOCKS = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
@@ -261,6 +266,14 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   if (used.project) merged = mergeLayers(merged, used.project, "project", origins);
 
   if (layers.some((l) => l.parsed)) merged = { version: CURRENT_CONFIG_VERSION, ...merged };
+  // No provider in any file: the key variables of the environment choose (src/providers/env-providers.ts).
+  const fromEnvironment = isEmptyMap(merged.providers) ? providersFromEnv(options.env) : null;
+  if (fromEnvironment && fromEnvironment.found.length > 0) {
+    merged = { ...merged, providers: fromEnvironment.providers };
+    const defaults = (merged.defaults ?? {}) as Record<string, unknown>;
+    if (!defaults.full && fromEnvironment.defaults) merged.defaults = { ...fromEnvironment.defaults, ...defaults };
+    for (const key of fromEnvironment.secrets) secrets.add(key);
+  }
   const mergedProblems = new ProblemList();
   checkValue(AppConfigSchema, merged, [], mergedProblems);
   const config = prune(merged, mergedProblems.items) as AppConfig;
@@ -288,5 +301,6 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     secrets: [...secrets],
     project,
     trust,
+    fromEnvironment,
   };
 }

@@ -47,8 +47,10 @@ export function framesFor(dialect: Dialect, turn: TurnSpec): string[] {
 export function startProviderFake(
   dialect: Dialect,
   script: FakeStep[],
-  options: { tls?: { cert: string; key: string }; models?: Record<string, unknown>[][] } = {},
+  options: { tls?: { cert: string; key: string }; models?: Record<string, unknown>[][]; prefix?: string } = {},
 ): ProviderFake {
+  // A vendor serving the API under a path prefix (OpenRouter: /api/v1/chat/completions).
+  const prefix = options.prefix ?? "";
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
   const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
@@ -82,7 +84,7 @@ export function startProviderFake(
         const page = pages[index] ?? [];
         return Response.json({ data: page, has_more: index < pages.length - 1, last_id: page.at(-1)?.id ?? null });
       }
-      if (path !== PATHS[dialect] || req.method !== "POST") {
+      if (path !== `${prefix}${PATHS[dialect]}` || req.method !== "POST") {
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
       }
@@ -121,7 +123,7 @@ export function startProviderFake(
   const url = `${scheme}://127.0.0.1:${server.port}`;
   return {
     url,
-    base: dialect === "a_messages" ? url : `${url}/v1`,
+    base: dialect === "a_messages" ? `${url}${prefix}` : `${url}${prefix}/v1`,
     requests,
     violations,
     stalls: () => stallCount,

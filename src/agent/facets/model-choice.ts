@@ -9,14 +9,22 @@ import { ProviderConfigError, resolveProvider, type ResolvedProvider } from "../
 
 export const NO_MODEL_HELP = [
   "No model provider is configured, so there is no model to talk to.",
-  "Configure one in ~/.config/agent/config.yaml (see README: The config file), for example a catalog provider",
-  "with its key from the environment:",
-  "  providers: { main: { kind: { type: catalog, name: a }, auth: { type: static_key, key: \"${A_API_KEY}\" } } }",
-  "or a local OpenAI-compatible server:",
+  "Export a key and run agent again; with no config file the key chooses the provider:",
+  "  export ANTHROPIC_API_KEY=...   # or OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY,",
+  "                                # XAI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, ... (`agent models` lists them all)",
+  "Or configure a provider in ~/.config/agent/config.yaml (see README: The config file), for example a",
+  "local OpenAI-compatible server:",
   "  providers: { local: { kind: { type: custom_b_compatible }, url: \"http://127.0.0.1:8080/v1\", auth: { type: no_auth } } }",
   "  models: { my-model: { provider: local, class: full, context_window: 32768 } }",
   "Or try the offline demo (scripted answers, no account): add --demo.",
 ].join("\n");
+
+/** NO_MODEL_HELP, after what a key variable set without its resource address is missing. */
+function noModelHelp(loaded: LoadedConfig): string {
+  const incomplete = loaded.fromEnvironment?.incomplete ?? [];
+  const lines = incomplete.map((i) => `${i.keyVar} is set, but the ${i.name} provider also needs ${i.missing} (your resource's address).`);
+  return [...lines, NO_MODEL_HELP].join("\n");
+}
 
 export class ModelChoiceError extends Error {
   constructor(
@@ -57,7 +65,7 @@ export function chooseModel(loaded: LoadedConfig, requested: string | null | und
   } else {
     const choice = loaded.defaults.full;
     model = choice ? table.get(choice.model) : undefined;
-    if (!model) throw new ModelChoiceError("no_model", NO_MODEL_HELP);
+    if (!model) throw new ModelChoiceError("no_model", noModelHelp(loaded));
     effort = choice!.effort;
   }
   return { model, effort, reasoning: reasoningFor(model, effort), provider: providerFor(loaded, model) };

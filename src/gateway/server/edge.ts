@@ -6,7 +6,8 @@ import type { Server } from "bun";
 import type { GatewayContext } from "../context.ts";
 import { newId } from "../../util/ids.ts";
 import { errorResponse, jsonResponse } from "./errors.ts";
-import { bodyLimitFor, readLimited, SMALL_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
+import { bodyLimitFor, withSecurityHeaders } from "./headers.ts";
+import { declaredTooLarge, readBody, type BodyDeadlines } from "./body.ts";
 import { setRequestMeta } from "./request-meta.ts";
 import { authorizeApi, setEdgeDecision } from "./auth-guard.ts";
 import { isProxyPath, proxyRequest } from "../sessions/proxy.ts";
@@ -22,7 +23,7 @@ export interface Handler {
 }
 
 /** `hosts` gives the Host names served (set once the listener knows its port). */
-export function createFetchHandler(ctx: GatewayContext, app: Handler, hosts: () => HostPolicy | undefined) {
+export function createFetchHandler(ctx: GatewayContext, app: Handler, hosts: () => HostPolicy | undefined, deadlines: BodyDeadlines) {
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
     // The request id and the client address are worked out only when something reads them (the allow and
     // deny lists, the app's logs, audit and rate limits, an error): the session proxy usually needs neither.
@@ -40,26 +41,34 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler, hosts: () 
       if (target instanceof Response) return done(target);
       const { url, pathname } = target;
       const limit = bodyLimitFor(pathname);
-      const declared = request.headers.get("content-length");
-      if (declared !== null && !(Number(declared) <= limit)) return done(jsonResponse(413, { error: "payload_too_large", message: `request bodies on this route are limited to ${limit} bytes` }));
-      let body: Uint8Array | null = null;
-      if (declared === null && request.body && limit === SMALL_BODY_LIMIT) {
-        // A chunked body has no declared length: read it under the cap before anything parses it.
-        const read = await readLimited(request, limit);
-        if (!read) return done(jsonResponse(413, { error: "payload_too_large", message: `request bodies on this route are limited to ${limit} bytes` }));
-        body = read;
-      }
+      const oversized = declaredTooLarge(request, limit);
+      if (oversized) return done(oversized);
       let auth;
+      let proxied;
       if (pathname.startsWith("/api/")) {
         const checked = authorizeApi(ctx, request, pathname);
         if (checked instanceof Response) return done(checked);
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing. It
         // forwards the canonical path; its responses carry their security headers already.
-        if (checked && isProxyPath(pathname)) return await proxyRequest(ctx, ctx.sessions, request, url, checked, server);
+        if (checked && isProxyPath(pathname)) {
+          if (!request.body) return await proxyRequest(ctx, ctx.sessions, request, url, checked, server);
+          proxied = checked;
+        }
         auth = checked;
       }
-      // The app sees only the canonical URL; the body, if read above, travels as bytes.
-      const req = new Request(url, { method: request.method, headers: request.headers, body: body ?? request.body, signal: request.signal, duplex: "half" } as RequestInit);
+      // The body, whole and under the route's limit, before anything parses it; the connection's idle timeout
+      // is lifted meanwhile so that a stalled body gets its 408 instead of a silent close.
+      let body: Uint8Array<ArrayBuffer> | null = null;
+      if (request.body) {
+        server?.timeout(request, 0);
+        const read = await readBody(request, limit, deadlines);
+        if (read instanceof Response) return done(read);
+        server?.timeout(request, deadlines.idleMs / 1000);
+        body = read;
+      }
+      if (proxied) return await proxyRequest(ctx, ctx.sessions, body === null ? request : new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal }), url, proxied, server);
+      // The app sees only the canonical URL.
+      const req = new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal });
       setEdgeDecision(req, pathname, auth);
       // Streams (SSE) lift the idle timeout for their connection once the route accepted them.
       setRequestMeta(req, { ip: ipOf(), requestId: idOf(), origin: target.origin, keepOpen: () => server?.timeout(request, 0) });

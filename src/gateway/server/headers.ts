@@ -65,22 +65,3 @@ export function bodyLimitFor(pathname: string): number {
   if (pathname.startsWith("/api/v1/oauth/") || !pathname.startsWith("/api/")) return SMALL_BODY_LIMIT;
   return API_BODY_LIMIT;
 }
-
-/** Reads at most `limit` bytes of a body; undefined when it is longer. */
-export async function readLimited(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}

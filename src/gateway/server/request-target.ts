@@ -26,13 +26,15 @@ export interface HostPolicyInput {
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::"]);
 
+/** An address as a Host header names it: IPv6 in brackets, without a zone. */
 function bracketed(address: string): string {
-  return address.includes(":") ? `[${address.toLowerCase()}]` : address.toLowerCase();
+  const bare = address.split("%")[0]!.toLowerCase();
+  return bare.includes(":") ? `[${bare}]` : bare;
 }
 
 function localAddresses(): string[] {
   const out: string[] = [];
-  for (const list of Object.values(networkInterfaces())) for (const entry of list ?? []) out.push(entry.address.split("%")[0]!);
+  for (const list of Object.values(networkInterfaces())) for (const entry of list ?? []) out.push(entry.address);
   return out;
 }
 

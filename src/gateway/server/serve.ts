@@ -11,6 +11,7 @@ import { createFetchHandler } from "./edge.ts";
 import { jsonResponse } from "./errors.ts";
 import { issuerUrl } from "../oauth/metadata.ts";
 import { API_BODY_LIMIT, withSecurityHeaders } from "./headers.ts";
+import { DEFAULT_BODY_TOTAL_MS } from "./body.ts";
 import { traceRequests } from "../../telemetry/http-spans.ts";
 import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
@@ -29,6 +30,8 @@ export interface StartOptions {
   groups?: RouteGroup[];
   /** Seconds an idle connection is kept (default IDLE_TIMEOUT_SECS; tests shorten it). */
   idleTimeoutSecs?: number;
+  /** Milliseconds a whole request body may take (default DEFAULT_BODY_TOTAL_MS; tests shorten it). */
+  bodyTotalMs?: number;
   /** A server span per request (src/telemetry); absent: none. */
   tracer?: Tracer;
 }
@@ -52,21 +55,23 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
   const pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
   const ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+  const idleSecs = options.idleTimeoutSecs ?? IDLE_TIMEOUT_SECS;
   let server: Server<unknown>;
   let hosts: HostPolicy | undefined;
   try {
     const app = buildGatewayApp(ctx, options.groups);
     // The Host names served are known once the port is (listen.port 0 picks one): no request is handled
     // before Bun.serve returns and the policy is set below.
-    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app, () => hosts));
+    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app, () => hosts, { idleMs: idleSecs * 1000, totalMs: options.bodyTotalMs ?? DEFAULT_BODY_TOTAL_MS }));
     server = Bun.serve({
       hostname: config.listen.address,
       port: config.listen.port,
       fetch,
       error: () => withSecurityHeaders(jsonResponse(500, { error: "internal_error" }), tls !== null),
       tls: tls ? { cert: tls.cert, key: tls.key } : undefined,
-      idleTimeout: options.idleTimeoutSecs ?? IDLE_TIMEOUT_SECS,
-      maxRequestBodySize: API_BODY_LIMIT,
+      idleTimeout: idleSecs,
+      // The edge enforces each route's limit with a JSON 413 (body.ts); this only bounds what Bun buffers.
+      maxRequestBodySize: API_BODY_LIMIT * 2,
       development: false,
     });
   } catch (error) {

@@ -1,0 +1,83 @@
+// Bodies the gateway will not take get an HTTP answer with the JSON error envelope, never a silent close:
+// 413 for a chunked body over the route's limit (API routes and the session proxy included), 408 for a body
+// that stalls or trickles past its deadline.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { API_BODY_LIMIT } from "../../src/gateway/server/headers.ts";
+import { machineToken } from "./sessions/helpers.ts";
+import { startTestGateway, type TestGateway } from "./helpers.ts";
+
+let gw: TestGateway;
+let token: string;
+beforeAll(async () => {
+  gw = await startTestGateway("", { idleTimeoutSecs: 1, bodyTotalMs: 2500 });
+  token = machineToken(gw);
+});
+afterAll(() => gw.stop());
+
+/** Writes `parts` with `gapMs` between them; resolves with everything received until the server closes. */
+function exchange(parts: (string | Buffer)[], gapMs = 0): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(gw.server.port!, "127.0.0.1");
+    let received = "";
+    const timer = setTimeout(() => socket.destroy(), 10_000);
+    socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on("error", () => {});
+    let i = 0;
+    const next = () => {
+      if (i >= parts.length || socket.destroyed) return;
+      socket.write(parts[i++]!);
+      setTimeout(next, gapMs);
+    };
+    next();
+  });
+}
+
+const head = (path: string, extra: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+
+function chunk(size: number): Buffer {
+  return Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), Buffer.alloc(size, 0x20), Buffer.from("\r\n")]);
+}
+
+describe("request bodies", () => {
+  for (const path of ["/api/v1/configurations", "/api/v1/sessions/ses_00000000000000000000000000/proxy/prompt"]) {
+    test(`a chunked body over the limit on ${path.includes("proxy") ? "the session proxy" : "an API route"} gets 413 with a JSON body`, async () => {
+      const parts: (string | Buffer)[] = [head(path, "Transfer-Encoding: chunked\r\n")];
+      for (let sent = 0; sent <= API_BODY_LIMIT; sent += 64 * 1024) parts.push(chunk(64 * 1024));
+      parts.push("0\r\n\r\n");
+      const received = await exchange(parts);
+      expect(received).toStartWith("HTTP/1.1 413");
+      expect(received).toContain('"error":"payload_too_large"');
+    });
+  }
+
+  test("a declared length over the limit is refused before any byte of the body is read", async () => {
+    const received = await exchange([head("/api/v1/configurations", `Content-Length: ${API_BODY_LIMIT + 1}\r\n`)]);
+    expect(received).toStartWith("HTTP/1.1 413");
+    expect(received).toContain('"error":"payload_too_large"');
+  });
+
+  test("a body that stops arriving gets 408 with a JSON body", async () => {
+    const received = await exchange([head("/api/v1/configurations", "Content-Length: 100\r\n"), '{"name":']);
+    expect(received).toStartWith("HTTP/1.1 408");
+    expect(received).toContain('"error":"request_timeout"');
+  });
+
+  test("a body trickled byte by byte past its deadline gets 408 (the idle timeout alone would never end it)", async () => {
+    const body = '{"name":"slow","config_content":"x: 1"}';
+    const parts = [head("/api/v1/configurations", `Content-Length: ${body.length}\r\n`), ...body.split("")];
+    const received = await exchange(parts, 300);
+    expect(received).toStartWith("HTTP/1.1 408");
+    expect(gw.ctx.sqlite.query("SELECT count(*) AS n FROM configurations").get()).toEqual({ n: 0 });
+  }, 20_000);
+
+  test("a chunked body within the limit is read whole and reaches the route", async () => {
+    const body = JSON.stringify({ name: "chunky", config_format: "yaml", config_content: "default_permission_matcher: standard\n" });
+    const received = await exchange([head("/api/v1/configurations", "Transfer-Encoding: chunked\r\nConnection: close\r\n"), `${body.length.toString(16)}\r\n${body}\r\n`, "0\r\n\r\n"], 50);
+    expect(received).toStartWith("HTTP/1.1 201");
+  });
+});

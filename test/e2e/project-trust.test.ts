@@ -187,8 +187,9 @@ describe("agent_behavior.shell.init_script", () => {
   test("named by the global config, the project's script still needs the project's trust", () => {
     const { p, marker } = setUp();
     p.config(PROVIDER);
-    mkdirSync(join(p.env.XDG_CONFIG_HOME, "agent"), { recursive: true });
-    writeFileSync(join(p.env.XDG_CONFIG_HOME, "agent", "config.yaml"), "agent_behavior:\n  shell: { command: bash, init_script: init.sh }\n");
+    const globalDir = join(p.env.XDG_CONFIG_HOME!, "agent");
+    mkdirSync(globalDir, { recursive: true });
+    writeFileSync(join(globalDir, "config.yaml"), "agent_behavior:\n  shell: { command: bash, init_script: init.sh }\n");
     const r = run(p, ["exec", "hello"]);
     expect(existsSync(marker)).toBe(false);
     expect(notTrustedLines(r.stderr)[0]).toContain("named by the global config");

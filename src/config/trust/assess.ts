@@ -1,7 +1,8 @@
 // Decides, while the config loads, whether the project's trust-relevant settings may be used: trusted
 // (the stored digest matches), untrusted or changed (they are left out before anything can start them),
 // or kept for this run (`--trust-project`, and the config commands, which start nothing).
-import { relative } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { LayerName } from "../merge.ts";
 import { trustDigest } from "./digest.ts";
 import { type TrustInput, type TrustItem, trustItems } from "./items.ts";
@@ -40,12 +41,32 @@ export function assessProjectTrust(input: TrustInput & { store: ProjectTrustStor
   try {
     const record = input.store.find(input.projectRoot);
     state = !record ? "untrusted" : record.digest === digest ? "trusted" : "changed";
+    // A linked git worktree (the gateway's worktree sessions) of a trusted checkout, with the very same
+    // settings and files, is trusted with it.
+    const main = state === "trusted" ? undefined : mainCheckoutOf(input.projectRoot);
+    if (main && input.store.find(main)?.digest === digest) state = "trusted";
   } catch (error) {
     if (!(error instanceof ProjectTrustStoreError)) throw error;
     state = "untrusted";
     storeError = error.message;
   }
   return { ...base, state, active: state === "trusted" || input.policy === "keep", ...(storeError ? { storeError } : {}) };
+}
+
+/** The main checkout of a linked git worktree (`.git` is a file: `gitdir: <main>/.git/worktrees/<name>`). */
+function mainCheckoutOf(root: string): string | undefined {
+  let text: string;
+  try {
+    if (!statSync(join(root, ".git")).isFile()) return undefined;
+    text = readFileSync(join(root, ".git"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  if (!gitdir) return undefined;
+  const dir = resolve(root, gitdir);
+  if (basename(dirname(dir)) !== "worktrees" || basename(dirname(dirname(dir))) !== ".git") return undefined;
+  return dirname(dirname(dirname(dir)));
 }
 
 /** Removes the untrusted items' keys from the layer documents (copies are made where a key is removed). */

@@ -105,7 +105,8 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
       kind: "tool_server",
       key,
       shown: `tool server '${name}' runs: ${[command, ...args].map(shellWord).join(" ")}${extra.length ? ` (${extra.join("; ")})` : ""}`,
-      pin: { transport: "stdio", command, args, env, pass_env: passEnv, cwd: input.projectRoot },
+      // It runs in the project directory, which the trust record is keyed by (so not pinned here).
+      pin: { transport: "stdio", command, args, env, pass_env: passEnv },
       files: projectFilesNamed(input.projectRoot, [command, ...args]),
       remove,
     });

@@ -128,6 +128,26 @@ describe("the pin", () => {
     expect(other.load().trust.state).toBe("untrusted");
   });
 
+  test("a linked git worktree of a trusted checkout is trusted while its settings and files are the same", () => {
+    const c = setup();
+    const git = (args: string[], cwd: string) => {
+      const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
+      if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+    };
+    const repo = join(c.root, "repo");
+    git(["init", "-q", repo], c.root);
+    writeFileSync(join(repo, "init.sh"), "export A=1\n");
+    c.file("../repo/.agent/config.yaml", "agent_behavior:\n  shell: { command: bash, init_script: init.sh }\n");
+    git(["add", "-A"], repo);
+    git(["commit", "-qm", "x"], repo);
+    grantTrust(c.store, loadConfig({ cwd: repo, env: c.env, untrusted: "keep" }).trust);
+    const tree = join(c.root, "tree");
+    git(["worktree", "add", "-q", tree, "HEAD"], repo);
+    expect(loadConfig({ cwd: tree, env: c.env }).trust.state).toBe("trusted");
+    writeFileSync(join(tree, "init.sh"), "export A=2\n");
+    expect(loadConfig({ cwd: tree, env: c.env }).trust.state).toBe("untrusted");
+  });
+
   test("a damaged store trusts nothing and is reported with its file", () => {
     const c = setup();
     c.projectFile("mcp_servers:\n  s: { transport: stdio, command: true }\n");

@@ -151,3 +151,113 @@ describe("a device code redeemed twice", () => {
     expect((await listConfigurations(first.body.access_token)).status).toBe(401);
   });
 });
+
+describe("failed sign-ins are counted per account, not only per source", () => {
+  const proxied = "  trusted_proxies: [127.0.0.1/32]\n";
+  const from = (ip: string) => new WebClient(gw.url, { "X-Forwarded-For": ip });
+  /** Four addresses in four networks: the per-source limiter alone lets each fail 5 times. */
+  const ATTACKERS = ["203.0.113.5", "198.18.7.9", "192.0.2.44", "100.64.3.4"];
+
+  async function spray(username: string, addresses = ATTACKERS): Promise<void> {
+    let n = 0;
+    for (const ip of addresses) for (let i = 0; i < 5; i++) expect((await from(ip).login(username, `guess-${n++}-xxxx`)).status).toBe(401);
+  }
+
+  test("20 wrong passwords from 4 networks, then the right one from a 5th: 429 with Retry-After; the lock ends on the clock", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await addUser(gw, "ada", PASSWORD);
+    await spray("ada");
+    const fifth = await from("172.16.5.5").login("ada", PASSWORD);
+    expect(fifth.status).toBe(429);
+    expect(fifth.headers.get("retry-after")).toBe("60");
+    const page = await fifth.text();
+    expect(page).toContain("Too many failed sign-ins. Try again in 60 seconds.");
+    expect(page).not.toContain(PASSWORD);
+    gw.clock.advance(60);
+    expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(303);
+    expect(gw.ctx.audit.list({ limit: 30 }).some((e) => e.detail === "rate limited (account)" && e.source_ip === "172.16.5.5")).toBe(true);
+  });
+
+  test("one network with many addresses (IPv4 /24, IPv6 /56) is counted together after 5 failures", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await addUser(gw, "ada", PASSWORD);
+    for (let i = 1; i <= 5; i++) expect((await from(`203.0.113.${i}`).login("ada", `guess-${i}-xxxx`)).status).toBe(401);
+    expect((await from("203.0.113.77").login("ada", PASSWORD)).status).toBe(429);
+    expect((await from("203.0.114.1").login("ada", PASSWORD)).status).toBe(303); // another /24
+    for (let i = 1; i <= 5; i++) expect((await from(`2001:db8:0:${i}::1`).login("ada", `guess-${i}-xxxx`)).status).toBe(401);
+    expect((await from("2001:db8:0:ff::9").login("ada", PASSWORD)).status).toBe(429); // same /56, another /64
+    expect((await from("2001:db8:0:100::1").login("ada", PASSWORD)).status).toBe(303); // the next /56
+  });
+
+  test("the owner is not locked out: a network the account signed in from stays open during the attack; the backoff doubles and is capped", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await addUser(gw, "ada", PASSWORD);
+    expect((await from("198.51.100.20").login("ada", PASSWORD)).status).toBe(303); // ada at home, last week
+    gw.clock.advance(7 * 24 * 3600);
+    await spray("ada");
+    expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(429);
+    expect((await from("198.51.100.21").login("ada", PASSWORD)).status).toBe(303); // home network, another address
+    // The attacker keeps going from new networks: each failure past the allowance doubles the wait, up to 15 minutes.
+    const waits: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      gw.clock.advance(900); // past any lock, inside the hour after which a counter is forgotten
+      expect((await from(`10.${i}.0.1`).login("ada", `again-${i}-xxxx`)).status).toBe(401);
+      waits.push((await from(`10.${i}.0.2`).login("ada", PASSWORD)).headers.get("retry-after")!);
+    }
+    expect(waits).toEqual(["120", "240", "480", "900", "900", "900"]);
+    expect((await from("198.51.100.22").login("ada", PASSWORD)).status).toBe(303);
+    gw.clock.advance(900);
+    expect((await from("172.16.9.9").login("ada", PASSWORD)).status).toBe(303);
+  });
+
+  test("an unknown username locks the same way (a lock does not tell whether the account exists)", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await spray("nobody");
+    const res = await from("172.16.5.5").login("nobody", "whatever-xxxx");
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("60");
+    const stored = JSON.stringify(gw.ctx.sqlite.query("SELECT * FROM rate_limit_state").all());
+    expect(stored).not.toContain("nobody");
+  });
+
+  test("terminal sign-in (/api/v1/auth/login) shares the counter with the web login", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await addUser(gw, "ada", PASSWORD);
+    await spray("ada");
+    const res = await fetch(`${gw.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Forwarded-For": "172.16.5.5" },
+      body: JSON.stringify({ client_id: publicClient(gw), username: "ada", password: PASSWORD }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("60");
+    expect(await res.json()).toEqual({ error: "rate_limited", error_description: "too many failed sign-ins; retry in 60 seconds" });
+  });
+
+  test("PAM sign-ins are counted the same way", async () => {
+    const pam = { authenticate: async (_s: string, _u: string, password: string) => (password === "system-secret" ? "success" : "failure") as "success" | "failure", close() {} };
+    gw = await startTestGateway("", { auth: proxied, pam });
+    const alice = gw.ctx.principals.create("alice");
+    gw.ctx.principals.setPam(alice.id, "agent-gateway", "alice_sys");
+    expect((await from("198.51.100.1").login("alice_sys", "system-secret")).status).toBe(303);
+    await spray("alice_sys");
+    expect((await from("172.16.5.5").login("alice", "system-secret")).status).toBe(429);
+  });
+
+  test("the current password on the dashboard's password form is counted too", async () => {
+    gw = await startTestGateway("", { auth: proxied });
+    await addUser(gw, "ada", PASSWORD);
+    const web = from("198.51.100.20");
+    await web.login("ada", PASSWORD);
+    await spray("ada", ATTACKERS.slice(0, 3));
+    // 15 failures so far; 5 wrong current passwords from a 4th network's stolen session make 20.
+    const thief = from("100.64.3.4");
+    thief.jar.set(...([...web.jar][0] as [string, string]));
+    for (let i = 0; i < 5; i++) {
+      const page = await thief.dashboard();
+      await thief.post("/password", { csrf: page.csrf, current: `guess-${i}-xxxx`, new: "new password 123", confirm: "new password 123" });
+      expect((await thief.dashboard()).html).toContain("The current password is wrong.");
+    }
+    expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(429);
+  });
+});

@@ -1,7 +1,10 @@
-// Username + password login for the web UI: the login limiter first, then the password or PAM check.
+// Username + password login (web UI, terminal sign-in, PAM): the per-source login limiter first, then the
+// per-account one (account-limiter.ts), then the password or PAM check.
 // Unknown users and users without a usable credential cost a dummy hash, like a wrong password.
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { GatewayContext } from "../context.ts";
+import type { Ticket } from "../net/rate-limit.ts";
+import { accountKey, accountLimiter } from "./account-limiter.ts";
 import type { PrincipalDetail } from "./principals.ts";
 
 export type LoginResult =
@@ -16,16 +19,26 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
     safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
     return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
   }
-  const { ticket } = admission;
   // The typed username is recorded only when it names a principal: people sometimes type a password into
   // the username field, and the audit log must never hold one.
-  const target = () => {
-    try {
-      return (ctx.principals.find(username) ?? ctx.principals.findByPamUser(username))?.id ?? "unknown username";
-    } catch {
-      return null;
+  let principalId: string | undefined;
+  let accountTicket: Ticket;
+  try {
+    principalId = username.length <= 64 ? (ctx.principals.find(username) ?? ctx.principals.findByPamUser(username))?.id : undefined;
+    const perAccount = accountLimiter(ctx).admit(accountKey(principalId, username), ip);
+    if (!perAccount.allowed) {
+      admission.ticket.abort();
+      safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: principalId ?? "unknown username", detail: "rate limited (account)" });
+      return { ok: false, reason: "locked", retryAfterSecs: perAccount.retryAfterSecs };
     }
-  };
+    accountTicket = perAccount.ticket;
+  } catch {
+    admission.ticket.abort();
+    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip });
+    throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+  }
+  const ticket = both(ctx, admission.ticket, accountTicket);
+  const target = () => principalId ?? "unknown username";
   // Sources that keep failing queue behind the others for a hash slot (this attempt counts as in flight).
   const priority = ctx.limiters.login.queuePriority(ip);
   let outcome: { principal: PrincipalDetail; method: "password" | "pam" } | undefined;
@@ -62,6 +75,19 @@ async function check(ctx: GatewayContext, username: string, password: string, pr
   }
   await ctx.hasher.verify(password, undefined, priority);
   return undefined;
+}
+
+/** One ticket settling the source's and the account's. A failed write of the account counter is logged, not fatal. */
+function both(ctx: GatewayContext, source: Ticket, account: Ticket): Ticket {
+  const settle = (outcome: "fail" | "succeed" | "abort") => {
+    source[outcome]();
+    try {
+      account[outcome]();
+    } catch (error) {
+      ctx.logger.warn(`the per-account sign-in counter could not be updated: ${(error as Error).message}`);
+    }
+  };
+  return { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") };
 }
 
 function safeAudit(ctx: GatewayContext, event: Parameters<GatewayContext["audit"]["record"]>[0]): void {

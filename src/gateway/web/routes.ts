@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { Elysia } from "elysia";
 import { verifyLogin } from "../auth/login.ts";
 import { PatError } from "../auth/pats.ts";
+import { accountLimiter } from "../auth/account-limiter.ts";
 import { listGrants, revokeGrants } from "../auth/revocation.ts";
 import type { GatewayContext } from "../context.ts";
 import { requestMeta } from "../server/request-meta.ts";
@@ -165,12 +166,20 @@ export function webRoutes(ctx: GatewayContext) {
         if (hash === undefined) return notice("error", "This account has no password to change.");
         const admission = ctx.limiters.login.admit(ip);
         if (!admission.allowed) return notice("error", `Too many failed attempts. Try again in ${admission.retryAfterSecs} seconds.`);
+        // The current password is a password check like a sign-in: the per-account counter applies too.
+        const perAccount = accountLimiter(ctx).admit(principalId, ip);
+        if (!perAccount.allowed) {
+          admission.ticket.abort();
+          return notice("error", `Too many failed attempts. Try again in ${perAccount.retryAfterSecs} seconds.`);
+        }
         if (!(await ctx.hasher.verify(form.current ?? "", hash))) {
           admission.ticket.fail();
+          perAccount.ticket.fail();
           ctx.audit.record({ action: "password.change", outcome: "failure", principalId, sourceIp: ip, detail: "wrong current password" });
           return notice("error", "The current password is wrong.");
         }
         admission.ticket.succeed();
+        perAccount.ticket.succeed();
         const next = form.new ?? "";
         if (next !== (form.confirm ?? "")) return notice("error", "The new passwords do not match.");
         const problem = ctx.hasher.check(next);

@@ -9,12 +9,19 @@ export const DEMO_PROVIDER = "offline-demo";
 export const DEMO_MODEL = "test-scripted";
 export const DEMO_NOTICE = "offline demo: scripted answers from the built-in test provider, no model is involved";
 
+/**
+ * How many times the last answer repeats: the test provider answers a request by the number of answers
+ * in its context, so this is how long a demo conversation goes on (past it, `/clear` starts over).
+ */
+export const DEMO_REPEATS = 100;
+
 /** Writes the shipped script under the data root (the test provider reads a file) and returns its path. */
 export function writeDemoScript(dataRoot: string): string {
   const dir = join(dataRoot, "demo");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, "script.yaml");
-  writeFileSync(path, script);
+  const last = script.trimEnd().split("\n").at(-1)!;
+  writeFileSync(path, `${script.trimEnd()}\n${`${last}\n`.repeat(DEMO_REPEATS)}`);
   return path;
 }
 

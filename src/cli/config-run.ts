@@ -30,35 +30,42 @@ function printProblems(io: Io, problems: Problem[]): void {
   for (const p of problems) io.err(`${formatProblem(p)}\n`);
 }
 
-function summary(loaded: LoadedConfig): string {
-  const errors = loaded.problems.filter((p) => p.severity === "error").length;
-  const warnings = loaded.problems.length - errors;
+function summary(problems: Problem[]): string {
+  const errors = problems.filter((p) => p.severity === "error").length;
+  const warnings = problems.length - errors;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   return `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
 }
 
 export async function validate(args: ParsedArgs, io: Io): Promise<number> {
   const loaded = load(args, io);
+  const { configAdvice } = await import("./config-advice.ts");
+  const problems = [...loaded.problems, ...(await configAdvice(loaded, io.env))];
   if (args.flags.json) {
     io.out(`${JSON.stringify({
       ok: loaded.ok,
       files: layersJson(loaded),
-      errors: loaded.problems.filter((p) => p.severity === "error").map(problemJson),
-      warnings: loaded.problems.filter((p) => p.severity === "warning").map(problemJson),
+      errors: problems.filter((p) => p.severity === "error").map(problemJson),
+      warnings: problems.filter((p) => p.severity === "warning").map(problemJson),
     }, null, 2)}\n`);
     return loaded.ok ? EXIT.ok : EXIT.failure;
   }
-  printProblems(io, loaded.problems);
+  printProblems(io, problems);
   if (loaded.trust.state === "untrusted" || loaded.trust.state === "changed") {
     io.err(`note: ${untrustedNotice(loaded.trust, io.cwd).replace("; started without:", "; sessions start without:")}\n`);
+  }
+  // Two files of one layer (config.yaml and config.toml) are an error and neither is read: not "no file".
+  if (loaded.layers.length === 0 && !loaded.ok) {
+    io.out(`Config has problems: ${summary(problems)}\n`);
+    return EXIT.failure;
   }
   if (loaded.layers.length === 0) {
     io.out(`No config file found. Create ${globalConfigDir(io.env)}/config.yaml (global) or .agent/config.yaml (project); see 'agent config path'.\n`);
     return loaded.ok ? EXIT.ok : EXIT.failure;
   }
   const files = loaded.layers.map((l) => `${l.name} ${l.path}`).join(", ");
-  if (loaded.ok) io.out(`Config OK (${summary(loaded)}): ${files}\n`);
-  else io.out(`Config has problems: ${summary(loaded)} in ${files}\n`);
+  if (loaded.ok) io.out(`Config OK (${summary(problems)}): ${files}\n`);
+  else io.out(`Config has problems: ${summary(problems)} in ${files}\n`);
   return loaded.ok ? EXIT.ok : EXIT.failure;
 }
 

@@ -2,7 +2,7 @@
 // local OpenAI-compatible server (here the Chat Completions fake) sends `call_1` for every call; the
 // compiled binary's view must still show each call live, allowed or denied, in a real terminal.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../helpers/binary.ts";
 import { startProviderFake, type ProviderFake } from "../fakes/provider-fake.ts";
@@ -67,6 +67,37 @@ default_permission_matcher: standard
     expect(t.text()).toMatch(/shell echo third-call/);
     expect(t.text()).toMatch(/⎿ denied/);
     expect(fake.violations).toEqual([]);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 120_000);
+
+  test("the demo after /clear replays its scripted ids: the second glob shows too, and prompts past the script get its last answer (item 5)", async () => {
+    const p = scriptedProject("responses: [{ text: unused }]\n");
+    rmSync(join(p.root, ".agent"), { recursive: true });
+    const t = terminals.start(p, ["new", "--demo"]);
+    await t.waitFor("Type a message", "the prompt editor");
+    terminals.sessionOf(t, p);
+    const globs = () => t.text().split("● glob *").length - 1;
+    const ready = (what: string) => t.waitFor((s) => /ready\s/.test(s.screen()), what);
+
+    await send(t, "show me");
+    await t.waitFor("Above is the result of a real", "the demo's second answer");
+    await ready("the first turn to end");
+    expect(globs()).toBe(1);
+    await send(t, "/clear");
+    await t.waitFor("context cleared", "the context cleared");
+    await send(t, "again");
+    await t.waitFor((s) => s.text().split("Above is the result of a real").length - 1 === 2, "the demo's answers again");
+    await ready("the second turn to end");
+    expect(globs()).toBe(2);
+
+    for (const prompt of ["three", "four", "five", "six"]) {
+      await send(t, prompt);
+      await t.waitFor(new RegExp(`^› ${prompt}\\n\\n\\(offline demo\\)`, "m"), `the scripted answer to ${prompt}`);
+      await ready(`the turn of ${prompt} to end`);
+    }
+    expect(t.text()).toContain("The scripted answers are over");
+    expect(t.text()).not.toContain("■ failed");
     t.write("\x04");
     expect(await t.proc.exited).toBe(0);
   }, 120_000);

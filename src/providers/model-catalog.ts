@@ -1,7 +1,7 @@
 // The models of catalog providers: read from the models.dev snapshot shipped in the binary, or from the
 // newer copy `agent models refresh` cached under the data root. Read on first use only (a config with no
 // catalog provider never parses it), and never from the network.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import type { ModelOverride } from "../config/schema/models.ts";
@@ -93,10 +93,18 @@ function isSnapshot(value: unknown): value is ModelsSnapshot {
   return !!v && typeof v === "object" && typeof v.date === "string" && !!v.providers && typeof v.providers === "object";
 }
 
+/** Parsed snapshots by path and modification time: a process parses each version of a file once. */
+const parsedSnapshots = new Map<string, { mtimeMs: number; snapshot: ModelsSnapshot | null }>();
+
 function readSnapshot(path: string): ModelsSnapshot | null {
   try {
+    const mtimeMs = statSync(path).mtimeMs;
+    const known = parsedSnapshots.get(path);
+    if (known && known.mtimeMs === mtimeMs) return known.snapshot;
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return isSnapshot(parsed) ? parsed : null;
+    const snapshot = isSnapshot(parsed) ? parsed : null;
+    parsedSnapshots.set(path, { mtimeMs, snapshot });
+    return snapshot;
   } catch {
     return null;
   }

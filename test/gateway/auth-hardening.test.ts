@@ -2,7 +2,9 @@
 // a machine client registered with a principal's token dies with the principal's password change; a
 // replayed device code revokes what it issued; failed logins are counted per account as well as per source.
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import * as oauth from "oauth4webapi";
+import { routeAccess } from "../../src/gateway/auth/route-access.ts";
 import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
 import { call, decide, DEVICE_GRANT, publicClient } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
@@ -259,5 +261,53 @@ describe("failed sign-ins are counted per account, not only per source", () => {
       expect((await thief.dashboard()).html).toContain("The current password is wrong.");
     }
     expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(429);
+  });
+});
+
+describe("what each scope opens, said where people decide", () => {
+  test("the approval page explains each scope, says machine is shell access, and says a project-only approval reaches no route", async () => {
+    gw = await startTestGateway();
+    await addUser(gw, "ada", PASSWORD);
+    const client = publicClient(gw);
+    const web = new WebClient(gw.url);
+    await web.login("ada", PASSWORD);
+    const started = (await call(gw, "device_authorization", { client_id: client })).body;
+    const page = await (await web.get(`/device?user_code=${started.user_code}`)).text();
+    expect(page).toContain("Approving <code>machine</code> gives this device shell access to this machine.");
+    expect(page).toMatch(/id="scope-machine">Everything on this gateway[^<]*<strong>This is shell access: with it the device can run programs on this machine as the gateway&#39;s user \(a configuration&#39;s pre-run script, the tools of an agent session\)\.<\/strong>/);
+    expect(page).toContain('id="scope-project">Nothing on its own: no route of this gateway accepts it yet.');
+
+    await web.post("/device/approve", { csrf: WebClient.csrf(page), user_code: started.user_code, scope_project: "1" });
+    expect(await (await web.get("/device")).text()).toContain("With only the project scope it can reach no route of this gateway yet.");
+    const tokens = (await call(gw, "token", { grant_type: DEVICE_GRANT, client_id: client, device_code: started.device_code })).body;
+    expect(tokens.scope).toBe("project");
+    // What the page said: the proxy too answers 403 to project alone.
+    const proxied = await fetch(`${gw.url}/api/v1/sessions/ses_x/proxy/sync`, bearer(tokens.access_token));
+    expect([proxied.status, (await proxied.json()).error]).toEqual([403, "insufficient_scope"]);
+  });
+
+  test("a request for project only shows no shell-access warning", async () => {
+    gw = await startTestGateway();
+    await addUser(gw, "ada", PASSWORD);
+    const client = publicClient(gw);
+    const web = new WebClient(gw.url);
+    await web.login("ada", PASSWORD);
+    const started = (await call(gw, "device_authorization", { client_id: client, scope: "project" })).body;
+    const page = await (await web.get(`/device?user_code=${started.user_code}`)).text();
+    expect(page).not.toContain("shell-warning");
+    expect(page).toContain('id="scope-project"');
+  });
+
+  test("docs/gateway.md agrees with the build: the proxy's scopes, what project opens, machine is shell access", () => {
+    const doc = readFileSync(new URL("../../docs/gateway.md", import.meta.url), "utf8");
+    const proxy = routeAccess("/api/v1/sessions/ses_x/proxy/sync");
+    if (proxy.kind !== "scoped") throw new Error("the proxy route is expected to be scoped");
+    const sentence = /the session proxy accepts ([^.]*)\./.exec(doc.replace(/\s+/g, " "))![1]!;
+    for (const scope of ["machine", "project", "current_session"]) {
+      const claimed = sentence.replace(/not `\w+`/g, "").includes(`\`${scope}\``);
+      expect([scope, claimed]).toEqual([scope, proxy.anyOf.includes(scope)]);
+    }
+    expect(doc).toContain("**`machine` is shell access to the gateway machine:**");
+    expect(doc).toMatch(/\| `project` \| Nothing on its own yet: no route accepts it/);
   });
 });

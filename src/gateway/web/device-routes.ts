@@ -56,7 +56,9 @@ export function deviceRoutes(ctx: GatewayContext, h: WebHelpers) {
       admission.ticket.succeed();
       ctx.audit.record({ action: approve ? "device.approve" : "device.deny", outcome: changed ? "success" : "failure", principalId, sourceIp: ip, target: request.userCode, detail: approve ? `scopes: ${scopes.join(" ")}` : null });
       if (!changed) return h.notice("error", "That request was decided elsewhere in the meantime.");
-      return approve ? h.notice("notice", `Approved: ${request.clientName} can now finish signing in on the device.`) : h.notice("notice", `Denied: ${request.clientName} was refused.`);
+      if (!approve) return h.notice("notice", `Denied: ${request.clientName} was refused.`);
+      const reach = scopes.includes("machine") ? "" : " With only the project scope it can reach no route of this gateway yet.";
+      return h.notice("notice", `Approved: ${request.clientName} can now finish signing in on the device.${reach}`);
     }, "/device");
 
   return new Elysia({ name: "gateway-web-device" })

@@ -39,6 +39,7 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35em .5
 label{display:block;margin:.5em 0 .2em}input[type=text],input[type=password]{width:100%;max-width:24em;padding:.4em}
 button{padding:.35em .9em;margin-top:.6em;cursor:pointer}
 form.inline{display:inline}form.inline button{margin:0}
+p.scope{margin:.1em 0 .7em 1.7em;color:#3c434b}
 .error{color:#a40e26;font-weight:600}.notice{color:#0a6b2b;font-weight:600}
 code.token{display:block;padding:.6em;background:#fff8d6;border:1px solid #e6cf6b;word-break:break-all;font-size:1.05em}
 `;

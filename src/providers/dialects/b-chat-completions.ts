@@ -2,7 +2,7 @@
 import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
-import type { ProtocolInfo } from "../protocols.ts";
+import type { ProtocolInfo, ReasoningDeltaField } from "../protocols.ts";
 import type { ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
@@ -68,6 +68,21 @@ interface CallState {
   started: boolean;
 }
 
+/**
+ * Streamed reasoning text of a delta. OpenAI-compatible servers disagree on the field: DeepSeek, vLLM,
+ * llama.cpp, Moonshot and Z.ai send `reasoning_content`, OpenRouter, Ollama, Groq and newer vLLM send
+ * `reasoning` (some send both with the same text). The variant's own field is read first, the other one
+ * only when it is absent, so reasoning from any server is kept and never counted twice.
+ */
+function reasoningOf(delta: Record<string, unknown>, preferred: ReasoningDeltaField): string | null {
+  const fields = preferred === "reasoning" ? (["reasoning", "reasoning_content"] as const) : (["reasoning_content", "reasoning"] as const);
+  for (const f of fields) {
+    const v = delta[f];
+    if (typeof v === "string" && v.length > 0) return v;
+  }
+  return null;
+}
+
 export class ChatCompletionsDecoder implements DialectDecoder {
   private nextPart = 0;
   private reasoningPart = -1;
@@ -103,9 +118,8 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta ?? {};
-    const field = this.info.reasoningDeltaField;
-    const reasoning = field ? delta[field] : undefined;
-    if (typeof reasoning === "string" && reasoning.length > 0) {
+    const reasoning = reasoningOf(delta, this.info.reasoningDeltaField);
+    if (reasoning) {
       if (this.reasoningPart < 0) this.reasoningPart = this.nextPart++;
       this.reasoningText += reasoning;
       this.emit({ type: "reasoning_delta", index: this.reasoningPart, text: reasoning });
@@ -117,6 +131,8 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     }
     if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) this.toolDelta(tc);
     if (choice.finish_reason != null) this.finishReason = choice.finish_reason;
+    // Moonshot reports the usage inside the last choice instead of at the top level.
+    if (!chunk.usage && choice.usage) this.applyUsage(choice.usage);
   }
 
   end(): void {

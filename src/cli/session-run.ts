@@ -21,22 +21,37 @@ export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const id = newId("ses", Date.now());
   if (wantsTui(args)) {
     const start = async () => {
+      await refuseBrokenConfig(io);
       const dir = await newSession(dataRoot(io.env), id, project, prompt);
       return { handle: await launch(dir, io, demo), sessionDir: dir };
     };
     if (!(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
     return (await import("./session-tui.ts")).runLocalTui({ launch: start, sessionId: id, demo, prompt }, io);
   }
+  await refuseBrokenConfig(io);
   const dir = await newSession(dataRoot(io.env), id, project, prompt);
   const handle = await launch(dir, io, demo);
   return follow(handle, id, io, { prompt, detach: args.flags.detach === true });
 }
 
+/**
+ * A config with errors is reported before a session exists: the daemon would refuse to start on it,
+ * leaving a session that never ran. On a terminal this runs after the first frame (decision-tui 27).
+ */
+async function refuseBrokenConfig(io: Io): Promise<void> {
+  const { loadConfig } = await import("../config/load.ts");
+  const { formatProblem } = await import("../config/problems.ts");
+  const loaded = loadConfig({ cwd: io.cwd, env: io.env });
+  if (loaded.ok) return;
+  const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
+  throw new CliError(`the config has errors, so no session was started (\`agent config validate\` checks it again):\n${errors.join("\n")}`);
+}
+
 /** Creates the session dir and lets go of its store (nothing here keeps a reference to it). */
 async function newSession(root: string, id: string, project: string, prompt: string | undefined): Promise<string> {
-  const { initSessionDir, sessionDirOf } = await import("../daemon/store/index.ts");
+  const { initSessionDir, sessionDirOf, titleFrom } = await import("../daemon/store/index.ts");
   const dir = sessionDirOf(root, id);
-  initSessionDir(dir, id, { project, title: prompt?.slice(0, 80) }).close();
+  initSessionDir(dir, id, { project, title: prompt === undefined ? undefined : (titleFrom(prompt) ?? undefined) }).close();
   return dir;
 }
 
@@ -55,15 +70,14 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
     dir = sessionDirOf(root, id);
     const store = openSession(dir);
     project = store.meta().project;
-    // Continuing a stopped session makes it running again (its stopped-history checkpoints become invalid).
-    if (store.meta().state !== "running") store.setState("running");
     store.close();
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
   if (wantsTui(args) && !(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
-  const handle = await launch(dir, io, args.flags.demo === true);
+  // Continuing a stopped session (by hand, or by its daemon's idle exit) makes it running again.
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true, true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
+  const handle = await launch(dir, io, args.flags.demo === true, true);
   return follow(handle, id, io, { detach: args.flags.detach === true });
 }
 
@@ -72,11 +86,26 @@ function wantsTui(args: ParsedArgs): boolean {
   return args.flags.detach !== true && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
-async function launch(dir: string, io: Io, demo: boolean): Promise<DaemonHandle> {
+async function launch(dir: string, io: Io, demo: boolean, resume = false): Promise<DaemonHandle> {
   try {
-    return await ensureDaemon({ sessionDir: dir, env: io.env, demo });
+    return await ensureDaemon({ sessionDir: dir, env: io.env, demo, resume });
   } catch (error) {
+    // A session whose daemon cannot start is not left looking as if it ran (`sessions list`): it is stopped.
+    await markStopped(dir).catch(() => {});
     throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function markStopped(dir: string): Promise<void> {
+  const { openSession } = await import("../daemon/store/index.ts");
+  const store = openSession(dir);
+  try {
+    if (store.meta().state !== "stopped") {
+      store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
+      store.setState("stopped", true);
+    }
+  } finally {
+    store.close();
   }
 }
 

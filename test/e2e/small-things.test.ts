@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { TermSession } from "../tui/terminal.ts";
 
 let home: string;
 let project: string;
@@ -50,6 +51,38 @@ describe("a reader that goes away", () => {
     const pipeStatus = Bun.spawnSync(["bash", "-c", `"${BINARY}" sessions list | (exec 0<&-; sleep 1); echo "\${PIPESTATUS[0]}"`], { cwd: project, env });
     expect(pipeStatus.stdout.toString().trim()).toBe("0");
     expect(existsSync(join(env.XDG_DATA_HOME!, "agent", "crash-reports"))).toBe(false);
+  }, 60_000);
+});
+
+describe("a broken config", () => {
+  const BROKEN = `providers:
+  local: { kind: { type: custom_b_compatible }, url: "http://127.0.0.1:9/v1" }
+models:
+  small: { provider: local, class: full, context_window: lots }
+`;
+
+  test("is reported before a session is made: agent new, with and without a terminal, starts none", async () => {
+    const broken = join(home, "work", "broken");
+    mkdirSync(join(broken, ".git"), { recursive: true });
+    writeFile(join(broken, ".agent", "config.yaml"), BROKEN);
+    const sessions = () => Bun.spawnSync([BINARY, "sessions", "list", "--json"], { cwd: broken, env }).stdout.toString().trim();
+
+    const proc = Bun.spawn([BINARY, "new", "--detach", "hello"], { cwd: broken, env, stdout: "pipe", stderr: "pipe" });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("the config has errors, so no session was started");
+    expect(stderr).toContain(`${join(broken, ".agent", "config.yaml")}:4:`);
+    expect(sessions()).toBe("");
+
+    const t = new TermSession([BINARY, "new"], { cwd: broken, env });
+    try {
+      await t.waitFor("no session was started", "the config error in the terminal");
+      expect(await t.proc.exited).toBe(1);
+      expect(t.text()).toContain("expected an integer, found \"lots\"");
+      expect(sessions()).toBe("");
+    } finally {
+      await t.close();
+    }
   }, 60_000);
 });
 

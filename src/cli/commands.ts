@@ -18,10 +18,11 @@ export const rootCommand: CommandSpec = {
   description: `
 A provider's key is all it takes: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, GEMINI_API_KEY,
 OPENROUTER_API_KEY, ...) and run 'agent'; 'agent models' lists every provider and what it needs.
-Configure providers and models in ~/.config/agent/config.yaml (global) or .agent/config.yaml (project);
-'agent config path' shows where, 'agent config validate' checks them, and the README has a commented
-example. Secrets belong in environment variables, referenced as \${VAR}. A project's tool servers, scripts
-and credential-bearing addresses are used only once you trust the project ('agent trust').
+Configure providers and models in $XDG_CONFIG_HOME/agent/config.yaml (else ~/.config/agent/config.yaml;
+global) or .agent/config.yaml (project); 'agent config path' shows where, 'agent config validate' checks
+them, and the README has a commented example. Secrets belong in environment variables, referenced as
+\${VAR}. A project's tool servers, scripts and credential-bearing addresses are used only once you trust
+the project ('agent trust').
 
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
 configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,

@@ -86,6 +86,21 @@ models:
   }, 60_000);
 });
 
+describe("hints name the config file XDG_CONFIG_HOME points at", () => {
+  test("no provider: the help does not send a person to ~/.config/agent when XDG_CONFIG_HOME moves it", async () => {
+    rmSync(globalConfig(), { force: true });
+    const r = await agent(["exec", "hello"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("No model provider is configured");
+    expect(r.stderr).toContain("`agent config path` shows where");
+    expect(r.stderr).not.toContain("~/.config/agent");
+    const path = await agent(["config", "path"]);
+    expect(path.stdout).toContain(globalConfig());
+    const help = await agent(["--help"]);
+    expect(help.stdout).toContain("$XDG_CONFIG_HOME/agent/config.yaml (else ~/.config/agent/config.yaml");
+  });
+});
+
 describe("agent config validate", () => {
   test("a theme file that does not exist is a warning naming the file, not OK in silence", async () => {
     writeFile(globalConfig(), "tui:\n  theme: ocean\n");

@@ -12,8 +12,9 @@ export const NO_MODEL_HELP = [
   "Export a key and run agent again; with no config file the key chooses the provider:",
   "  export ANTHROPIC_API_KEY=...   # or OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY,",
   "                                # XAI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, ... (`agent models` lists them all)",
-  "Or configure a provider in ~/.config/agent/config.yaml (see README: The config file), for example a",
-  "local OpenAI-compatible server:",
+  // The file is named by `agent config path`, not here: XDG_CONFIG_HOME moves it, and this text has no env.
+  "Or configure a provider in the global config file (`agent config path` shows where; README: The config",
+  "file), for example a local OpenAI-compatible server:",
   "  providers: { local: { kind: { type: custom_b_compatible }, url: \"http://127.0.0.1:8080/v1\", auth: { type: no_auth } } }",
   "  models: { my-model: { provider: local, class: full, context_window: 32768 } }",
   "Or try the offline demo (scripted answers, no account): add --demo.",

@@ -8,6 +8,7 @@ import { redactText } from "../util/redact.ts";
 import { tokenMatches } from "./credential.ts";
 import { errorBody } from "./operations.ts";
 import { validateQuery } from "./query.ts";
+import { isJsonType, jsonNestsDeeper, MAX_JSON_DEPTH } from "../util/json-depth.ts";
 
 export interface Handler {
   handle(request: Request): Promise<Response> | Response;
@@ -48,6 +49,12 @@ export function createDaemonFetch(credential: string | null, app: Handler, logge
       const url = new URL(request.url);
       validateQuery(request, url);
       if (url.pathname === "/events") server?.timeout(request, 0);
+      // A JSON body is checked for its nesting before any parser or validator recurses into it.
+      if (request.body && isJsonType(request.headers.get("content-type"))) {
+        const bytes = await request.bytes();
+        if (jsonNestsDeeper(bytes)) return json(400, { code: "bad_request", error: "bad_request", message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` });
+        return await app.handle(new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal }));
+      }
       return await app.handle(request);
     } catch (error) {
       return errorResponse(error, logger, secrets);

@@ -80,4 +80,17 @@ describe("request bodies", () => {
     const received = await exchange([head("/api/v1/configurations", "Transfer-Encoding: chunked\r\nConnection: close\r\n"), `${body.length.toString(16)}\r\n${body}\r\n`, "0\r\n\r\n"], 50);
     expect(received).toStartWith("HTTP/1.1 201");
   });
+
+  test("a JSON body nested deeper than 64 levels is refused with 400 before any parser sees it; 64 levels are parsed", async () => {
+    const nested = (n: number) => JSON.stringify({ name: "deep", config_format: "yaml", config_content: "x: 1", extra: JSON.parse("[".repeat(n) + "]".repeat(n)) });
+    for (const n of [65, 20_000]) {
+      const res = await fetch(`${gw.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: `{"name":"deep","config_format":"yaml","config_content":"x: 1","extra":${"[".repeat(n)}${"]".repeat(n)}}` });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "bad_request", message: expect.stringContaining("64 levels") });
+    }
+    // Brackets inside strings do not count.
+    const inString = await fetch(`${gw.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "brackets", config_format: "yaml", config_content: `x: "${"[".repeat(500)}"\n` }) });
+    expect(inString.status).toBe(201);
+    expect(nested(10).length).toBeGreaterThan(0);
+  });
 });

@@ -3,6 +3,7 @@
 // that stalls or trickles). Both refusals are JSON answers; the connection is then closed, as the rest of
 // the body is never read.
 import { jsonResponse } from "./errors.ts";
+import { MAX_JSON_DEPTH } from "../../util/json-depth.ts";
 
 export interface BodyDeadlines {
   /** A body that sends nothing for this long is refused (the connection's idle timeout, which the read lifts). */
@@ -19,6 +20,11 @@ function tooLarge(limit: number): Response {
 
 function tooSlow(): Response {
   return jsonResponse(408, { error: "request_timeout", message: "the request body did not arrive in time" }, { Connection: "close" });
+}
+
+/** A JSON body nested deeper than util/json-depth.ts allows, refused before any parser sees it. */
+export function tooDeep(): Response {
+  return jsonResponse(400, { error: "bad_request", message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` });
 }
 
 /** The declared length refused before reading, when it is over the limit or not a length at all. */

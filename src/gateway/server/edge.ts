@@ -7,7 +7,8 @@ import type { GatewayContext } from "../context.ts";
 import { newId } from "../../util/ids.ts";
 import { errorResponse, jsonResponse } from "./errors.ts";
 import { bodyLimitFor, withSecurityHeaders } from "./headers.ts";
-import { declaredTooLarge, readBody, type BodyDeadlines } from "./body.ts";
+import { declaredTooLarge, readBody, tooDeep, type BodyDeadlines } from "./body.ts";
+import { isJsonType, jsonNestsDeeper } from "../../util/json-depth.ts";
 import { setRequestMeta } from "./request-meta.ts";
 import { authorizeApi, setEdgeDecision } from "./auth-guard.ts";
 import { isProxyPath, proxyRequest } from "../sessions/proxy.ts";
@@ -64,6 +65,7 @@ export function createFetchHandler(ctx: GatewayContext, app: Handler, hosts: () 
         const read = await readBody(request, limit, deadlines);
         if (read instanceof Response) return done(read);
         server?.timeout(request, deadlines.idleMs / 1000);
+        if (read && isJsonType(request.headers.get("content-type")) && jsonNestsDeeper(read)) return done(tooDeep());
         body = read;
       }
       if (proxied) return await proxyRequest(ctx, ctx.sessions, body === null ? request : new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal }), url, proxied, server);

@@ -12,6 +12,7 @@ import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
 import { trimWhenIdle } from "../daemon/idle-trim.ts";
+import { DEFAULT_IDLE_EXIT_SECS, exitWhenIdle } from "../daemon/idle-exit.ts";
 import { redactText } from "../util/redact.ts";
 import { DeferredTracer } from "../telemetry/start.ts";
 import { crashReportDir } from "../platform/crash/store.ts";
@@ -79,6 +80,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
         notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
         active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef() }),
+        idleExitSecs: created.loaded.config.daemon?.idle_exit_secs,
         // The daemon records from here on: extensions waiting for approval are asked now, and loading
         // one (like a tool server change) republishes the catalog.
         watchCatalog: (changed) => {
@@ -149,10 +151,22 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
   });
   let stopping = false;
   const idle = trimWhenIdle();
+  const idleExit = exitWhenIdle(running.daemon, {
+    idleExitSecs: running.daemon.idleExitSecs ?? DEFAULT_IDLE_EXIT_SECS,
+    exit: () => void shutdown(),
+    log: (message) => {
+      try {
+        appendFileSync(logFile, `${new Date().toISOString()} info ${message}\n`, { mode: 0o600 });
+      } catch {
+        // Best effort, as the error log.
+      }
+    },
+  });
   async function shutdown(): Promise<void> {
     if (stopping) return;
     stopping = true;
     idle.stop();
+    idleExit.stop();
     await running.stop();
     await options.tracer?.shutdown();
     finish(EXIT.ok);

@@ -6,7 +6,7 @@ import { DEMO_NOTICE } from "../agent/demo.ts";
 import type { EngineEvent, TurnStopReason } from "../agent/events.ts";
 import { dataRoot } from "../config/files.ts";
 import { envChoiceLine } from "../providers/env-providers.ts";
-import { initSessionDir, sessionsRoot, type SessionStore } from "../daemon/store/index.ts";
+import { initSessionDir, sessionsRoot, titleFrom, type SessionStore } from "../daemon/store/index.ts";
 import { newId } from "../util/ids.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
 import { describeEvent } from "./exec-progress.ts";
@@ -54,7 +54,7 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
     throw error;
   }
   const { session } = created;
-  const store: SessionStore = initSessionDir(join(sessionsRoot(dataRoot(io.env)), sessionId), sessionId, { project: created.loaded.project.root, title: prompt.slice(0, 80) });
+  const store: SessionStore = initSessionDir(join(sessionsRoot(dataRoot(io.env)), sessionId), sessionId, { project: created.loaded.project.root, title: titleFrom(prompt) ?? undefined });
   const line = (value: unknown) => io.out(`${JSON.stringify(value)}\n`);
   const header = { type: "session", session_id: sessionId, model: created.model.key, facet: created.facet, project: created.loaded.project.root, demo: args.flags.demo === true };
   if (json) line(header);
@@ -102,6 +102,9 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   } finally {
     process.off("SIGINT", onSigint);
     await session.close();
+    // The run is over and no daemon serves it: the session is stopped (agent continue resumes it).
+    store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
+    store.setState("stopped", true);
     store.close();
   }
   if (!json && answer) io.out(answer.endsWith("\n") ? answer : `${answer}\n`);

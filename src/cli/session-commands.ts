@@ -31,7 +31,7 @@ export const continueCommand: CommandSpec = {
 
 export const sessionsCommand: CommandSpec = {
   name: "sessions",
-  summary: "List, stop and remove sessions",
+  summary: "List, stop, remove and prune sessions",
   subcommands: [
     {
       name: "list",
@@ -44,8 +44,14 @@ export const sessionsCommand: CommandSpec = {
     },
     {
       name: "stop",
-      summary: "Stop a session: its turn is interrupted, history is finalized, the daemon exits",
-      positionals: [{ name: "SESSION", summary: "Session id", required: true }],
+      summary: "Stop a session (or --all): its turn is interrupted, history is finalized, the daemon exits",
+      description: `
+An idle daemon also stops its session by itself after daemon.idle_exit_secs (default 900: 15 minutes
+with no client attached, no turn running, nothing queued and no open question); 'agent continue'
+resumes a stopped session either way.`,
+      flags: [{ name: "all", type: "boolean", summary: "Every session of every project that is not stopped (prints their ids)" }],
+      positionals: [{ name: "SESSION", summary: "Session id" }],
+      examples: ["agent sessions stop ses_06gz...", "agent sessions stop --all"],
       run: async (args, io) => (await import("./session-admin-run.ts")).stopRun(args, io),
     },
     {
@@ -54,6 +60,16 @@ export const sessionsCommand: CommandSpec = {
       flags: [{ name: "force", type: "boolean", summary: "Stop it first when it is running" }],
       positionals: [{ name: "SESSION", summary: "Session id", required: true }],
       run: async (args, io) => (await import("./session-admin-run.ts")).rmRun(args, io),
+    },
+    {
+      name: "prune",
+      summary: "Remove old sessions of every project that no daemon serves (prints their ids)",
+      flags: [
+        { name: "older-than", type: "string", valueName: "D", summary: "Unchanged for longer than D: 30d (default), 12h, 90m, 2w" },
+        { name: "dry-run", type: "boolean", summary: "Only list what would be removed" },
+      ],
+      examples: ["agent sessions prune", "agent sessions prune --older-than 7d --dry-run"],
+      run: async (args, io) => (await import("./session-admin-run.ts")).pruneRun(args, io),
     },
   ],
 };

@@ -49,9 +49,9 @@ async function refuseBrokenConfig(io: Io): Promise<void> {
 
 /** Creates the session dir and lets go of its store (nothing here keeps a reference to it). */
 async function newSession(root: string, id: string, project: string, prompt: string | undefined): Promise<string> {
-  const { initSessionDir, sessionDirOf } = await import("../daemon/store/index.ts");
+  const { initSessionDir, sessionDirOf, titleFrom } = await import("../daemon/store/index.ts");
   const dir = sessionDirOf(root, id);
-  initSessionDir(dir, id, { project, title: prompt?.slice(0, 80) }).close();
+  initSessionDir(dir, id, { project, title: prompt === undefined ? undefined : (titleFrom(prompt) ?? undefined) }).close();
   return dir;
 }
 
@@ -70,15 +70,14 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
     dir = sessionDirOf(root, id);
     const store = openSession(dir);
     project = store.meta().project;
-    // Continuing a stopped session makes it running again (its stopped-history checkpoints become invalid).
-    if (store.meta().state !== "running") store.setState("running");
     store.close();
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
   if (wantsTui(args) && !(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
-  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
-  const handle = await launch(dir, io, args.flags.demo === true);
+  // Continuing a stopped session (by hand, or by its daemon's idle exit) makes it running again.
+  if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true, true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
+  const handle = await launch(dir, io, args.flags.demo === true, true);
   return follow(handle, id, io, { detach: args.flags.detach === true });
 }
 
@@ -87,11 +86,26 @@ function wantsTui(args: ParsedArgs): boolean {
   return args.flags.detach !== true && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
-async function launch(dir: string, io: Io, demo: boolean): Promise<DaemonHandle> {
+async function launch(dir: string, io: Io, demo: boolean, resume = false): Promise<DaemonHandle> {
   try {
-    return await ensureDaemon({ sessionDir: dir, env: io.env, demo });
+    return await ensureDaemon({ sessionDir: dir, env: io.env, demo, resume });
   } catch (error) {
+    // A session whose daemon cannot start is not left looking as if it ran (`sessions list`): it is stopped.
+    await markStopped(dir).catch(() => {});
     throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function markStopped(dir: string): Promise<void> {
+  const { openSession } = await import("../daemon/store/index.ts");
+  const store = openSession(dir);
+  try {
+    if (store.meta().state !== "stopped") {
+      store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
+      store.setState("stopped", true);
+    }
+  } finally {
+    store.close();
   }
 }
 

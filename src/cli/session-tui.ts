@@ -33,14 +33,16 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
     initialPrompt: options.prompt,
     reattach: `agent continue ${options.sessionId}`,
     ctrlCInterrupts: true,
-    // Only asked once the first client was made (a launched session has its dir).
+    // Only asked once the first client was made (a launched session has its dir). A session its daemon
+    // stopped for being idle (the view lost its stream for that long) is resumed too.
     recover: async () => {
       const { openSession } = await import("../daemon/store/index.ts");
       const store = openSession(sessionDir);
       const state = store.meta().state;
+      const idle = store.stoppedIdle();
       store.close();
-      if (state !== "running") return null;
-      return clientFor(await ensureDaemon({ sessionDir, env: io.env, demo: options.demo }));
+      if (state !== "running" && !idle) return null;
+      return clientFor(await ensureDaemon({ sessionDir, env: io.env, demo: options.demo, resume: idle }));
     },
   });
 }

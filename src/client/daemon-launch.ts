@@ -1,6 +1,7 @@
 // Starts (or finds) the daemon of a session directory: writes a fresh credential.json (0600, dir 0700),
 // spawns `agent daemon` detached, and waits for its ready line. A live daemon (daemon.json names a
-// process that answers /health with the session's token) is reused instead.
+// process that answers /health with the session's token) is reused instead, unless it no longer serves
+// the session (it was stopped and stays up for its history, or is stopping): that one is ended first.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ export interface DaemonHandle {
   epoch: string;
   /** Whether this call started the daemon (false: an already running one was found). */
   started: boolean;
+  /** Whether the daemon serves the session (false: stopped or stopping; it only serves history). */
+  serving: boolean;
 }
 
 /** How to run this program again: the compiled binary, or bun with the entry script during development. */
@@ -40,8 +43,8 @@ export async function findLiveDaemon(sessionDir: string): Promise<DaemonHandle |
   try {
     const res = await fetch(`${url}/health`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
     if (!res.ok) return null;
-    const health = (await res.json()) as { daemon_epoch?: string };
-    return { url, token, port: ready.port, pid: ready.pid, epoch: health.daemon_epoch ?? ready.epoch, started: false };
+    const health = (await res.json()) as { daemon_epoch?: string; serving?: boolean };
+    return { url, token, port: ready.port, pid: ready.pid, epoch: health.daemon_epoch ?? ready.epoch, started: false, serving: health.serving !== false };
   } catch {
     return null;
   }
@@ -53,12 +56,28 @@ export interface LaunchOptions {
   demo?: boolean;
   /** Milliseconds to wait for the ready line. */
   timeoutMs?: number;
+  /**
+   * Continue the session: a stopped one is marked running (after a daemon that no longer serves it has
+   * gone, so its late "stopped" cannot land after it).
+   */
+  resume?: boolean;
 }
 
 /** Reuses the session's live daemon or starts one, detached, so it outlives this command. */
 export async function ensureDaemon(options: LaunchOptions): Promise<DaemonHandle> {
   const live = await findLiveDaemon(options.sessionDir);
-  if (live) return live;
+  if (live?.serving) return live;
+  if (live) await retire(live.pid);
+  if (options.resume) {
+    const { openSession } = await import("../daemon/store/index.ts");
+    const store = openSession(options.sessionDir);
+    try {
+      // Continuing a stopped session makes it running again (its stopped-history checkpoints become invalid).
+      if (store.meta().state !== "running") store.setState("running");
+    } finally {
+      store.close();
+    }
+  }
   chmodSync(options.sessionDir, 0o700);
   const credFile = join(options.sessionDir, CREDENTIAL_FILE);
   const token = writeFreshCredential(credFile);
@@ -87,7 +106,32 @@ export async function ensureDaemon(options: LaunchOptions): Promise<DaemonHandle
   child.stdout!.destroy();
   child.unref();
   const ready = JSON.parse(line) as { port: number; pid: number; epoch: string };
-  return { url: `http://127.0.0.1:${ready.port}`, token, port: ready.port, pid: ready.pid, epoch: ready.epoch, started: true };
+  return { url: `http://127.0.0.1:${ready.port}`, token, port: ready.port, pid: ready.pid, epoch: ready.epoch, started: true, serving: true };
+}
+
+/**
+ * Ends a daemon that no longer serves its session, or waits for one that was asked to exit: SIGTERM
+ * (it finishes what it writes and exits), then SIGKILL. `first: null` only waits before signalling.
+ */
+export async function retire(pid: number, first: "SIGTERM" | null = "SIGTERM"): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const [signal, waitMs] of [[first, 10_000], ["SIGKILL", 2_000]] as const) {
+    try {
+      if (signal) process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    for (let waited = 0; waited < waitMs && alive(); waited += 50) await Bun.sleep(50);
+    if (!alive()) return;
+  }
+  throw new Error(`the session's daemon (pid ${pid}) does not exit; end it and try again`);
 }
 
 function readTail(path: string): string {

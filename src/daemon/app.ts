@@ -24,6 +24,11 @@ const respond = (c: Correlated) => json(c.httpStatus, c.body);
 
 export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
   return new Elysia({ normalize: false })
+    .onRequest(({ request }) => {
+      // Probes (the gateway's observer, launchers' liveness checks) do not keep an idle daemon up.
+      const path = new URL(request.url).pathname;
+      if (path !== "/health" && path !== "/sync/summary") daemon.touch();
+    })
     .onError(({ error, code }) => {
       if (code === "VALIDATION") {
         const all = ((error as { all?: { path?: string; summary?: string; message?: string }[] }).all ?? []).slice(0, 20);
@@ -33,7 +38,7 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       if (code === "NOT_FOUND") return json(404, { code: "not_found", error: "not_found", message: "no such route" });
       return errorResponse(error, hooks.logger, hooks.secrets);
     })
-    .get("/health", () => ({ status: "ok", version: VERSION, session_id: daemon.store.id, daemon_epoch: daemon.epoch }))
+    .get("/health", () => ({ status: "ok", version: VERSION, session_id: daemon.store.id, daemon_epoch: daemon.epoch, serving: daemon.serving }))
     .get("/sync", () => daemon.snapshot())
     .get("/sync/summary", () => daemon.summary())
     .get("/events", ({ request }) => {
@@ -55,6 +60,7 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
         const { operation_context, ...payload } = body;
         const result = await daemon.ops.run("prompt", operation_context, payload, async (key) => {
           const accepted = daemon.host.submit({ text: payload.text, images: payload.images }, key, payload.when_busy === "reject");
+          daemon.nameAfter(payload.text);
           const generation = daemon.store.nextGeneration();
           daemon.hub.flush();
           const fields = { prompt_id: accepted.input_id, generation, queued: accepted.queued };

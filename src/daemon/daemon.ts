@@ -14,8 +14,8 @@ import { HistoryService } from "./history.ts";
 import { RecordHub } from "./hub.ts";
 import { DAEMON_LIMITS, type DaemonLimits } from "./limits.ts";
 import { Operations } from "./operations.ts";
-import { closingRecords } from "./recovery.ts";
-import { initSessionDir, openSession, parseRecord, STORE_FILE, type SessionStore, type StoredRecord } from "./store/index.ts";
+import { closingRecords, RESTART_ERROR } from "./recovery.ts";
+import { initSessionDir, openSession, parseRecord, STORE_FILE, titleFrom, type SessionStore, type StoredRecord } from "./store/index.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -40,6 +40,8 @@ export interface HostedEngine {
   watchCatalog?: (changed: () => void) => void;
   /** The facet and model in effect now, for the snapshot (a new session has no turn_started to tell). */
   active?: () => ActiveMode;
+  /** `daemon.idle_exit_secs` of the session's config (idle-exit.ts); absent: the built-in default. */
+  idleExitSecs?: number;
 }
 
 export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
@@ -76,6 +78,10 @@ export class Daemon {
   private stopping: Promise<void> | null = null;
   private secrets: string[] = [];
   private active: (() => ActiveMode) | null = null;
+  /** When a client last did something (a request other than a probe); idle-exit.ts reads it. */
+  private lastActivity: number;
+  /** The config's idle exit setting (seconds; 0 = never), when the engine's config names one. */
+  idleExitSecs: number | undefined;
 
   private constructor(
     readonly store: SessionStore,
@@ -93,6 +99,7 @@ export class Daemon {
     this.catalog = new CatalogPublisher((revision) => this.hub.publish({ type: "daemon_catalog_changed", catalog_revision: revision }));
     this.history = new HistoryService(store, this.signer, this.now, this.limits, () => this.secrets);
     this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile, () => this.secrets, config.crashReportDir);
+    this.lastActivity = this.now();
   }
 
   /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */
@@ -118,6 +125,8 @@ export class Daemon {
     const events = this.store.events();
     const closing = closingRecords(events, this.now());
     if (closing.length > 0) this.store.appendEvents(closing);
+    // Results the crashed daemon left admitted or in progress: their turn was closed above (interrupted).
+    this.ops.settleOpen(RESTART_ERROR.code, RESTART_ERROR.message);
     if (this.store.meta().state === "stopping") this.store.setState("stopped", true);
     let journaledState: string | undefined;
     this.host.replay(
@@ -142,6 +151,7 @@ export class Daemon {
       initialEvents: closing.length > 0 ? this.store.events() : events,
     });
     this.secrets = (hosted.secrets ?? []).filter((v) => v.length >= 4);
+    this.idleExitSecs = hosted.idleExitSecs;
     this.host.attach(hosted.engine);
     this.active = hosted.active ?? null;
     if (hosted.catalog) this.catalog.publish(hosted.catalog);
@@ -155,6 +165,37 @@ export class Daemon {
 
   get sessionState() {
     return this.store.meta().state;
+  }
+
+  /**
+   * Whether this daemon serves the session: its engine runs and no stop has begun. A daemon that was
+   * stopped (and stays up to serve the history) is not, even once its store says running again because
+   * `agent continue` marked it so: the launcher then replaces it (client/daemon-launch.ts).
+   */
+  get serving(): boolean {
+    return this.host.attached && this.stopping === null;
+  }
+
+  /** A session without a title is named after its first prompt (titleFrom). */
+  nameAfter(prompt: string): void {
+    if (this.store.meta().title !== null) return;
+    const title = titleFrom(prompt);
+    if (title) this.store.setTitle(title);
+  }
+
+  /** A client did something (probes excluded: the gateway's observer polls every 5 s). */
+  touch(): void {
+    this.lastActivity = this.now();
+  }
+
+  /**
+   * Milliseconds this daemon has had nothing to do: no stream attached, no turn, nothing queued, no open
+   * question, no request; 0 while any of these holds (each check restarts the count).
+   */
+  idleFor(): number {
+    const now = this.now();
+    if (this.hub.subscriberCount > 0 || this.host.busy || this.host.queue.length > 0 || this.host.pending.size > 0) this.lastActivity = now;
+    return now - this.lastActivity;
   }
 
   snapshot(): SyncSnapshotBody {
@@ -199,15 +240,21 @@ export class Daemon {
     };
   }
 
-  /** Stops the session: the engine closes (its turn is interrupted), then the session is finalized. */
-  stop(): Promise<void> {
+  /**
+   * Stops the session: the engine closes (its turn is interrupted), then the session is finalized.
+   * `reason: "idle"` marks the stop of an idle exit in the final record, so a supervisor (the gateway)
+   * can tell it from a stop someone asked for.
+   */
+  stop(reason?: "idle"): Promise<void> {
     this.stopping ??= (async () => {
       if (this.store.meta().state === "stopped") return;
       this.store.setState("stopping");
       this.hub.publish({ type: "session_state", state: "stopping", finalized: false });
       this.hub.flush();
       await this.host.close();
-      this.hub.publish({ type: "session_state", state: "stopped", finalized: true });
+      // Prompts the closed engine never ran (queued, or admitted as it closed) do not stay open forever.
+      this.ops.settleOpen("session_stopped", "the session was stopped before this prompt ran to its end");
+      this.hub.publish({ type: "session_state", state: "stopped", finalized: true, ...(reason ? { reason } : {}) });
       this.hub.flush();
       this.store.setState("stopped", true);
     })();

@@ -129,6 +129,21 @@ export class Operations {
     this.onResult(result);
   }
 
+  /**
+   * Fails every result still admitted or in progress when nothing will move it on any more: after a
+   * restart (the turn that ran it was interrupted by the crash) or once the engine is closed (a stop).
+   * The stored response keeps its status and body; the result keeps the epoch it was admitted in.
+   */
+  settleOpen(code: string, message: string): void {
+    for (const entry of this.store.ledger.unsettled()) {
+      const body = JSON.parse(entry.result) as { operation: ClientOperationResult };
+      const result: ClientOperationResult = { ...body.operation, status: "failed", error: { code, message } };
+      body.operation = result;
+      this.store.ledger.update(entry.windowId, entry.operation, { status: "failed", httpStatus: entry.httpStatus, result: JSON.stringify(body) });
+      this.onResult(result);
+    }
+  }
+
   private result(key: OperationKey, status: OperationStatus, extra: Partial<ClientOperationResult> = {}): ClientOperationResult {
     const out: ClientOperationResult = { version: 1, daemon_epoch: this.signer.epoch, window_id: key.windowId, operation: key.operation, status };
     if (extra.committed_cursor) out.committed_cursor = extra.committed_cursor;

@@ -6,7 +6,7 @@ import { emptyUsage } from "../providers/events.ts";
 import { newId } from "../util/ids.ts";
 import type { RecordBody } from "./store/journal.ts";
 
-const RESTART = { code: "daemon_restarted", message: "the session daemon stopped during this turn and was restarted" };
+export const RESTART_ERROR = { code: "daemon_restarted", message: "the session daemon stopped during this turn and was restarted" };
 
 /** The records that close everything the events leave open (empty when the journal ended cleanly). */
 export function closingRecords(events: readonly EngineEvent[], now: number): RecordBody[] {
@@ -73,7 +73,7 @@ export function closingRecords(events: readonly EngineEvent[], now: number): Rec
         completed_at: now,
       });
     }
-    out.push({ type: "turn_completed", turn_id: turn, stop_reason: "interrupted", usage: emptyUsage(), error: RESTART });
+    out.push({ type: "turn_completed", turn_id: turn, stop_reason: "interrupted", usage: emptyUsage(), error: RESTART_ERROR });
   }
   if (queue.length > 0) {
     out.push({ type: "queue_changed", queue: [] });

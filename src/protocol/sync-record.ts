@@ -145,6 +145,7 @@ export const RecordBodyVariants = [
   variant("session_state", "The session's lifecycle changed (a stopped, finalized session serves its history).", {
     state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),
     finalized: Type.Boolean(),
+    reason: Type.Optional(Type.Literal("idle", { description: "On a stop: the daemon stopped the session itself after its idle time (daemon.idle_exit_secs); the next attach resumes it." })),
   }),
   variant("operation_result", "A correlated command's stored result changed status.", { result: ClientOperationResultV1 }),
   variant("daemon_catalog_changed", "The daemon catalog published a new revision: refetch GET /daemon-state.", { catalog_revision: S }),

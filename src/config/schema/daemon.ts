@@ -28,6 +28,13 @@ export const FileCatalogConfig = Type.Object({
 });
 
 export const DaemonConfig = Type.Object({
+  idle_exit_secs: Type.Optional(
+    Uint64({
+      default: 900,
+      description:
+        "Seconds a session daemon waits with no client attached, no turn running, nothing queued and no open question before it stops the session and exits; the next attach (agent continue, the TUI, the gateway) starts it again. 0 = never.",
+    }),
+  ),
   log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
   logging: Type.Optional(
     Type.Object({ provider_autopsy: Type.Optional(Type.Boolean({ default: false })) }),

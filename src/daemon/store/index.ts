@@ -17,7 +17,7 @@ import { newId } from "../../util/ids.ts";
 import { AttachmentTable } from "./attachments.ts";
 import { Journal, type RecordBody, type StoredRecord } from "./journal.ts";
 import { Ledger, type LedgerLimits } from "./ledger.ts";
-import { MetaTable, type SessionMeta, type SessionState } from "./meta.ts";
+import { MetaTable, titleFrom, type SessionMeta, type SessionState } from "./meta.ts";
 import { detectLayout, LAYOUT_VERSION, LayoutTooNewError, writeLayoutFile } from "./migrate/layout.ts";
 import { sessionDirOfJournal } from "./migrate/journal-file.ts";
 import { cleanupMigrations, openStoreReadOnly, prepareSessionDir } from "./migrate/session-dir.ts";
@@ -26,7 +26,7 @@ import * as schema from "./schema.ts";
 import type { Database } from "bun:sqlite";
 
 export type { RecordBody, StoredRecord, SessionMeta, SessionState };
-export { STORE_FILE, LayoutTooNewError, openStoreReadOnly };
+export { STORE_FILE, LayoutTooNewError, openStoreReadOnly, titleFrom };
 
 /** A record that cannot be read back (bad JSON, wrong shape): the history is corrupt, never silently empty. */
 export class StoreCorruptError extends Error {
@@ -101,6 +101,13 @@ export class SessionStore {
 
   setState(state: SessionState, finalized = false): void {
     this.metaTable.setState(this.id, state, finalized, this.now());
+  }
+
+  /** Whether the session is stopped because its daemon was idle (idle-exit.ts), not on request. */
+  stoppedIdle(): boolean {
+    if (this.meta().state !== "stopped") return false;
+    const last = this.journal.lastOfType("session_state");
+    return last !== null && (parseRecord(last) as { reason?: string }).reason === "idle";
   }
 
   setTitle(title: string): void {

@@ -64,6 +64,11 @@ export class Journal {
     }
   }
 
+  /** The newest record of a type, if any. */
+  lastOfType(type: string): StoredRecord | null {
+    return (this.sqlite.query("SELECT seq, at, type, body FROM records WHERE type = ?1 ORDER BY seq DESC LIMIT 1").get(type) as StoredRecord | null) ?? null;
+  }
+
   /** The position of the newest record (0 when empty). */
   lastSeq(): number {
     return (this.last.get() as { n: number }).n;

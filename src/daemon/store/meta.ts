@@ -65,3 +65,18 @@ export class MetaTable {
     return row!.g;
   }
 }
+
+const TITLE_CHARS = 80;
+
+/**
+ * A session's title from a prompt: its first non-empty line, control characters and runs of white space
+ * made one space, at most 80 characters (a cut ends in "…"); null when nothing printable is left. Titles
+ * are one line wherever they are shown (`agent sessions list`, pickers). docs/decisions-daemon.md 27.
+ */
+export function titleFrom(text: string): string | null {
+  const line = text.split(/\r?\n|\r/).find((l) => l.trim() !== "") ?? "";
+  const flat = line.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
+  if (flat === "") return null;
+  const chars = [...flat];
+  return chars.length <= TITLE_CHARS ? flat : `${chars.slice(0, TITLE_CHARS - 1).join("").trimEnd()}…`;
+}

@@ -39,7 +39,8 @@ export function createDaemonFetch(credential: string | null, app: Handler, logge
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
     try {
       const header = request.headers.get("authorization") ?? "";
-      const presented = header.startsWith("Bearer ") ? header.slice(7) : null;
+      // RFC 7235: the scheme name is case-insensitive.
+      const presented = header.length > 7 && header.slice(0, 7).toLowerCase() === "bearer " ? header.slice(7) : null;
       // A daemon without a credential rejects every request; the comparison runs even for a missing token.
       const ok = tokenMatches(presented ?? "", credential ?? "") && presented !== null && credential !== null;
       if (!ok) return json(401, UNAUTHORIZED, { "WWW-Authenticate": 'Bearer realm="agent-daemon"' });

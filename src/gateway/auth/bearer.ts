@@ -46,7 +46,8 @@ export function serviceCredentialVerifier(pepper: Uint8Array, token: string): st
   return createHmac("sha256", pepper).update(token).digest("hex");
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/;
+/** RFC 7235: the scheme name is case-insensitive (`bearer`, `BEARER`); one space, then the token. */
+const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9._~+/=-]{1,512})$/;
 
 interface LiveOat {
   result: AuthResult;

@@ -73,7 +73,8 @@ export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSuper
   const path = `${rest}${url.search}`;
   // The URL parser already percent-encoded anything else; the request line we write carries nothing but this.
   if (!VISIBLE_ASCII.test(path)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may only contain visible ASCII characters" });
-  const target = supervisor.proxyTarget(id);
+  // A session its daemon stopped for being idle is resumed first: the client does not notice.
+  const target = await supervisor.proxyTargetResuming(id);
   if (!target.ok) return refuse(ctx, target.status, target.body);
   const daemon = target.daemon;
 

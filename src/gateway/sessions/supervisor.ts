@@ -1,6 +1,7 @@
 // The session supervisor: creates sessions, launches one daemon generation at a time per session, watches
-// it (an exit of a starting or running daemon -> failed), stops, resumes and deletes, and keeps the live
-// proxy targets. Operations on one session are serialized; the database row is the truth, this object
+// it (an exit of a starting or running daemon -> failed, unless the daemon stopped its session itself: an
+// idle exit or a stop through the proxy -> stopped), stops, resumes (also on the first proxied request
+// after an idle exit) and deletes, and keeps the live proxy targets. Operations on one session are serialized; the database row is the truth, this object
 // only caches what the proxy needs (port and daemon token) for running sessions.
 import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -53,6 +54,8 @@ export class SessionSupervisor {
   private listener: { url: string; tlsFingerprint: string | null } = { url: "http://127.0.0.1:0", tlsFingerprint: null };
   private readonly live = new Map<string, LiveDaemon>();
   private readonly busy = new Set<string>();
+  /** Resumes under way for proxied requests to an idle-stopped session (they all wait for the one). */
+  private readonly resuming = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(private readonly ctx: GatewayContext) {
@@ -244,6 +247,58 @@ export class SessionSupervisor {
     return { ok: false, status: 502, body: { error: "bad_gateway", message: `the daemon of session ${id} is unreachable` } };
   }
 
+  /**
+   * The proxy's view, after resuming a session whose daemon stopped it for being idle
+   * (docs/decisions-gateway-sessions.md 42): the caller never sees the idle exit. A session stopped on
+   * request stays stopped (503).
+   */
+  async proxyTargetResuming(id: string): Promise<ProxyTarget> {
+    const target = this.proxyTarget(id);
+    if (target.ok || target.status !== 503) return target;
+    const row = this.registry.get(id);
+    if (!row || row.state !== "stopped" || this.stoppedByItself(row) !== "idle") return target;
+    let pending = this.resuming.get(id);
+    if (!pending) {
+      pending = this.resume(id)
+        .then(
+          () => {},
+          (error) => this.ctx.logger.error(`session ${id}: resuming after an idle exit failed: ${(error as Error).message}`),
+        )
+        .finally(() => this.resuming.delete(id));
+      this.resuming.set(id, pending);
+    }
+    await pending;
+    return this.proxyTarget(id);
+  }
+
+  /** How the session's store says it ended, when its daemon stopped it itself: an idle exit or a stop. */
+  private stoppedByItself(row: SessionRow): "idle" | "stop" | null {
+    if (!row.sessionDir) return null;
+    try {
+      const store = openSession(row.sessionDir);
+      try {
+        if (store.meta().state !== "stopped") return null;
+        return store.stoppedIdle() ? "idle" : "stop";
+      } finally {
+        store.close();
+      }
+    } catch {
+      return null;
+    }
+  }
+
+  /** A daemon that exited after stopping its session: the session is stopped (not failed). */
+  private settleStopped(row: SessionRow): boolean {
+    const how = this.stoppedByItself(row);
+    if (!how) return false;
+    this.forget(row.id);
+    const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
+    if (!this.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, { pid: null, pidStartTicks: null, port: null })) return true;
+    this.credentials.invalidate(row.id, "session_stopped");
+    this.removeBootstrap(row.id);
+    return true;
+  }
+
   private daemonToken(row: SessionRow): string | null {
     try {
       return row.sessionDir ? loadCredential(join(row.sessionDir, CREDENTIAL_FILE)) : null;
@@ -341,6 +396,8 @@ export class SessionSupervisor {
     const onGone = (how: string) => {
       // Stopped or replaced on purpose; or this gateway is shutting down (the next one reconciles).
       if (this.closed || this.live.get(daemon.sessionId) !== daemon) return;
+      const row = this.registry.get(daemon.sessionId);
+      if (row && this.settleStopped(row)) return;
       this.fail(daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
     };
     if (exited) void exited.then(onGone);
@@ -381,6 +438,8 @@ export class SessionSupervisor {
       }
       why = `the daemon did not answer its health check (${probe.why})`;
     } else if (proc) why = "the daemon process is gone";
+    // Gone while the gateway was down after stopping its session itself (an idle exit): stopped, not failed.
+    if (!(proc && isSameProcess(proc)) && this.settleStopped(row)) return;
     if (proc) await terminateDaemon(proc, this.timeouts.stop, false);
     this.registry.transition(row.id, [row.state], "failed", "reconciliation", why, { pid: null, pidStartTicks: null, port: null });
     this.credentials.invalidate(row.id, "reconciliation");

@@ -13,6 +13,7 @@ export type TransitionTrigger =
   | "daemon_exited"
   | "spawn_failed"
   | "stop"
+  | "idle_exit"
   | "resume"
   | "delete"
   | "reconciliation";

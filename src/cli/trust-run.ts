@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { dataRoot, findProject } from "../config/files.ts";
 import { loadConfig } from "../config/load.ts";
 import { grantTrust, type ProjectTrust } from "../config/trust/assess.ts";
+import { RuleAnswerStore, ruleAnswersFile } from "../config/trust/rule-answers.ts";
 import { ProjectTrustStore, ProjectTrustStoreError, projectTrustFile, type ProjectTrustRecord } from "../config/trust/store.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
 
@@ -59,9 +60,11 @@ function list(store: ProjectTrustStore, args: ParsedArgs, io: Io): number {
 }
 
 function revoke(store: ProjectTrustStore, root: string, args: ParsedArgs, io: Io): number {
-  const done = store.revoke(root);
+  // The user's own "allow always in this project" answers go too: the file's allow rules then all wait for trust.
+  const forgotAnswers = new RuleAnswerStore(ruleAnswersFile(dataRoot(io.env))).forget(root);
+  const done = store.revoke(root) || forgotAnswers;
   if (args.flags.json === true) io.out(`${JSON.stringify({ project: root, revoked: done })}\n`);
-  else if (done) io.out(`Revoked: sessions of ${root} start without its tool servers, scripts and addresses.\n`);
+  else if (done) io.out(`Revoked: sessions of ${root} start without its tool servers, scripts, addresses and allow rules.\n`);
   else io.err(`${root} was not trusted; nothing to revoke\n`);
   return done ? EXIT.ok : EXIT.failure;
 }

@@ -2,7 +2,7 @@
 // validate against the schema and the semantic rules, resolve models and derived values. Every problem
 // is collected in one pass; nothing throws for bad input.
 import { lstatSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
 import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
@@ -18,7 +18,9 @@ import { checkSemantics } from "./semantic.ts";
 import { substituteTree, type SubstitutionOptions } from "./substitute.ts";
 import type { TrustStore } from "./trust-store.ts";
 import { assessProjectTrust, type ProjectTrust, type UntrustedPolicy, withoutUntrusted } from "./trust/assess.ts";
+import { RuleAnswerStore, ruleAnswersFile } from "./trust/rule-answers.ts";
 import { ProjectTrustStore, projectTrustFile } from "./trust/store.ts";
+import { readRuleFile, RULE_FILE_NAME } from "../permissions/rule-file.ts";
 import { upgradeLayer } from "./upgrade.ts";
 
 export interface LoadOptions {
@@ -252,11 +254,14 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     global: docs.global,
     projectRoot: project.root,
     cwd: options.cwd,
+    permissionRules: projectAllowRules(project.root, followSymlinks),
     store: new ProjectTrustStore(projectTrustFile(dataRoot(options.env))),
+    answers: new RuleAnswerStore(ruleAnswersFile(dataRoot(options.env))),
     file: layers.find((l) => l.name === "project" && l.parsed)?.path ?? project.root,
     policy: options.untrusted ?? "strip",
   });
   if (trust.storeError) out.warn([], `${trust.storeError}; every project counts as not trusted until it is fixed`);
+  if (trust.answersError) out.warn([], `${trust.answersError}; allow rules you added by answering 'allow always in this project' wait for 'agent trust' until it is fixed`);
   // Untrusted settings go before the merge, so nothing below (validation aside) ever sees them.
   const used = withoutUntrusted(docs, trust);
 
@@ -303,4 +308,20 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     trust,
     fromEnvironment,
   };
+}
+
+/**
+ * The allow rules of the project's rule file, as the permission gate will read it (src/permissions/gate.ts):
+ * they loosen what runs without asking, so they are a trust item. A broken or unreadable file gives none
+ * here; the gate reports it and the session does not start with it.
+ */
+function projectAllowRules(root: string, followSymlinks: boolean): { file: string; shownAs: string; allow: string[] } | undefined {
+  const file = join(root, ".agent", RULE_FILE_NAME);
+  const shownAs = join(".agent", RULE_FILE_NAME);
+  try {
+    if (!followSymlinks && lstatSync(file).isSymbolicLink()) return undefined;
+    return { file, shownAs, allow: readRuleFile(file, shownAs).filter((r) => r.effect === "allow").map((r) => r.text) };
+  } catch {
+    return undefined;
+  }
 }

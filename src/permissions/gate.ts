@@ -4,6 +4,8 @@ import { join, relative } from "node:path";
 import { lstatSync } from "node:fs";
 import type { PermissionDecision, PermissionGate as EngineGate, PermissionRequest } from "../agent/permission.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import { RuleAnswerStore } from "../config/trust/rule-answers.ts";
+import { ProjectTrustStoreError } from "../config/trust/store.ts";
 import type { PERMISSION_MATCHERS } from "../config/schema/session.ts";
 import type { ProviderCallDeps } from "../providers/client.ts";
 import type { Clock } from "../providers/clock.ts";
@@ -73,6 +75,11 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   if (!followSymlinks && isSymlink(projectFile)) warnings.push(`${projectShown} is a symlink and daemon.follow_symlinks_for_configs is off; its rules were skipped`);
   else projectRules = load(projectFile, projectShown);
   if (problems.length > 0) throw new PermissionRuleError(problems);
+  // Project trust (src/config/trust): the file's allow rules are used only when the user added them
+  // ("allow always in this project") or trusted the project; the loader's notice names the others.
+  const usableAllows = new Set(opts.loaded.trust.projectAllowRules);
+  projectRules = projectRules.filter((r) => r.effect !== "allow" || usableAllows.has(r.text));
+  const answers = new RuleAnswerStore(opts.loaded.trust.ruleAnswersFile);
 
   const sessionRules: Rule[] = [];
   const defaultRules = BUILTIN_ALLOW_RULES.map((text) => {
@@ -132,7 +139,10 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
       for (const text of ev.suggestions) {
         const parsed = parseRule(text);
         if (!parsed.ok) continue;
-        if (scope === "project") appendAllowRule(projectFile, text);
+        if (scope === "project") {
+          recordAnswer(answers, opts.projectRoot, text);
+          appendAllowRule(projectFile, text);
+        }
         (scope === "project" ? projectRules : sessionRules).push({ ...parsed.rule, effect: "allow", origin: scope === "project" ? projectShown : "session" });
         added.push(text);
       }
@@ -143,6 +153,19 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
       denialsInARow = 0;
     },
   };
+}
+
+/**
+ * The user's own answer is recorded under the data root before the rule is written, so it needs no
+ * project trust next session. A damaged record file (reported when the config loads) leaves the rule to
+ * wait for `agent trust` then; the answer still holds for this session.
+ */
+function recordAnswer(answers: RuleAnswerStore, projectRoot: string, rule: string): void {
+  try {
+    answers.add(projectRoot, [rule]);
+  } catch (error) {
+    if (!(error instanceof ProjectTrustStoreError)) throw error;
+  }
 }
 
 function isSymlink(path: string): boolean {

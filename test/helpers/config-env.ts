@@ -24,8 +24,8 @@ export function configEnv() {
     globalFile: (text: string, ext = "yaml") => write(join(home, ".config", "agent", `config.${ext}`), text),
     projectFile: (text: string, ext = "yaml") => write(join(project, ".agent", `config.${ext}`), text),
     file: (rel: string, text: string) => write(join(project, rel), text),
-    load: (extra: { cwd?: string; configFile?: string; env?: Record<string, string>; commandTimeoutMs?: number } = {}) =>
-      loadConfig({ cwd: extra.cwd ?? project, env: { ...env, ...extra.env }, configFile: extra.configFile, commandTimeoutMs: extra.commandTimeoutMs }),
+    load: (extra: { cwd?: string; configFile?: string; env?: Record<string, string>; commandTimeoutMs?: number; untrusted?: "keep" } = {}) =>
+      loadConfig({ cwd: extra.cwd ?? project, env: { ...env, ...extra.env }, configFile: extra.configFile, commandTimeoutMs: extra.commandTimeoutMs, untrusted: extra.untrusted }),
   };
 }
 

@@ -18,7 +18,8 @@ export async function gateFor(setup: GateSetup = {}) {
   if (setup.config !== undefined) env.globalFile(setup.config);
   if (setup.globalRules !== undefined) await Bun.write(join(globalDir, "permissions.yaml"), setup.globalRules);
   if (setup.projectRules !== undefined) env.file(".agent/permissions.yaml", setup.projectRules);
-  const loaded = env.load();
+  // The rule files here are the user's own: trusted, as `agent trust` would (test/permissions/project-trust.test.ts covers the gating).
+  const loaded = env.load({ untrusted: "keep" });
   if (!loaded.ok) throw new Error(`test config is invalid: ${JSON.stringify(loaded.problems)}`);
   const gate: PermissionGate = await loadPermissionGate({ loaded, projectRoot: env.project, globalConfigDir: globalDir, clock: new FakeClock(), classify: setup.classify, home: env.home });
   const req = (tool: string, input: Record<string, unknown>, cwd = env.project): PermissionRequest => ({ tool, input, cwd, projectRoot: env.project });

@@ -83,7 +83,7 @@ describe("allow always", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(t.env.project, ".agent")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     // A fresh gate (a new session) reads the rule back from the file.
-    const again = await loadPermissionGate({ loaded: t.env.load(), projectRoot: t.env.project, globalConfigDir: t.globalDir, clock: new FakeClock(), home: t.env.home });
+    const again = await loadPermissionGate({ loaded: t.env.load({ untrusted: "keep" }), projectRoot: t.env.project, globalConfigDir: t.globalDir, clock: new FakeClock(), home: t.env.home });
     expect(await again.check(req)).toMatchObject({ kind: "allow", rule: "shell(npm run build) (.agent/permissions.yaml:4:5), shell(git status) (.agent/permissions.yaml:3:5)" });
   });
 

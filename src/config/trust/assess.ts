@@ -7,6 +7,7 @@ import type { LayerName } from "../merge.ts";
 import { trustDigest } from "./digest.ts";
 import { type TrustInput, type TrustItem, trustItems } from "./items.ts";
 import { ProjectTrustStore, ProjectTrustStoreError } from "./store.ts";
+import type { RuleAnswerStore } from "./rule-answers.ts";
 
 /**
  * none: nothing needs trust. trusted: the user trusted exactly these settings. untrusted: never trusted.
@@ -26,16 +27,52 @@ export interface ProjectTrust {
   active: boolean;
   /** A damaged trust file: the project is treated as untrusted and this says why. */
   storeError?: string;
+  /**
+   * The allow rules (as written) of the project's `.agent/permissions.yaml` the permission gate may use:
+   * those the user added by answering "allow always in this project", and the others only while active.
+   * Any other allow rule of that file is left out.
+   */
+  projectAllowRules: string[];
+  /** Where the user's "allow always in this project" answers are recorded (src/config/trust/rule-answers.ts). */
+  ruleAnswersFile: string;
+  /** A damaged answers file: every allow rule of the project's rule file then waits for trust; this says why. */
+  answersError?: string;
 }
 
 /** `strip` (the default) leaves untrusted settings out; `keep` loads them anyway for this run. */
 export type UntrustedPolicy = "strip" | "keep";
 
-export function assessProjectTrust(input: TrustInput & { store: ProjectTrustStore; file: string; policy: UntrustedPolicy }): ProjectTrust {
-  const items = trustItems(input);
+export interface AssessInput extends Omit<TrustInput, "permissionRules"> {
+  store: ProjectTrustStore;
+  answers: RuleAnswerStore;
+  /** The project config file, else the project directory. */
+  file: string;
+  policy: UntrustedPolicy;
+  /** The project rule file's allow rules as written; `file` is its absolute path. */
+  permissionRules?: { file: string; shownAs: string; allow: string[] };
+}
+
+export function assessProjectTrust(input: AssessInput): ProjectTrust {
+  let answered: string[] = [];
+  let answersError: string | undefined;
+  if (input.permissionRules) {
+    try {
+      // A linked worktree (the gateway's worktree sessions) shares its main checkout's answers.
+      const main = mainCheckoutOf(input.projectRoot);
+      answered = [...new Set([...input.answers.rules(input.projectRoot), ...(main ? input.answers.rules(main) : [])])];
+    } catch (error) {
+      if (!(error instanceof ProjectTrustStoreError)) throw error;
+      answersError = error.message;
+    }
+  }
+  const items = trustItems({ ...input, permissionRules: input.permissionRules && { ...input.permissionRules, answered } });
   const digest = trustDigest(items, input.projectRoot);
-  const base = { root: input.projectRoot, file: input.file, items, digest };
-  if (items.length === 0) return { ...base, state: "none", active: true };
+  // A project whose only item is its rule file is reviewed in that file.
+  const file = input.permissionRules && items.length > 0 && items.every((i) => i.kind === "permission_rules") ? input.permissionRules.file : input.file;
+  const ruleItem = items.find((i) => i.kind === "permission_rules");
+  const pinnedRules = ruleItem ? (ruleItem.pin as { allow: string[] }).allow : [];
+  const base = { root: input.projectRoot, file, items, digest, ruleAnswersFile: input.answers.file, ...(answersError ? { answersError } : {}) };
+  if (items.length === 0) return { ...base, state: "none", active: true, projectAllowRules: answered };
   let state: TrustState;
   let storeError: string | undefined;
   try {
@@ -50,7 +87,8 @@ export function assessProjectTrust(input: TrustInput & { store: ProjectTrustStor
     state = "untrusted";
     storeError = error.message;
   }
-  return { ...base, state, active: state === "trusted" || input.policy === "keep", ...(storeError ? { storeError } : {}) };
+  const active = state === "trusted" || input.policy === "keep";
+  return { ...base, state, active, projectAllowRules: active ? [...answered, ...pinnedRules] : answered, ...(storeError ? { storeError } : {}) };
 }
 
 /** The main checkout of a linked git worktree (`.git` is a file: `gitdir: <main>/.git/worktrees/<name>`). */

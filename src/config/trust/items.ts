@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { LayerName } from "../merge.ts";
 
-export type TrustItemKind = "tool_server" | "init_script" | "provider" | "trust_store" | "web_proxy" | "permission_matcher";
+export type TrustItemKind = "tool_server" | "init_script" | "provider" | "trust_store" | "web_proxy" | "permission_matcher" | "permission_rules";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -30,6 +30,8 @@ export interface TrustInput {
   projectRoot: string;
   /** Where relative `daemon.tls.trust_store` paths resolve (the loader's working directory). */
   cwd: string;
+  /** The allow rules of the project's `.agent/permissions.yaml`, as written, and those the user added by answering "allow always in this project". */
+  permissionRules?: { shownAs: string; allow: string[]; answered: string[] };
 }
 
 type Doc = Record<string, unknown>;
@@ -231,6 +233,29 @@ function permissionMatcher(input: TrustInput, items: TrustItem[]): void {
   }
 }
 
+/**
+ * Allow rules of the project's rule file let tool calls (shell commands, writes, fetches) run without
+ * asking. Those the user added by answering "allow always in this project" are the user's own (recorded
+ * under the data root, src/config/trust/rule-answers.ts); the rest came with the project. Deny and ask
+ * rules only tighten and need no trust.
+ */
+function permissionRules(input: TrustInput, items: TrustItem[]): void {
+  const rules = input.permissionRules;
+  if (!rules) return;
+  const answered = new Set(rules.answered);
+  const own = [...new Set(rules.allow.filter((r) => !answered.has(r)))].sort();
+  if (own.length === 0) return;
+  items.push({
+    kind: "permission_rules",
+    key: "permissions.allow",
+    shown: `allow rules in ${rules.shownAs}: ${own.join(", ")}`,
+    pin: { allow: own },
+    files: [],
+    // Not config keys: the permission gate leaves them out (ProjectTrust.projectAllowRules).
+    remove: [],
+  });
+}
+
 /** Every trust-relevant setting of a project, in a stable order. */
 export function trustItems(input: TrustInput): TrustItem[] {
   const items: TrustItem[] = [];
@@ -239,5 +264,6 @@ export function trustItems(input: TrustInput): TrustItem[] {
   providers(input, items);
   daemonBlock(input, items);
   permissionMatcher(input, items);
+  permissionRules(input, items);
   return items;
 }

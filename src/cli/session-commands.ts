@@ -7,7 +7,7 @@ const DETACH = { name: "detach", type: "boolean", summary: "Print the session id
 
 export const newCommand: CommandSpec = {
   name: "new",
-  summary: "Start a new session in this project (its daemon keeps running until stopped)",
+  summary: "Start a new session in this project (its daemon keeps running until stopped or idle)",
   description: `
 Creates a session for the current project, starts its daemon and, with PROMPT, sends it. On a terminal
 the conversation view opens: Enter sends, Alt+Enter or Ctrl+J adds a line, Esc or Ctrl+C interrupts,

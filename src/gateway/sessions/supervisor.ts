@@ -249,7 +249,7 @@ export class SessionSupervisor {
 
   /**
    * The proxy's view, after resuming a session whose daemon stopped it for being idle
-   * (docs/decisions-gateway-sessions.md 42): the caller never sees the idle exit. A session stopped on
+   * (docs/decisions-gateway-sessions.md 30): the caller never sees the idle exit. A session stopped on
    * request stays stopped (503).
    */
   async proxyTargetResuming(id: string): Promise<ProxyTarget> {

@@ -30,7 +30,9 @@ export function authCommandWith(load: () => Promise<AuthRunners>): CommandSpec {
 A provider configured with 'auth: { type: device_a, profile: NAME }' (or device_b) sends the access
 token of a stored login. 'login' runs the device flow: it prints a web address and a code, you approve
 in a browser, and the tokens are saved to <data root>/auth/providers/<profile>.json (mode 0600).
-The daemon refreshes them before they expire.`,
+The daemon refreshes them before they expire. Where to log in is in the same auth block: 'client_id'
+(registered for you at the server) and 'issuer' (endpoints from its RFC 8414 metadata) or both
+'device_authorization_endpoint' and 'token_endpoint'.`,
         subcommands: [
           {
             name: "login",

@@ -4,10 +4,11 @@ import { dataRoot } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { formatProblem } from "../config/problems.ts";
 import { type Clock, systemClock } from "../providers/clock.ts";
-import { type DeviceAuthEndpoints, DeviceAuthError } from "../providers/device-auth/device-flow.ts";
+import { catalogProvider } from "../providers/catalog.ts";
+import { DeviceAuthError } from "../providers/device-auth/device-flow.ts";
+import { DeviceLoginConfigError, resolveDeviceLogin } from "../providers/device-auth/endpoints.ts";
 import { runDeviceLogin } from "../providers/device-auth/login.ts";
 import { type AuthProfile, type DeviceKind, deleteProfile, listProfiles, loadProfile, profilePath, REFRESH_MARGIN_MS } from "../providers/device-auth/profiles.ts";
-import { deviceAuthEndpoints } from "../providers/device-auth/vendors.ts";
 import type { FetchLike } from "../providers/http.ts";
 import type { ProviderAuthSettings } from "../providers/settings.ts";
 import type { AuthRunners } from "./auth-commands.ts";
@@ -17,8 +18,6 @@ import { didYouMean } from "./suggest.ts";
 export interface AuthCliDeps {
   clock: Clock;
   fetch?: FetchLike;
-  /** Where each login kind authorizes (built in; tests point it at a local fake). */
-  endpoints: (kind: DeviceKind) => DeviceAuthEndpoints;
 }
 
 type DeviceAuth = Extract<ProviderAuthSettings, { type: DeviceKind }>;
@@ -82,6 +81,8 @@ async function login(deps: AuthCliDeps, args: ParsedArgs, io: Io): Promise<numbe
   const loaded = load(args, io);
   const auth = deviceAuthOf(loaded, name);
   const profile = profileName(args, auth);
+  const kind = loaded.config.providers![name]!.kind;
+  const fromCatalog = kind.type === "catalog" ? catalogProvider(kind.name)?.deviceLogin : undefined;
   const json = Boolean(args.flags.json);
   const say = (text: string) => (json ? io.err(text) : io.out(text));
   let result: Awaited<ReturnType<typeof runDeviceLogin>>;
@@ -90,7 +91,7 @@ async function login(deps: AuthCliDeps, args: ParsedArgs, io: Io): Promise<numbe
       provider: name,
       auth,
       profile,
-      endpoints: deps.endpoints,
+      endpoints: () => resolveDeviceLogin(name, auth, fromCatalog, { clock: deps.clock, fetch: deps.fetch }),
       dataRoot: dataRoot(io.env),
       deps: { clock: deps.clock, fetch: deps.fetch },
       show: (grant) => {
@@ -101,6 +102,7 @@ async function login(deps: AuthCliDeps, args: ParsedArgs, io: Io): Promise<numbe
     });
   } catch (error) {
     if (error instanceof DeviceAuthError) throw loginFailure(error);
+    if (error instanceof DeviceLoginConfigError) throw new CliError(`${error.message}; nothing was saved`);
     throw error;
   }
   const expires = result.expiresAt === null ? null : new Date(result.expiresAt).toISOString();
@@ -181,7 +183,7 @@ async function status(deps: AuthCliDeps, args: ParsedArgs, io: Io): Promise<numb
 
 export function authRunners(over: Partial<AuthCliDeps> = {}): AuthRunners {
   // Standalone terminal flow: the spec applies daemon.tls.trust_store to daemon-owned HTTPS only.
-  const deps: AuthCliDeps = { clock: systemClock, endpoints: deviceAuthEndpoints, ...over };
+  const deps: AuthCliDeps = { clock: systemClock, ...over };
   return {
     login: (a, io) => login(deps, a, io),
     logout: (a, io) => logout(deps, a, io),

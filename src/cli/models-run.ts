@@ -67,7 +67,7 @@ function row(key: string, m: Pick<ResolvedModel, "provider_name" | "class" | "co
 
 async function unusableReason(entry: CatalogProvider, io: Io, fromFile: boolean): Promise<string> {
   if (entry.protocol === "test") return "the offline demo: agent --demo";
-  if (entry.auth === "device_a") return "needs a device login: configure it with auth: {type: device_a, profile: NAME}, then agent auth provider login";
+  if (entry.auth === "device_a") return "needs a device login: configure it with auth: {type: device_a, profile: NAME, issuer: URL, client_id: ID}, then agent auth provider login";
   if (entry.auth === "none") {
     const url = (entry.baseUrlEnv && io.env[entry.baseUrlEnv]?.trim()) || entry.url!;
     return (await answers(url))

@@ -5,6 +5,7 @@
 // snapshot (src/providers/model-catalog.ts), loaded only when a catalog provider is used.
 import { type ProviderProtocol } from "./protocols.ts";
 import type { CatalogProviderDefaults, ProviderSettings } from "./settings.ts";
+import type { DeviceLoginSource } from "./device-auth/endpoints.ts";
 
 export interface CatalogProvider {
   /** The name written in `kind: {type: catalog, name}` and used as the provider key when taken from the environment. */
@@ -29,6 +30,8 @@ export interface CatalogProvider {
   modelFilter?: RegExp;
   /** Model ids (of the snapshot) for the three size classes. */
   defaults: { full: string; mini?: string; nano?: string } | null;
+  /** Where its device login authorizes (issuer or endpoint URLs, and the client id registered for this agent); config fields win. */
+  deviceLogin?: DeviceLoginSource;
   /** Where to get a key. */
   keyUrl: string | null;
   summary: string;
@@ -180,7 +183,7 @@ export const CATALOG_PROVIDERS: readonly CatalogProvider[] = [
     name: "chatgpt", aliases: ["c", "codex"], title: "ChatGPT plan (Codex backend)", protocol: "c_responses", url: "https://chatgpt.com/backend-api/codex",
     env: [], auth: "device_a", autoDetect: false, modelsDev: "openai", modelFilter: /codex/,
     defaults: { full: "gpt-5.3-codex", mini: "gpt-5.1-codex-mini" },
-    keyUrl: null, summary: "The Codex backend of a ChatGPT plan (device_a login)",
+    keyUrl: null, summary: "The Codex backend of a ChatGPT plan (device_a login; issuer and client_id of your own in the config)",
   }),
   p({
     name: "ollama", aliases: [], title: "Ollama (local)", protocol: "h_chat_completions", url: "http://127.0.0.1:11434/v1",

@@ -2,6 +2,7 @@
 // app config maps onto them one to one.
 import type { AuthFormat, ProviderProtocol } from "./protocols.ts";
 import type { CacheControlStrategy } from "./request.ts";
+import type { DeviceLoginSource } from "./device-auth/endpoints.ts";
 
 export type ProviderKindSettings =
   | { type: "catalog"; name: string }
@@ -12,8 +13,8 @@ export type ProviderKindSettings =
 export type ProviderAuthSettings =
   | { type: "no_auth" }
   | { type: "static_key"; key: string; format?: AuthFormat | null }
-  | { type: "device_a"; profile: string }
-  | { type: "device_b"; profile: string };
+  | ({ type: "device_a"; profile: string } & DeviceLoginSource)
+  | ({ type: "device_b"; profile: string } & DeviceLoginSource);
 
 /** `providers.<name>` of the config. */
 export interface ProviderSettings {

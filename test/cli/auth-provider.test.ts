@@ -17,34 +17,32 @@ import { captureIo } from "../helpers/io.ts";
 let server: DeviceAuthFake | null = null;
 afterEach(async () => server?.stop());
 
-const CONFIG = `providers:
+const CONFIG = (login = "") => `providers:
   coding-plan:
     kind: { type: catalog, name: c }
-    auth: { type: device_a, profile: work }
+    auth: { type: device_a, profile: work${login ? `, ${login}` : ""} }
   second:
     kind: { type: custom_b_compatible }
     url: https://llm.internal.example/v1
-    auth: { type: device_b, profile: team-b }
+    auth: { type: device_b, profile: team-b${login ? `, ${login}` : ""} }
   keyed:
     kind: { type: custom_b_compatible }
     url: http://127.0.0.1:9/v1
     auth: { type: static_key, key: plain-key-0123456789 }
 `;
 
-/** The real command tree, with the auth group's clock and login endpoints pointed at the fake. */
-function treeFor(s: DeviceAuthFake, clock: InstantClock): CommandSpec {
-  const auth = authCommandWith(async () =>
-    authRunners({ clock, endpoints: () => ({ device_authorization_endpoint: `${s.url}/device/code`, token_endpoint: `${s.url}/token`, client_id: "agent-cli" }) }),
-  );
+/** The real command tree, with the auth group's clock faked (the config points the logins at the fake server). */
+function treeFor(clock: InstantClock): CommandSpec {
+  const auth = authCommandWith(async () => authRunners({ clock }));
   return { ...rootCommand, subcommands: rootCommand.subcommands!.map((c) => (c.name === "auth" ? auth : c)) };
 }
 
 function setup(polls: string[], opts: { expiresIn?: number; interval?: number } = {}) {
   const c = configEnv();
-  c.globalFile(CONFIG);
   server = startDeviceAuthFake({ polls, ...opts });
+  c.globalFile(CONFIG(`client_id: agent-cli, device_authorization_endpoint: "${server.url}/device/code", token_endpoint: "${server.url}/token"`));
   const clock = new InstantClock();
-  const tree = treeFor(server, clock);
+  const tree = treeFor(clock);
   const dataRoot = join(c.home, ".local", "share", "agent");
   const run = async (argv: string[]) => {
     const io = captureIo({ cwd: c.project, env: c.env });
@@ -138,7 +136,7 @@ describe("agent auth provider login", () => {
 describe("errors a user can act on (the real command tree, no network)", () => {
   const run = async (argv: string[]) => {
     const c = configEnv();
-    c.globalFile(CONFIG);
+    c.globalFile(CONFIG());
     const io = captureIo({ cwd: c.project, env: c.env });
     const code = await runCli(argv, io);
     return { code, out: io.stdout, err: io.stderr };
@@ -155,6 +153,15 @@ describe("errors a user can act on (the real command tree, no network)", () => {
     expect(r.code).toBe(1);
     expect(r.err).toBe("agent: provider 'keyed' does not use a device login (its auth type is static_key); only auth types device_a and device_b log in here\n");
     expect(r.err).not.toContain("plain-key-0123456789");
+  });
+
+  test("a device login with no server of its own is refused naming what to set, not sent to a borrowed client id (exit 1)", async () => {
+    const r = await run(["auth", "provider", "login", "--provider", "coding-plan"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      "agent: provider 'coding-plan' has no device login server: set client_id and issuer (or device_authorization_endpoint and token_endpoint) in providers.coding-plan.auth (the OAuth client registered for you at the provider's authorization server; the agent borrows no vendor's client id); nothing was saved\n",
+    );
+    expect(r.out).toBe("");
   });
 
   test("--provider is required for login (exit 2); --help lists the flags", async () => {

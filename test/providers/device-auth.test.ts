@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DeviceAuthError, type DeviceAuthEndpoints } from "../../src/providers/device-auth/device-flow.ts";
+import { DeviceAuthError } from "../../src/providers/device-auth/device-flow.ts";
+import type { DeviceLoginEndpoints } from "../../src/providers/device-auth/endpoints.ts";
 import { runDeviceLogin, DeviceLoginConfigError } from "../../src/providers/device-auth/login.ts";
 import { DeviceProfileTokens, loadProfile, profilePath } from "../../src/providers/device-auth/profiles.ts";
 import { ProviderError } from "../../src/providers/errors.ts";
@@ -12,7 +13,8 @@ import { type DeviceAuthFake, startDeviceAuthFake } from "../fakes/device-auth-s
 let server: DeviceAuthFake | null = null;
 afterEach(async () => server?.stop());
 
-const endpointsOf = (s: DeviceAuthFake) => (): DeviceAuthEndpoints => ({
+const endpointsOf = (s: DeviceAuthFake) => async (): Promise<DeviceLoginEndpoints> => ({
+  issuer: null,
   device_authorization_endpoint: `${s.url}/device/code`,
   token_endpoint: `${s.url}/token`,
   client_id: "agent-cli",
@@ -43,7 +45,7 @@ describe("device login (RFC 8628)", () => {
     expect(result.path).toBe(profilePath(dataRoot, "work"));
     expect(statSync(result.path).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataRoot, "auth", "providers")).mode & 0o777).toBe(0o700);
-    expect(loadProfile(dataRoot, "work")).toMatchObject({ kind: "device_a", provider: "coding-plan", tokens: { access_token: expect.stringMatching(/^at_1_/), token_type: "bearer" } });
+    expect(loadProfile(dataRoot, "work")).toMatchObject({ kind: "device_a", provider: "coding-plan", token_endpoint: `${server.url}/token`, client_id: "agent-cli", tokens: { access_token: expect.stringMatching(/^at_1_/), token_type: "bearer" } });
     const first = server.forms[0]!;
     expect(first.contentType).toBe("application/x-www-form-urlencoded");
     expect(first.form).toEqual({ client_id: "agent-cli", scope: "model.request offline_access" });
@@ -84,7 +86,7 @@ describe("device profile tokens", () => {
     const clock = new InstantClock();
     const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
     await login(server, clock, dataRoot);
-    const source = new DeviceProfileTokens(dataRoot, endpointsOf(server), { clock });
+    const source = new DeviceProfileTokens(dataRoot, { clock });
     expect(await source.accessToken("device_a", "work")).toMatch(/^at_1_/);
     await clock.sleep(3600_000 - 60_000); // within the refresh margin
     expect(await source.accessToken("device_a", "work")).toMatch(/^at_2_/);
@@ -97,7 +99,7 @@ describe("device profile tokens", () => {
     const clock = new InstantClock();
     const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
     await login(server, clock, dataRoot);
-    const source = new DeviceProfileTokens(dataRoot, endpointsOf(server), { clock });
+    const source = new DeviceProfileTokens(dataRoot, { clock });
     await clock.sleep(3600_000);
     const tokens = await Promise.all([1, 2, 3].map(() => source.accessToken("device_a", "work")));
     expect(tokens.every((t) => /^at_2_/.test(t))).toBe(true);
@@ -111,11 +113,11 @@ describe("device profile tokens", () => {
     const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
     await login(s, clock, dataRoot);
     await clock.sleep(3600_000);
-    const first = new DeviceProfileTokens(dataRoot, endpointsOf(s), { clock });
+    const first = new DeviceProfileTokens(dataRoot, { clock });
     // The second daemon read the profile already; the first refreshes just before its request arrives.
-    const second = new DeviceProfileTokens(dataRoot, endpointsOf(s), {
+    const second = new DeviceProfileTokens(dataRoot, {
       clock,
-      fetch: async (input, init) => {
+      fetch: async (input: string, init: RequestInit) => {
         await first.accessToken("device_a", "work");
         return fetch(input, init as RequestInit);
       },
@@ -130,7 +132,7 @@ describe("device profile tokens", () => {
     server = startDeviceAuthFake({ polls: ["ok"], refreshError: "invalid_grant" });
     const clock = new InstantClock();
     const dataRoot = mkdtempSync(join(tmpdir(), "data-"));
-    const source = new DeviceProfileTokens(dataRoot, endpointsOf(server), { clock });
+    const source = new DeviceProfileTokens(dataRoot, { clock });
     const missing = await source.accessToken("device_a", "work").catch((x) => x);
     expect(missing).toBeInstanceOf(ProviderError);
     expect(missing.message).toContain("agent auth provider login");

@@ -23,6 +23,15 @@ export const AuthFormat = Type.Union(AUTH_FORMATS.map((f) => Type.Literal(f)), {
   description: "bearer_token: `Authorization: Bearer <key>`; a_x_api_key: `x-api-key: <key>`; c_api_key: `api-key: <key>`.",
 });
 
+/** Where a device login authorizes, over the catalog entry's; see docs/providers.md "Device login". */
+const DeviceLoginFields = {
+  issuer: Type.Optional(Nullable(Type.String({ minLength: 1, description: "OAuth issuer URL; its RFC 8414 metadata names the device authorization and token endpoints." }))),
+  device_authorization_endpoint: Type.Optional(Nullable(Type.String({ minLength: 1, description: "RFC 8628 device authorization endpoint (instead of discovery)." }))),
+  token_endpoint: Type.Optional(Nullable(Type.String({ minLength: 1, description: "Token endpoint (instead of discovery)." }))),
+  client_id: Type.Optional(Nullable(Type.String({ minLength: 1, description: "Public OAuth client id registered for this agent at the issuer." }))),
+  scope: Type.Optional(Nullable(Type.String({ description: "Scopes requested at login, space separated." }))),
+};
+
 export const ProviderAuth = Type.Union(
   [
     Type.Object({ type: Type.Literal("no_auth") }, { description: "No auth header; for local servers." }),
@@ -31,8 +40,8 @@ export const ProviderAuth = Type.Union(
       key: Type.String({ description: "Fixed secret; surrounding whitespace and newlines are stripped at load. Usually `${ENV_VAR}`." }),
       format: Type.Optional(Nullable(AuthFormat)),
     }),
-    Type.Object({ type: Type.Literal("device_a"), profile: Type.String({ minLength: 1, description: "Stored auth profile name." }) }),
-    Type.Object({ type: Type.Literal("device_b"), profile: Type.String({ minLength: 1, description: "Profile chosen at `agent auth provider login`." }) }),
+    Type.Object({ type: Type.Literal("device_a"), profile: Type.String({ minLength: 1, description: "Stored auth profile name." }), ...DeviceLoginFields }),
+    Type.Object({ type: Type.Literal("device_b"), profile: Type.String({ minLength: 1, description: "Profile chosen at `agent auth provider login`." }), ...DeviceLoginFields }),
   ],
   { description: "Provider authentication (discriminator `type`)." },
 );

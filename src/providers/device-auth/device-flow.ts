@@ -9,7 +9,7 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 §3.2: a client that gets no `interval` must use 5 seconds. */
 export const DEFAULT_POLL_INTERVAL_SECS = 5;
 
-/** Where a device-login vendor's endpoints are (from the catalog provider). */
+/** Where a device login authorizes (resolved by `resolveDeviceLogin`, src/providers/device-auth/endpoints.ts). */
 export interface DeviceAuthEndpoints {
   device_authorization_endpoint: string;
   token_endpoint: string;
@@ -140,7 +140,7 @@ export async function pollDeviceToken(endpoints: DeviceAuthEndpoints, auth: Devi
   }
 }
 
-export async function refreshDeviceTokens(endpoints: DeviceAuthEndpoints, refreshToken: string, deps: DeviceFlowDeps, signal?: AbortSignal): Promise<DeviceTokens> {
+export async function refreshDeviceTokens(endpoints: Pick<DeviceAuthEndpoints, "token_endpoint" | "client_id">, refreshToken: string, deps: DeviceFlowDeps, signal?: AbortSignal): Promise<DeviceTokens> {
   const form = { grant_type: "refresh_token", refresh_token: refreshToken, client_id: endpoints.client_id };
   const { status, body } = await postForm(endpoints.token_endpoint, form, deps, signal);
   if (status !== 200) throw oauthError(status, body, form);

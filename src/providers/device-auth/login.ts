@@ -1,13 +1,17 @@
 // `agent auth provider login --provider NAME`: the device login for a provider whose auth is
-// device_a / device_b; stores the resulting profile under the data root.
+// device_a / device_b; stores the resulting profile (with where it was issued) under the data root.
 import type { ProviderAuthSettings } from "../settings.ts";
-import { type DeviceAuthEndpoints, type DeviceAuthorization, type DeviceFlowDeps, pollDeviceToken, requestDeviceAuthorization } from "./device-flow.ts";
+import { type DeviceAuthorization, type DeviceFlowDeps, pollDeviceToken, requestDeviceAuthorization } from "./device-flow.ts";
+import { type DeviceLoginEndpoints, DeviceLoginConfigError } from "./endpoints.ts";
 import { type DeviceKind, profilePath, saveProfile } from "./profiles.ts";
+
+export { DeviceLoginConfigError };
 
 export interface DeviceLoginOptions {
   provider: string;
   auth: ProviderAuthSettings | null | undefined;
-  endpoints: (kind: DeviceKind) => DeviceAuthEndpoints;
+  /** Where this provider's login authorizes (resolveDeviceLogin); called once the profile name is known good. */
+  endpoints: () => Promise<DeviceLoginEndpoints>;
   dataRoot: string;
   /** Profile to store the login under; default: the provider's configured `auth.profile`. */
   profile?: string;
@@ -17,17 +21,10 @@ export interface DeviceLoginOptions {
   signal?: AbortSignal;
 }
 
-export class DeviceLoginConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "DeviceLoginConfigError";
-  }
-}
-
 /** Runs the device login; returns the stored profile's path. */
 export async function runDeviceLogin(
   opts: DeviceLoginOptions,
-): Promise<{ path: string; profile: string; kind: DeviceKind; expiresAt: number | null; refreshable: boolean }> {
+): Promise<{ path: string; profile: string; kind: DeviceKind; expiresAt: number | null; refreshable: boolean; endpoints: DeviceLoginEndpoints }> {
   const auth = opts.auth;
   if (!auth || (auth.type !== "device_a" && auth.type !== "device_b"))
     throw new DeviceLoginConfigError(`provider '${opts.provider}' does not use device login (its auth type is ${auth?.type ?? "unset"}; expected device_a or device_b)`);
@@ -37,11 +34,22 @@ export async function runDeviceLogin(
   } catch (error) {
     throw new DeviceLoginConfigError((error as Error).message);
   }
-  const endpoints = opts.endpoints(auth.type);
+  const endpoints = await opts.endpoints();
   const grant = await requestDeviceAuthorization(endpoints, opts.deps, opts.signal);
   opts.show(grant);
   const tokens = await pollDeviceToken(endpoints, grant, opts.deps, opts.signal);
   const now = new Date(opts.deps.clock.now()).toISOString();
-  const path = saveProfile(opts.dataRoot, { version: 1, kind: auth.type, profile, provider: opts.provider, tokens, created_at: now, updated_at: now });
-  return { path, profile, kind: auth.type, expiresAt: tokens.expires_at, refreshable: tokens.refresh_token !== null };
+  const path = saveProfile(opts.dataRoot, {
+    version: 1,
+    kind: auth.type,
+    profile,
+    provider: opts.provider,
+    issuer: endpoints.issuer,
+    token_endpoint: endpoints.token_endpoint,
+    client_id: endpoints.client_id,
+    tokens,
+    created_at: now,
+    updated_at: now,
+  });
+  return { path, profile, kind: auth.type, expiresAt: tokens.expires_at, refreshable: tokens.refresh_token !== null, endpoints };
 }

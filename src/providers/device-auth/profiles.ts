@@ -6,7 +6,7 @@ import { writeFileAtomic } from "../../util/atomic-write.ts";
 import { fileFormatVersion } from "../../daemon/store/migrate/file-version.ts";
 import type { DeviceTokenSource } from "../auth-headers.ts";
 import { ProviderError } from "../errors.ts";
-import { type DeviceAuthEndpoints, type DeviceFlowDeps, type DeviceTokens, DeviceAuthError, refreshDeviceTokens } from "./device-flow.ts";
+import { type DeviceFlowDeps, type DeviceTokens, DeviceAuthError, refreshDeviceTokens } from "./device-flow.ts";
 
 /** Refresh when the access token expires within this margin. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -19,6 +19,10 @@ export interface AuthProfile {
   kind: DeviceKind;
   profile: string;
   provider: string;
+  /** Where the tokens were issued; the refresh goes there (absent in profiles of older agents). */
+  issuer?: string | null;
+  token_endpoint?: string;
+  client_id?: string;
   tokens: DeviceTokens;
   created_at: string;
   updated_at: string;
@@ -98,7 +102,9 @@ const LOGIN_HINT = `run 'agent auth provider login --provider <name>' to log in`
 const fresh = (t: DeviceTokens, now: number) => t.expires_at === null || t.expires_at - now > REFRESH_MARGIN_MS;
 
 /**
- * Token source for `device_a` / `device_b` provider auth, refreshing before expiry. Refresh tokens
+ * Token source for `device_a` / `device_b` provider auth, refreshing before expiry at the token endpoint
+ * and with the client id the profile was issued by (saved at login), so the daemon never needs the
+ * login's discovery or config to refresh. Refresh tokens
  * rotate, so two refreshes with the same token would log the user out: calls in this process share
  * one refresh per profile, and a refresh refused because another process (another session's daemon)
  * already rotated the token uses the tokens that process saved.
@@ -108,7 +114,6 @@ export class DeviceProfileTokens implements DeviceTokenSource {
 
   constructor(
     dataRoot: string,
-    private readonly endpointsFor: (kind: DeviceKind) => DeviceAuthEndpoints,
     private readonly deps: DeviceFlowDeps,
     /** Where the profiles are: `<dataRoot>/auth` unless the daemon was given `--auth-dir`. */
     private readonly authDir = authDirOf(dataRoot),
@@ -139,9 +144,11 @@ export class DeviceProfileTokens implements DeviceTokenSource {
   private async refresh(kind: DeviceKind, profile: string, p: AuthProfile): Promise<string> {
     if (!p.tokens.refresh_token)
       throw new ProviderError({ kind: "auth", code: "auth_profile_expired", message: `auth profile '${profile}' has expired and cannot be refreshed; ${LOGIN_HINT}` });
+    if (!p.token_endpoint || !p.client_id)
+      throw new ProviderError({ kind: "auth", code: "auth_profile_expired", message: `auth profile '${profile}' has expired and does not say where it was issued (an older agent saved it); ${LOGIN_HINT}` });
     let tokens: DeviceTokens;
     try {
-      tokens = await refreshDeviceTokens(this.endpointsFor(kind), p.tokens.refresh_token, this.deps);
+      tokens = await refreshDeviceTokens({ token_endpoint: p.token_endpoint, client_id: p.client_id }, p.tokens.refresh_token, this.deps);
     } catch (error) {
       const e = error as DeviceAuthError;
       if (e.code === "invalid_grant") {

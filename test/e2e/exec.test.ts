@@ -20,8 +20,9 @@ function project(config: string | null): { root: string; env: Record<string, str
   if (config !== null) {
     mkdirSync(join(root, ".agent"));
     writeFileSync(join(root, ".agent", "config.yaml"), config);
-    // exec cannot ask, so the write the script makes needs a rule.
-    writeFileSync(join(root, ".agent", "permissions.yaml"), "allow:\n  - write(out.txt)\n");
+    // exec cannot ask, so the write the script makes needs a rule: the user's own (a project's allow rules wait for trust).
+    mkdirSync(join(base, "config", "agent"), { recursive: true });
+    writeFileSync(join(base, "config", "agent", "permissions.yaml"), "allow:\n  - write(out.txt)\n");
   }
   writeFileSync(join(root, "script.yaml"), SCRIPT);
   const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" };

@@ -2,7 +2,7 @@
 // starts none of the project's tool servers or scripts and sends no credential to its addresses until
 // `agent trust` (or --trust-project), says so in one line, and a change to what would run asks again.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
@@ -160,7 +160,9 @@ describe("agent_behavior.shell.init_script", () => {
     const p = project("", SHELL_SCRIPT);
     const marker = join(p.root, "init-marker");
     writeFileSync(join(p.root, "init.sh"), `touch ${marker}\n`);
-    writeFileSync(join(p.root, ".agent", "permissions.yaml"), "allow:\n  - shell(echo:*)\n");
+    // The user's own rule (a project's allow rules wait for trust too), so the shell runs either way.
+    mkdirSync(join(p.env.XDG_CONFIG_HOME!, "agent"), { recursive: true });
+    writeFileSync(join(p.env.XDG_CONFIG_HOME!, "agent", "permissions.yaml"), "allow:\n  - shell(echo:*)\n");
     p.config(`${PROVIDER}agent_behavior:\n  shell: { command: bash, init_script: init.sh }\n`);
     return { p, marker };
   };
@@ -246,5 +248,57 @@ daemon: { retry: { max_retries: 0 } }
     expect(notTrustedLines(r.stderr)[0]).toContain(`tool server 'remote' at http://127.0.0.1:${fake.port}/mcp with headers Authorization`);
     await exec(p, ["--trust-project"]);
     expect(requests.some((q) => q.auth === "Bearer sk-user-secret")).toBe(true);
+  });
+});
+
+describe("allow rules in the project's .agent/permissions.yaml", () => {
+  const touch = (marker: string) => `responses:\n  - tool_calls:\n      - { name: shell, arguments: { command: "touch ${marker}" } }\n  - text: "done"\n`;
+
+  test("a cloned `allow: [shell]` runs nothing until trusted; exec prints the trust line; a hand-added rule asks again", () => {
+    const p = project(PROVIDER);
+    const marker = join(p.root, "marker");
+    writeFileSync(join(p.root, "script.yaml"), touch(marker));
+    const rules = join(p.root, ".agent", "permissions.yaml");
+    writeFileSync(rules, "allow:\n  - shell\n");
+
+    const r = run(p, ["exec", "hello"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const lines = notTrustedLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(".agent/permissions.yaml is not trusted; started without: allow rules in .agent/permissions.yaml: shell.");
+    expect(lines[0]).toContain("run 'agent trust'");
+
+    const t = run(p, ["trust"]);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain(`Trusted: ${rules}`);
+    expect(t.stdout).toContain("- allow rules in .agent/permissions.yaml: shell\n");
+    const trusted = run(p, ["exec", "hello"]);
+    expect(notTrustedLines(trusted.stderr)).toEqual([]);
+    expect(existsSync(marker)).toBe(true);
+
+    // Adding a rule by hand (or a pull that does) asks again, and nothing of the file is used meanwhile.
+    rmSync(marker);
+    writeFileSync(rules, "allow:\n  - shell\n  - web_fetch(domain:collector.example.net)\n");
+    const changed = run(p, ["exec", "hello"]);
+    expect(existsSync(marker)).toBe(false);
+    expect(notTrustedLines(changed.stderr)).toHaveLength(1);
+    expect(notTrustedLines(changed.stderr)[0]).toContain(".agent/permissions.yaml changed since you trusted it; started without: allow rules in .agent/permissions.yaml: shell, web_fetch(domain:collector.example.net)");
+
+    // --trust-project uses them for one run; revoke forgets the project.
+    expect(run(p, ["exec", "--trust-project", "hello"]).code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+    expect(run(p, ["trust", "--revoke"]).stdout).toContain("start without its tool servers, scripts, addresses and allow rules");
+  });
+
+  test("deny and ask rules need no trust: a project with only those prints no trust line", () => {
+    const p = project(PROVIDER);
+    const marker = join(p.root, "marker");
+    writeFileSync(join(p.root, "script.yaml"), touch(marker));
+    writeFileSync(join(p.root, ".agent", "permissions.yaml"), "deny:\n  - shell(touch:*)\nask:\n  - shell(git push:*)\n");
+    const r = run(p, ["exec", "hello"]);
+    expect(r.code).toBe(0);
+    expect(notTrustedLines(r.stderr)).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
   });
 });

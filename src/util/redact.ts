@@ -1,5 +1,7 @@
 // One redaction helper for logs, errors, catalog scrubbing and history capture.
 
+import { findSecrets } from "./secret-rules.ts";
+
 export const REDACTED = "[redacted]";
 
 /** Key names whose values are secrets wherever they appear. */
@@ -17,14 +19,23 @@ const TOKEN_PATTERNS: RegExp[] = [
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
 ];
 
-/** Replaces known secret values and token shapes inside free text. */
+/** Replaces known secret values, our token shapes and what gitleaks' rules find (secret-rules.ts) inside free text. */
 export function redactText(text: string, secrets: Iterable<string> = []): string {
   let out = text;
   for (const s of secrets) {
     if (s.length >= 4) out = out.split(s).join(REDACTED);
   }
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
-  return out;
+  const spans = findSecrets(out).sort((a, b) => a.start - b.start);
+  if (spans.length === 0) return out;
+  let result = "";
+  let at = 0;
+  for (const span of spans) {
+    if (span.end <= at) continue;
+    result += out.slice(at, Math.max(at, span.start)) + (span.start >= at ? REDACTED : "");
+    at = span.end;
+  }
+  return result + out.slice(at);
 }
 
 /**

@@ -37,9 +37,11 @@ export class TokenSigner {
   }
 
   /**
-   * Verifies a token of `kind` issued by this session in this epoch. The session is compared before the
-   * MAC so that a token of another session (signed with another key) is reported as foreign, not forged;
-   * the epoch after it, so that only an authentic old-epoch token is reported as such.
+   * Verifies a token of `kind` issued by this session in this epoch. The MAC comes first: nothing the
+   * token says about itself is believed before it is authentic, so a token of another session (signed
+   * with another key) and one with an edited session field are both `forged` (issue 26 §4; they were told
+   * apart by the unauthenticated field before). The session and the epoch are compared after it, so only
+   * an authentic token of an old epoch (or of a store copied under another id) is reported as such.
    */
   verify(kind: TokenKind, token: string): TokenPayload {
     const dot = token.indexOf(".");
@@ -52,10 +54,10 @@ export class TokenSigner {
       throw new TokenError("malformed");
     }
     if (!payload || typeof payload !== "object" || typeof payload.s !== "string" || typeof payload.e !== "string") throw new TokenError("malformed");
-    if (payload.s !== this.session) throw new TokenError("wrong_session");
     const given = Buffer.from(token.slice(dot + 1), "base64url");
     const want = this.mac(body);
     if (given.length !== want.length || !timingSafeEqual(given, want)) throw new TokenError("forged");
+    if (payload.s !== this.session) throw new TokenError("wrong_session");
     if (payload.k !== kind) throw new TokenError("wrong_kind");
     if (payload.e !== this.epoch) throw new TokenError("wrong_epoch");
     for (const value of Object.values(payload)) if (typeof value !== "string") throw new TokenError("malformed");

@@ -137,7 +137,7 @@ describe("snapshot, replay and live records", () => {
 });
 
 describe("cursor errors", () => {
-  test("forged, garbled, other-session and other-epoch cursors are told apart", async () => {
+  test("forged (an edited session field too), garbled, other-session and other-epoch cursors are told apart", async () => {
     h = await startHarness();
     const daemon = h.running.daemon;
     const good = daemon.cursors.encode(0);
@@ -145,11 +145,14 @@ describe("cursor errors", () => {
     const otherSession = new TokenSigner(Buffer.alloc(32, 7), "ses_other", daemon.epoch).sign("cur", { p: "0" });
     const otherEpoch = new TokenSigner(daemon.store.tokenKey(), daemon.store.id, "ep_old").sign("cur", { p: "0" });
     const forged = `${Buffer.from(JSON.stringify({ k: "cur", s: daemon.store.id, e: daemon.epoch, p: "0" })).toString("base64url")}.${mac}A`;
+    // This session's cursor with its session field edited: not believed, since the MAC does not hold.
+    const forgedSession = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), s: "ses_forged" })).toString("base64url")}.${mac}`;
     const cases: [string, number, string][] = [
       ["garbage", 400, "invalid_cursor"],
       [`${body}.${"A".repeat(22)}`, 400, "invalid_cursor"],
       [forged, 400, "invalid_cursor"],
-      [otherSession, 400, "cursor_wrong_session"],
+      [otherSession, 400, "invalid_cursor"],
+      [forgedSession, 400, "invalid_cursor"],
       [otherEpoch, 409, "epoch_mismatch"],
       [daemon.signer.sign("cur", { p: "999" }), 400, "invalid_cursor"],
       [daemon.signer.sign("win", { w: "x", x: "1" }), 400, "invalid_cursor"],

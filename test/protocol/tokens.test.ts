@@ -31,7 +31,12 @@ describe("TokenSigner", () => {
     expect(problem(() => signer.verify("cur", "garbage"))).toBe("malformed");
     expect(problem(() => signer.verify("cur", "e30.abc"))).toBe("malformed");
     expect(problem(() => signer.verify("win", t))).toBe("wrong_kind");
-    expect(problem(() => new TokenSigner(randomBytes(32), "ses_b", "ep_1").verify("cur", t))).toBe("wrong_session");
+    // Another session's token (another key) and an edited session field are forged: the MAC comes first.
+    expect(problem(() => new TokenSigner(randomBytes(32), "ses_b", "ep_1").verify("cur", t))).toBe("forged");
+    const otherField = Buffer.from(JSON.stringify({ k: "cur", s: "ses_b", e: "ep_1", p: "5" })).toString("base64url");
+    expect(problem(() => new TokenSigner(key, "ses_b", "ep_1").verify("cur", `${otherField}.${mac}`))).toBe("forged");
+    // Only an authentic token naming another session (a store copied under another id) is wrong_session.
+    expect(problem(() => new TokenSigner(key, "ses_b", "ep_1").verify("cur", t))).toBe("wrong_session");
     expect(problem(() => new TokenSigner(key, "ses_a", "ep_2").verify("cur", t))).toBe("wrong_epoch");
   });
 });

@@ -10,7 +10,7 @@ import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx"
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
 import { describeError, type SessionActions } from "./session-actions.ts";
-import { helpText, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
+import { helpTable, helpText, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
 import type { FacetColorTable } from "./theme/facet-colors.ts";
 import { useTheme } from "./theme/theme.ts";
 import type { ViewStore } from "./view-store.ts";
@@ -96,8 +96,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (command.name === "help") {
       actions
         .commands()
-        .then((r) => store.addCommandOutput(text, helpText(r.commands, null, ctrlCInterrupts), false))
-        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts), false));
+        .then((r) => store.addCommandOutput(text, helpText(r.commands, null, ctrlCInterrupts), false, helpTable(r.commands, null, ctrlCInterrupts)))
+        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts), false, helpTable(null, describeError(e), ctrlCInterrupts)));
       return;
     }
     actions
@@ -176,7 +176,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           model={s.model}
           facet={s.facet}
           facetColors={s.facet ? facetColors?.get(s.facet) : undefined}
-          usage={s.lastUsage}
+          contextTokens={store.contextTokens()}
           contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
           sessionState={s.sessionState}
         />

@@ -3,6 +3,7 @@
 // so half-streamed text (an unclosed fence, a lone `**`) renders sensibly while it grows.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
+import { Wrapped } from "./components/wrapped.tsx";
 import { useTheme, type Palette } from "./theme/theme.ts";
 
 export type MdBlock =
@@ -65,7 +66,7 @@ export function parseInline(text: string): Inline[] {
 function InlineText({ text, color }: { text: string; color?: string }): ReactNode {
   const c = useTheme().colors;
   return (
-    <Text color={color} wrap="wrap">
+    <Wrapped color={color} wrap="wrap">
       {parseInline(text).map((s, i) => {
         if (s.style === "code") return <Text key={i} color={c.code}>{s.text}</Text>;
         if (s.style === "bold") return <Text key={i} bold>{s.text}</Text>;
@@ -73,7 +74,7 @@ function InlineText({ text, color }: { text: string; color?: string }): ReactNod
         if (s.style === "link") return <Text key={i} underline color={c.link}>{s.text}<Text dimColor>{` (${s.url})`}</Text></Text>;
         return s.text;
       })}
-    </Text>
+    </Wrapped>
   );
 }
 

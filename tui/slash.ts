@@ -36,21 +36,37 @@ export function unescapePrompt(text: string): string {
 
 const USAGE_COLUMN = 16;
 
+/** /help as a table: the view draws the summaries in one column at every width (a wrapped summary stays in it). */
+export interface HelpTable {
+  /** The width of the usage column: a longer usage gets its summary on the next line. */
+  width: number;
+  rows: { usage: string; summary: string }[];
+  notes: string[];
+}
+
 /** `ctrlCInterrupts`: a local session's Ctrl+C interrupts a running turn before it detaches. */
-export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null, ctrlCInterrupts = false): string {
-  const rows = [...LOCAL_COMMANDS, ...(remote ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
+export function helpTable(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null, ctrlCInterrupts = false): HelpTable {
+  const rows = [...LOCAL_COMMANDS, ...(remote ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))].map((r) => ({ usage: r.usage, summary: r.summary }));
   // A usage longer than the column gets its summary on the next line, so one long usage does not push
   // every summary to the right edge of a narrow terminal.
   const width = Math.min(USAGE_COLUMN, Math.max(...rows.map((r) => r.usage.length)));
-  const lines = rows.flatMap((r) => (r.usage.length <= width ? [`  ${r.usage.padEnd(width)}  ${r.summary}`] : [`  ${r.usage}`, `  ${" ".repeat(width)}  ${r.summary}`]));
-  if (remoteError) lines.push(`  (the session's own commands are unavailable: ${remoteError})`);
-  lines.push(
+  const notes = remoteError ? [`(the session's own commands are unavailable: ${remoteError})`] : [];
+  notes.push(
     "",
     "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history",
+    "      / opens the command menu, @ a file picker (Tab or Enter picks, Esc closes)",
     "      Up on an empty prompt takes back the newest queued input",
     ...(ctrlCInterrupts
       ? ["      Esc or Ctrl+C interrupts the turn · Ctrl+O details (reasoning, full tool output)", "      Ctrl+D, or Ctrl+C with no turn running (or twice), detaches (the session keeps running)"]
       : ["      Esc interrupts the turn · Ctrl+O details (reasoning, full tool output)", "      Ctrl+D or Ctrl+C detach (the session keeps running)"]),
   );
+  return { width, rows, notes };
+}
+
+/** The /help table as plain text (for a terminal that is not the view, and for tests). */
+export function helpText(remote: { name: string; usage: string; summary: string }[] | null, remoteError: string | null, ctrlCInterrupts = false): string {
+  const t = helpTable(remote, remoteError, ctrlCInterrupts);
+  const lines = t.rows.flatMap((r) => (r.usage.length <= t.width ? [`  ${r.usage.padEnd(t.width)}  ${r.summary}`] : [`  ${r.usage}`, `  ${" ".repeat(t.width)}  ${r.summary}`]));
+  for (const note of t.notes) lines.push(note.startsWith("(") ? `  ${note}` : note);
   return ["Commands:", ...lines].join("\n");
 }

@@ -9,6 +9,7 @@ import type { Usage } from "../src/providers/events.ts";
 import { isEngineRecordType } from "../src/protocol/record-types.ts";
 import type { SyncRecord, SyncRecordBody } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import type { HelpTable } from "./slash.ts";
 
 export type Block =
   | { kind: "user"; id: string; text: string; done: true }
@@ -31,7 +32,7 @@ export type Block =
       durationMs: number | null;
       done: boolean;
     }
-  | { kind: "retry"; id: string; attempt: number; max: number; reason: string; done: true }
+  | { kind: "retry"; id: string; attempt: number; max: number; delayMs: number; reason: string; done: true }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; message: string; done: true }
   | { kind: "turn_end"; id: string; stopReason: TurnStopReason; error: string | null; done: true }
   | {
@@ -47,7 +48,7 @@ export type Block =
       done: boolean;
     }
   /** Output of a slash command the user ran (added by the UI, not by a record). */
-  | { kind: "command"; id: string; input: string; message: string; failed: boolean; done: true };
+  | { kind: "command"; id: string; input: string; message: string; failed: boolean; help?: HelpTable; done: true };
 
 export interface ViewState {
   conversation: Conversation;
@@ -230,7 +231,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         break;
       }
       case "retry":
-        push({ kind: "retry", id: `retry:${r.seq}`, attempt: r.attempt, max: r.max_retries, reason: r.reason, done: true });
+        push({ kind: "retry", id: `retry:${r.seq}`, attempt: r.attempt, max: r.max_retries, delayMs: r.delay_ms, reason: r.reason, done: true });
         break;
       case "turn_completed":
         state.busy = false;

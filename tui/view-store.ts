@@ -3,8 +3,10 @@
 // replayed nothing is drawn; at the end only about the newest HISTORY_LINES lines are printed, so attaching
 // to a session with a 100k-line history costs one short write. After a resync (daemon restart, reset) blocks
 // already printed are recognised by id and not printed twice.
+import { contextTokens } from "../src/agent/compaction/estimate.ts";
 import type { SyncRecord } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import type { HelpTable } from "./slash.ts";
 import { lineCount, tailLines } from "./tail-lines.ts";
 import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState } from "./view-state.ts";
 
@@ -58,6 +60,24 @@ export class ViewStore {
 
   getVersion = (): number => this.version;
 
+  private measured: { seq: number; tokens: number | null } = { seq: -1, tokens: null };
+
+  /**
+   * What the context holds now, in tokens: the newest usage a provider reported for it plus an estimate
+   * of what came after (an interrupted answer reports none), or an estimate of the whole conversation when
+   * nothing was reported (the demo's provider reports zeros). The system prompt and tool definitions are
+   * known only to the daemon, so without any report they are not counted. Null before the first message.
+   */
+  contextTokens(): number | null {
+    const seq = this.state.lastSeq;
+    if (this.measured.seq !== seq) {
+      const conversation = this.state.conversation;
+      const empty = conversation.entries.length <= (conversation.context?.index ?? 0) && !conversation.context?.summary;
+      this.measured = { seq, tokens: conversation.entries.length === 0 ? null : empty ? 0 : contextTokens(conversation, () => 0) };
+    }
+    return this.measured.tokens;
+  }
+
   /** The blocks still changing (or waiting behind one that is): the only part of the screen that re-renders. */
   tail(): Block[] {
     return this.state.blocks.slice(this.committed);
@@ -95,8 +115,8 @@ export class ViewStore {
   }
 
   /** Output of a local or session command: it joins the conversation's order at the end. */
-  addCommandOutput(input: string, message: string, failed: boolean): void {
-    this.state.blocks.push({ kind: "command", id: `cmd:${++this.localCount}`, input, message, failed, done: true });
+  addCommandOutput(input: string, message: string, failed: boolean, help?: HelpTable): void {
+    this.state.blocks.push({ kind: "command", id: `cmd:${++this.localCount}`, input, message, failed, ...(help ? { help } : {}), done: true });
     this.commit();
     this.changed();
   }

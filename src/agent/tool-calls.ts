@@ -76,10 +76,12 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
           if (batchSignal.aborted) return finish(call, "cancelled", { output: "Cancelled by the user while waiting for permission." }, started);
           auth = { allowed: false, message: `The permission check failed (${(error as Error).message}); the call was not run.` };
         }
-        if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, started);
+        // The duration is the tool's own run: the wait for a person's answer is not part of it.
+        const ran = deps.clock.now();
+        if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, ran);
         const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id }, batchSignal);
-        if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, started);
-        finish(call, r.isError ? "error" : "completed", r, started);
+        if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, ran);
+        finish(call, r.isError ? "error" : "completed", r, ran);
       }),
     };
   });

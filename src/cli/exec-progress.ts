@@ -1,5 +1,6 @@
 // One stderr line per event worth showing while `agent exec` runs in plain mode.
 import type { EngineEvent } from "../agent/events.ts";
+import { retryText } from "../util/retry-text.ts";
 
 const MAX_ARGS = 100;
 
@@ -17,7 +18,7 @@ export function describeEvent(e: EngineEvent): string | null {
     case "progress":
       return `… ${e.text}`;
     case "retry":
-      return `retrying (attempt ${e.attempt} of ${e.max_retries + 1}) in ${Math.round(e.delay_ms / 1000)} s: ${e.code}${e.status ? ` (HTTP ${e.status})` : ""}`;
+      return `${retryText(e.attempt, e.max_retries, e.delay_ms)}: ${e.code}${e.status ? ` (HTTP ${e.status})` : ""}`;
     case "notice":
       return `${e.level}: ${e.message}`;
     // A failed compaction ends the turn, whose error is printed anyway.

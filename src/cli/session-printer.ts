@@ -2,6 +2,7 @@
 // on stdout as it streams, tool calls, questions, retries and turn ends on stderr.
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import type { Io } from "./command.ts";
+import { retryText } from "../util/retry-text.ts";
 
 export class SessionPrinter {
   private kinds = new Map<string, string>();
@@ -54,7 +55,7 @@ export class SessionPrinter {
         this.note(`  ${r.result.name}: ${r.result.status} (${Math.round(r.duration_ms)} ms)`);
         return;
       case "retry":
-        this.note(`retrying (attempt ${r.attempt}/${r.max_retries}): ${r.reason}`);
+        this.note(`${retryText(r.attempt, r.max_retries, r.delay_ms)}: ${r.reason}`);
         return;
       case "interrogative_opened": {
         const q = r.interrogative;

@@ -111,7 +111,7 @@ const status = (over: Partial<StatusProps> = {}): StatusProps => ({
   progress: null,
   model: "a-large",
   facet: "plan",
-  usage: null,
+  contextTokens: null,
   contextWindow: undefined,
   sessionState: "running",
   ...over,
@@ -130,7 +130,7 @@ describe("NO_COLOR", () => {
   test("a whole conversation draws no color escape; bold, dim and inverse stay", async () => {
     const { ui } = conversation(noColorTheme(), new Map([["plan", { light: "#9a6700", dark: "#d29922" }]]));
     const out = await settled(ui, "Allow shell rm -rf build?");
-    for (const text of ["› list files", "const x = 1;", "- let x = 1;", "+ let x = 2;", "⎿ error", "something broke", "failed", "1. Allow once", "thinking hard", "facet plan", "⧗ queued: later", "↻ retrying"]) {
+    for (const text of ["› list files", "const x = 1;", "- let x = 1;", "+ let x = 2;", "⎿ error", "something broke", "failed", "1. Allow once", "thinking hard", "facet plan", "⧗ queued: later", "↻ retry 1/3 in"]) {
       expect(plain(out)).toContain(text);
     }
     expect(colorEscapes(out)).toEqual([]);

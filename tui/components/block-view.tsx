@@ -3,10 +3,59 @@
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
 import { Markdown } from "../markdown.tsx";
+import { retryText } from "../../src/util/retry-text.ts";
 import { tailLines } from "../tail-lines.ts";
 import { useTheme } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
+import type { HelpTable } from "../slash.ts";
 import { clipLines, ToolView } from "./tool-view.tsx";
+import { WrappedLines } from "./wrapped.tsx";
+
+/** A mark, then text that wraps under itself (not under the mark). */
+function Marked({ mark, color, text }: { mark: string; color: string | undefined; text: string }): ReactNode {
+  return (
+    <Box>
+      <Text color={color}>{mark}</Text>
+      <Box flexDirection="column">
+        <WrappedLines text={text} color={color} />
+      </Box>
+    </Box>
+  );
+}
+
+/** /help: usages in one column and their summaries in the next, wrapped inside it at any width. */
+function HelpView({ help }: { help: HelpTable }): ReactNode {
+  const column = help.width + 4;
+  return (
+    <Box flexDirection="column">
+      <Text>Commands:</Text>
+      {help.rows.map((r) =>
+        r.usage.length <= help.width ? (
+          <Box key={r.usage}>
+            <Box width={column} flexShrink={0}>
+              <Text>{`  ${r.usage}`}</Text>
+            </Box>
+            <Box flexDirection="column" flexGrow={1} flexShrink={1}>
+              <WrappedLines text={r.summary} />
+            </Box>
+          </Box>
+        ) : (
+          <Box key={r.usage} flexDirection="column">
+            <Box paddingLeft={2}>
+              <WrappedLines text={r.usage} />
+            </Box>
+            <Box paddingLeft={column} flexDirection="column">
+              <WrappedLines text={r.summary} />
+            </Box>
+          </Box>
+        ),
+      )}
+      {help.notes.map((n, i) => (
+        <Text key={i}>{n.startsWith("(") ? `  ${n}` : n || " "}</Text>
+      ))}
+    </Box>
+  );
+}
 
 const STOP_TEXT: Record<string, string> = {
   interrupted: "interrupted",
@@ -32,7 +81,9 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1}>
           <Text color={c.prompt} bold>{"› "}</Text>
-          <Text>{block.text}</Text>
+          <Box flexDirection="column">
+            <WrappedLines text={block.text} />
+          </Box>
         </Box>
       );
     case "text": {
@@ -67,13 +118,13 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
     case "tool":
       return <ToolView block={block} details={details} stale={stale} />;
     case "retry":
-      return <Text color={c.warning}>{`↻ retrying (attempt ${block.attempt}/${block.max}): ${block.reason}`}</Text>;
+      return <Marked mark="↻ " color={c.warning} text={`${retryText(block.attempt, block.max, block.delayMs)}: ${block.reason}`} />;
     case "notice":
-      return <Text color={block.level === "info" ? c.muted : block.level === "warning" ? c.warning : c.error}>{`${block.level === "info" ? "ℹ" : "⚠"} ${block.message}`}</Text>;
+      return <Marked mark={block.level === "info" ? "ℹ " : "⚠ "} color={block.level === "info" ? c.muted : block.level === "warning" ? c.warning : c.error} text={block.message} />;
     case "turn_end":
       return (
         <Box marginTop={1}>
-          <Text color={block.stopReason === "error" ? c.error : c.warning}>{`■ ${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`}</Text>
+          <Marked mark="■ " color={block.stopReason === "error" ? c.error : c.warning} text={`${STOP_TEXT[block.stopReason] ?? block.stopReason}${block.error ? ` — ${block.error}` : ""}`} />
         </Box>
       );
     case "subagent": {
@@ -97,7 +148,7 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1} flexDirection="column">
           <Text dimColor>{`› ${block.input}`}</Text>
-          <Text color={block.failed ? c.error : undefined}>{block.message}</Text>
+          {block.help ? <HelpView help={block.help} /> : <WrappedLines text={block.message} color={block.failed ? c.error : undefined} />}
         </Box>
       );
   }

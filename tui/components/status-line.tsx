@@ -4,7 +4,6 @@
 import { Box, Text } from "ink";
 import { useEffect, useState, type ReactNode } from "react";
 import type { FacetColors } from "../../src/agent/context/facets.ts";
-import type { Usage } from "../../src/providers/events.ts";
 import { facetColor, useTheme } from "../theme/theme.ts";
 import type { Health } from "../view-store.ts";
 
@@ -26,12 +25,15 @@ export function compactTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** Tokens the context holds after the newest answer, and the share of the model's window. */
-export function contextMeter(usage: Usage | null, window: number | undefined): string {
-  if (!usage) return "context —";
-  const used = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens + usage.output_tokens;
+/**
+ * The tokens the next request would carry, and their share of the model's window. Under 1% reads "<1%",
+ * so a small context is not shown as empty.
+ */
+export function contextMeter(used: number | null, window: number | undefined): string {
+  if (used === null) return "context —";
   if (!window) return `context ${compactTokens(used)}`;
-  return `context ${compactTokens(used)}/${compactTokens(window)} (${Math.round((used / window) * 100)}%)`;
+  const share = (used / window) * 100;
+  return `context ${compactTokens(used)}/${compactTokens(window)} (${used > 0 && share < 1 ? "<1" : Math.round(share)}%)`;
 }
 
 export interface StatusProps {
@@ -43,7 +45,8 @@ export interface StatusProps {
   facet: string | null;
   /** The active facet's colors from the daemon catalog: its name is painted in the one for the background. */
   facetColors?: FacetColors;
-  usage: Usage | null;
+  /** What the context holds (tokens): the provider's newest report plus estimates of what came after it. */
+  contextTokens: number | null;
   contextWindow: number | undefined;
   sessionState: string;
 }
@@ -96,7 +99,7 @@ export function StatusLine(props: StatusProps): ReactNode {
             <Text dimColor>{" · "}</Text>
           </>
         ) : null}
-        <Text dimColor>{contextMeter(props.usage, props.contextWindow)}</Text>
+        <Text dimColor>{contextMeter(props.contextTokens, props.contextWindow)}</Text>
       </Text>
     </Box>
   );

@@ -5,6 +5,7 @@ import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
 import { useTheme, type ColorKey } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
+import { WrappedLines } from "./wrapped.tsx";
 
 type ToolBlock = Extract<Block, { kind: "tool" }>;
 
@@ -70,7 +71,37 @@ function DiffView({ lines, limit }: { lines: DiffLine[]; limit: number }): React
   );
 }
 
+/** The note of a `progress_update` call, while its arguments still stream too. */
+export function progressNote(block: ToolBlock): string {
+  if (typeof block.args?.text === "string") return block.args.text;
+  const m = /"text"\s*:\s*"((?:\\.|[^"\\])*)/.exec(block.argsText);
+  if (!m) return "…";
+  try {
+    return JSON.parse(`"${m[1]!.replace(/\\$/, "")}"`) as string;
+  } catch {
+    return m[1]!;
+  }
+}
+
 export const ToolView = memo(function ToolView({ block, details, stale }: { block: ToolBlock; details: boolean; stale?: boolean }): ReactNode {
+  // The model's progress note is a status line for the person, not a tool run to inspect.
+  if (block.name === "progress_update" && block.result?.status !== "error") return <ProgressNote block={block} />;
+  return <ToolRun block={block} details={details} stale={stale} />;
+});
+
+function ProgressNote({ block }: { block: ToolBlock }): ReactNode {
+  const c = useTheme().colors;
+  return (
+    <Box marginTop={1}>
+      <Text color={c.accent}>{"◦ "}</Text>
+      <Box flexDirection="column">
+        <WrappedLines text={progressNote(block)} dimColor />
+      </Box>
+    </Box>
+  );
+}
+
+function ToolRun({ block, details, stale }: { block: ToolBlock; details: boolean; stale?: boolean }): ReactNode {
   const result = block.result;
   const status = result ? result.status : block.running ? "running" : block.done ? "not run" : "preparing";
   const limit = details ? EXPANDED_LINES : COLLAPSED_LINES;
@@ -101,7 +132,7 @@ export const ToolView = memo(function ToolView({ block, details, stale }: { bloc
       )}
     </Box>
   );
-});
+}
 
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;

@@ -5,6 +5,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config/load.ts";
 import { grantTrust } from "../../../src/config/trust/assess.ts";
+import { RuleAnswerStore, ruleAnswersFile } from "../../../src/config/trust/rule-answers.ts";
 import { ProjectTrustStore, projectTrustFile } from "../../../src/config/trust/store.ts";
 import { configEnv } from "../../helpers/config-env.ts";
 
@@ -91,6 +92,44 @@ default_permission_matcher: bypass
     expect(loaded.config.mcp_servers?.gh).toMatchObject({ url: "https://api.example.com/mcp" });
     c.projectFile("mcp_servers:\n  gh: { default_enabled: false }\n");
     expect(c.load().trust.state).toBe("none");
+  });
+});
+
+describe("allow rules of the project's rule file", () => {
+  test("are an item beside the config's; the notice names the config file; answered rules are not in it", () => {
+    const c = setup();
+    c.projectFile("mcp_servers:\n  s: { transport: stdio, command: srv }\n");
+    c.file(".agent/permissions.yaml", "allow:\n  - shell(make:*)\n  - edit(src/**)\ndeny: [shell(rm:*)]\n");
+    const loaded = c.load();
+    expect(loaded.trust.file).toBe(join(c.project, ".agent", "config.yaml"));
+    expect(loaded.trust.items.map((i) => i.shown)).toEqual(["tool server 's' runs: srv", "allow rules in .agent/permissions.yaml: edit(src/**), shell(make:*)"]);
+    expect(loaded.trust.projectAllowRules).toEqual([]);
+    expect(c.load("keep").trust.projectAllowRules.sort()).toEqual(["edit(src/**)", "shell(make:*)"]);
+
+    new RuleAnswerStore(ruleAnswersFile(join(c.root, "data", "agent"))).add(c.project, ["shell(make:*)"]);
+    const answered = c.load();
+    expect(answered.trust.items.map((i) => i.shown)).toEqual(["tool server 's' runs: srv", "allow rules in .agent/permissions.yaml: edit(src/**)"]);
+    expect(answered.trust.projectAllowRules).toEqual(["shell(make:*)"]);
+  });
+
+  test("a linked worktree shares its main checkout's answers", () => {
+    const c = setup();
+    const git = (args: string[], cwd: string) => {
+      const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
+      if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+    };
+    const repo = join(c.root, "repo");
+    git(["init", "-q", repo], c.root);
+    c.file("../repo/.agent/permissions.yaml", "allow:\n  - shell(make)\n");
+    git(["add", "-A"], repo);
+    git(["commit", "-qm", "x"], repo);
+    new RuleAnswerStore(ruleAnswersFile(join(c.root, "data", "agent"))).add(repo, ["shell(make)"]);
+    expect(loadConfig({ cwd: repo, env: c.env }).trust.state).toBe("none");
+    const tree = join(c.root, "tree");
+    git(["worktree", "add", "-q", tree, "HEAD"], repo);
+    const inTree = loadConfig({ cwd: tree, env: c.env }).trust;
+    expect(inTree.state).toBe("none");
+    expect(inTree.projectAllowRules).toEqual(["shell(make)"]);
   });
 });
 

@@ -100,10 +100,11 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
         .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts), false, helpTable(null, describeError(e), ctrlCInterrupts)));
       return;
     }
+    const at = store.commandStarted();
     actions
       .sessionCommand(command.name, command.args)
-      .then((r) => store.addCommandOutput(text, r.message, false))
-      .catch((e: unknown) => store.addCommandOutput(text, describeError(e), true));
+      .then((r) => store.addCommandOutput(text, r.message, false, undefined, at))
+      .catch((e: unknown) => store.addCommandOutput(text, describeError(e), true, undefined, at));
   }
 
   function onHistory(dir: -1 | 1) {

@@ -293,7 +293,8 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         push(info(r.seq, `goal ${r.change}: ${r.goal.objective}${r.goal.progress && r.change === "updated" ? ` — ${r.goal.progress}` : ""}`));
         break;
       case "notification":
-        push(info(r.seq, `${r.notification.source}: ${r.notification.text}`));
+        // A tool server's change is news for the model; the person already got it as a notice.
+        if (!r.notification.source.startsWith("mcp:")) push(info(r.seq, `${r.notification.source}: ${r.notification.text}`));
         break;
       case "subagent_started":
         push({ kind: "subagent", id: r.subagent_id, name: r.name, description: r.description, activity: null, status: null, report: null, done: false });

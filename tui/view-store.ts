@@ -48,6 +48,9 @@ export class ViewStore {
   private committed = 0;
   private catchUpSeq = 0;
   private localCount = 0;
+  private runningCommands = 0;
+  /** Notices from this index on wait for the running commands' output (Infinity: none run). */
+  private heldFrom = Infinity;
   private listeners = new Set<() => void>();
   private version = 0;
   private scheduled = false;
@@ -87,6 +90,7 @@ export class ViewStore {
     if (rebuild) {
       this.state = emptyViewState();
       this.committed = 0;
+      if (this.runningCommands) this.heldFrom = 0;
     }
     applySnapshot(this.state, snap);
     this.catchUpSeq = Number(snap.seq);
@@ -114,9 +118,34 @@ export class ViewStore {
     this.changed();
   }
 
-  /** Output of a local or session command: it joins the conversation's order at the end. */
-  addCommandOutput(input: string, message: string, failed: boolean, help?: HelpTable): void {
-    this.state.blocks.push({ kind: "command", id: `cmd:${++this.localCount}`, input, message, failed, ...(help ? { help } : {}), done: true });
+  /**
+   * A session command was sent: notices that arrive before its answer (a tool server it disabled) are
+   * held, and printed after the command's own output. Returns where its output goes (for addCommandOutput).
+   */
+  commandStarted(): number {
+    this.runningCommands++;
+    this.heldFrom = Math.min(this.heldFrom, this.state.blocks.length);
+    return this.state.blocks.length;
+  }
+
+  /**
+   * Output of a local or session command: at the end of the conversation, or, for a command announced
+   * with commandStarted (`startedAt`), before the notices it caused.
+   */
+  addCommandOutput(input: string, message: string, failed: boolean, help?: HelpTable, startedAt?: number): void {
+    const block: Block = { kind: "command", id: `cmd:${++this.localCount}`, input, message, failed, ...(help ? { help } : {}), done: true };
+    let at = this.state.blocks.length;
+    if (startedAt !== undefined) {
+      this.runningCommands = Math.max(0, this.runningCommands - 1);
+      if (this.runningCommands === 0) this.heldFrom = Infinity;
+      for (let i = Math.max(startedAt, this.committed); i < this.state.blocks.length; i++) {
+        if (this.state.blocks[i]!.kind === "notice") {
+          at = i;
+          break;
+        }
+      }
+    }
+    this.state.blocks.splice(at, 0, block);
     this.commit();
     this.changed();
   }
@@ -162,6 +191,8 @@ export class ViewStore {
   private commit(): void {
     const fresh: Block[] = [];
     while (this.committed < this.state.blocks.length && this.state.blocks[this.committed]!.done) {
+      // A notice a running command may have caused waits for that command's output.
+      if (this.committed >= this.heldFrom && this.state.blocks[this.committed]!.kind === "notice") break;
       const b = this.state.blocks[this.committed++]!;
       if (this.printedIds.has(b.id)) continue;
       this.printedIds.add(b.id);

@@ -126,3 +126,42 @@ describe("rendering (issue 27 item 4)", () => {
     }
   });
 });
+
+describe("notices caused by a command (issue 27 item 4)", () => {
+  test("/mcp disable: the notice it causes prints once, after the command's own output", async () => {
+    const { App } = await import("../../tui/app.tsx");
+    const seq = recordSequence();
+    const store = new ViewStore();
+    store.onSnapshot(testSnapshot(0), false);
+    const actions = {
+      commands: async () => ({ commands: [] }),
+      sessionCommand: async (name: string, args: string[]) => {
+        // The daemon publishes the server's change (a notice for the person, a notification for the
+        // model) before it answers the command.
+        store.onRecords(
+          seq.records([
+            { type: "notice", level: "info", message: "tool server everything: disabled" },
+            { type: "notification", notification: { id: "ntf_1", source: "mcp:everything", text: "Tool server everything is now disabled; its tools are unavailable.", created_at: 1 } },
+          ]),
+        );
+        await Bun.sleep(100);
+        return { message: `everything: ${args[0] === "disable" ? "disabled" : name} [stdio]` };
+      },
+    };
+    const ui = render(<App store={store} actions={actions as never} onExit={() => {}} />);
+    // The last frame holds everything printed so far (ink-testing-library draws the static part in each).
+    const frames = () => (ui.lastFrame() ?? "").replace(/\x1b\[[\d;:]*m/g, "");
+    ui.stdin.write("/mcp disable everything");
+    await Bun.sleep(50);
+    ui.stdin.write("\r");
+    const deadline = Date.now() + 5000;
+    while (!frames().includes("everything: disabled [stdio]") && Date.now() < deadline) await Bun.sleep(10);
+    await Bun.sleep(150);
+    const out = frames();
+    ui.unmount();
+    expect(out.split("tool server everything: disabled").length - 1).toBe(1);
+    expect(out).not.toContain("mcp:everything");
+    expect(out.indexOf("› /mcp disable everything")).toBeLessThan(out.indexOf("tool server everything: disabled"));
+    expect(out.indexOf("everything: disabled [stdio]")).toBeLessThan(out.indexOf("tool server everything: disabled"));
+  });
+});

@@ -11,9 +11,9 @@ init script (agent_behavior.shell.init_script), and addresses that would receive
 provider url with your key, a remote tool server, a web proxy, extra CA certificates), or loosen the
 permission matcher; its .agent/permissions.yaml can allow tool calls (shell commands) without asking.
 None of these is used until you trust the project: sessions start without them and say so. Allow rules
-you add yourself by answering "allow always in this project" need no trust. 'agent trust' shows exactly what would run and records your consent for DIR (default: the
-project of the working directory), pinned to those settings and the content of the files they name:
-changing any of them asks again. The record is kept in <data root>/trust/projects.json (mode 600).
+you add yourself by answering "allow always in this project" need no trust. 'agent trust' shows exactly
+what would run and records your consent for DIR (default: the project of the working directory), pinned
+to those settings and the content of the files they name: changing any of them asks again. The record is kept in <data root>/trust/projects.json (mode 600).
 'agent exec --trust-project' uses them for one run without recording anything (CI).
 Exit codes: 0 done, 1 nothing recorded for --revoke or a damaged trust file, 2 usage.`,
   flags: [

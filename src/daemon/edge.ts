@@ -34,6 +34,33 @@ export function errorResponse(error: unknown, logger: DaemonLogger, secrets: rea
   return json(500, { code: "internal_error", error: "internal_error", request_id: requestId });
 }
 
+/** The largest request body (a prompt's images travel base64 inside it). */
+export const DAEMON_BODY_LIMIT = 64 * 1024 * 1024;
+
+function tooLarge(limit: number): Response {
+  return json(413, { code: "payload_too_large", error: "payload_too_large", message: `request bodies are limited to ${limit} bytes` }, { Connection: "close" });
+}
+
+/** The whole body, or the JSON 413 once it is (or declares to be) over the limit; the rest is not read. */
+async function readCapped(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | Response> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !(Number(declared) <= limit)) return tooLarge(limit);
+  const reader = (request.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    size += next.value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return tooLarge(limit);
+    }
+    chunks.push(next.value);
+  }
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks));
+}
+
 export function createDaemonFetch(credential: string | null, app: Handler, logger: DaemonLogger) {
   const secrets = credential ? [credential] : [];
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
@@ -50,10 +77,12 @@ export function createDaemonFetch(credential: string | null, app: Handler, logge
       const url = new URL(request.url);
       validateQuery(request, url);
       if (url.pathname === "/events") server?.timeout(request, 0);
-      // A JSON body is checked for its nesting before any parser or validator recurses into it.
-      if (request.body && isJsonType(request.headers.get("content-type"))) {
-        const bytes = await request.bytes();
-        if (jsonNestsDeeper(bytes)) return json(400, { code: "bad_request", error: "bad_request", message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` });
+      if (request.body) {
+        // Read whole under the limit (a JSON 413, chunked bodies included), then a JSON body is checked
+        // for its nesting before any parser or validator recurses into it.
+        const bytes = await readCapped(request, DAEMON_BODY_LIMIT);
+        if (bytes instanceof Response) return bytes;
+        if (isJsonType(request.headers.get("content-type")) && jsonNestsDeeper(bytes)) return json(400, { code: "bad_request", error: "bad_request", message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` });
         return await app.handle(new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal }));
       }
       return await app.handle(request);

@@ -56,7 +56,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       fetch: traceRequests(options.tracer, createDaemonFetch(options.credential, app, logger)),
       error: () => json(500, { code: "internal_error", error: "internal_error" }),
       idleTimeout: 30,
-      maxRequestBodySize: 64 * 1024 * 1024,
+      // The edge enforces DAEMON_BODY_LIMIT with a JSON 413; the server's own refusal has no body.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       development: false,
     });
   } catch (error) {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { dataRoot } from "../config/files.ts";
 import type { UPDATE_CHANNELS } from "../config/schema/session.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
+import { BUILD_ASSET } from "../version.ts";
 import { ManifestError, newestRelease, parseManifest, platformKey, type ReleaseAsset } from "./manifest.ts";
 import { compareVersions, parseVersion } from "./semver.ts";
 
@@ -44,7 +45,8 @@ export async function checkForUpdate(options: CheckOptions): Promise<CheckResult
   }
   if (!response.ok) throw new ManifestError(`the release manifest at ${options.manifestUrl} answered HTTP ${response.status}`);
   const manifest = parseManifest(await response.text(), options.manifestUrl);
-  const platform = options.platform ?? platformKey();
+  // A release binary knows the asset it was built as (a musl build looks for the musl asset).
+  const platform = options.platform ?? BUILD_ASSET ?? platformKey();
   const current = parseVersion(options.current);
   if (!current) throw new ManifestError(`the installed version '${options.current}' is not a version like 1.2.3`);
   const best = newestRelease(manifest, options.channel, platform);

@@ -4,6 +4,7 @@
 // rename the old binary is untouched; on any failure the temp file is removed.
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { parseVersionLine } from "../version.ts";
 import type { ReleaseAsset } from "./manifest.ts";
 
 export class UpdateError extends Error {
@@ -75,7 +76,7 @@ async function download(options: InstallOptions, temp: string): Promise<void> {
 function verifyRuns(temp: string, version: string): void {
   const run = Bun.spawnSync([temp, "--version"], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeout: VERSION_CHECK_TIMEOUT_MS });
   const printed = run.stdout.toString().trim();
-  if (run.exitCode !== 0 || printed !== `agent ${version}`) {
+  if (run.exitCode !== 0 || parseVersionLine(printed) !== version) {
     throw new UpdateError(`the downloaded binary does not run as agent ${version} (it printed '${printed.slice(0, 80)}', exit ${run.exitCode}); ${UNCHANGED}`);
   }
 }

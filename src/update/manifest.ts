@@ -17,9 +17,12 @@ const Asset = Type.Object({
 const Release = Type.Object({
   version: Type.String({ minLength: 1 }),
   channel: Type.Union(UPDATE_CHANNELS.map((c) => Type.Literal(c))),
+  /** The commit the release was built from (informational; `agent --version` prints it too). */
+  commit: Type.Optional(Type.String()),
   published_at: Type.Optional(Type.String()),
   notes_url: Type.Optional(Type.String()),
-  assets: Type.Record(Type.String({ pattern: "^[a-z0-9]+-[a-z0-9_]+$" }), Asset),
+  // `linux-x64`, `darwin-arm64`, `win32-x64`, and libc variants such as `linux-arm64-musl`.
+  assets: Type.Record(Type.String({ pattern: "^[a-z0-9]+-[a-z0-9_]+(-[a-z0-9]+)?$" }), Asset),
 });
 
 export const ManifestSchema = Type.Object({

@@ -1,9 +1,10 @@
 // `agent update` and `agent update --check`: the release manifest from `updates.manifest_url`, the
 // channel from `updates.channel` (or --channel), the running binary (or --binary FILE) as the target.
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { CliError, EXIT, type Io, type ParsedArgs } from "../cli/command.ts";
 import { loadConfig } from "../config/load.ts";
-import { VERSION } from "../version.ts";
+import { parseVersionLine, VERSION } from "../version.ts";
 import { checkForUpdate, rememberCheck, type Channel, type CheckResult } from "./check.ts";
 import { installRelease, UpdateError } from "./install.ts";
 import { ManifestError } from "./manifest.ts";
@@ -19,9 +20,20 @@ function versionOf(binary: string): string {
     throw new CliError(`cannot run ${binary} --version: is it an agent binary?`);
   }
   const printed = run.stdout.toString().trim();
-  const version = /^agent (\S+)$/.exec(printed)?.[1];
+  const version = parseVersionLine(printed);
   if (run.exitCode !== 0 || !version || !parseVersion(version)) throw new CliError(`${binary} --version did not print 'agent <version>' (got '${printed.slice(0, 60)}'); is it an agent binary?`);
   return version;
+}
+
+/** The npm package to update when the binary sits in a platform package (docs/updates.md, npm), else null. */
+function installedByNpm(binary: string): string | null {
+  if (!/[\\/]node_modules[\\/]/.test(binary)) return null;
+  try {
+    const platformPackage = (JSON.parse(readFileSync(join(dirname(binary), "..", "package.json"), "utf8")) as { name?: string }).name ?? "";
+    return platformPackage.replace(/-(linux|darwin|win32)-[a-z0-9_-]+$/, "") || "<package>";
+  } catch {
+    return "<package>";
+  }
 }
 
 function targetOf(args: ParsedArgs, io: Io): { target: string; current: string } {
@@ -31,6 +43,8 @@ function targetOf(args: ParsedArgs, io: Io): { target: string; current: string }
     return { target, current: versionOf(target) };
   }
   if (!IS_COMPILED) throw new CliError("this agent runs from source (under bun), so there is no binary to replace; pass --binary FILE to update an installed agent binary");
+  const npmPackage = installedByNpm(process.execPath);
+  if (npmPackage) throw new CliError(`this agent was installed with npm (${process.execPath}); update it with npm so npm keeps track of it: npm install -g ${npmPackage}@latest`);
   return { target: process.execPath, current: VERSION };
 }
 

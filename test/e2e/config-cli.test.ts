@@ -72,11 +72,11 @@ afterAll(() => {
 });
 
 describe("agent binary basics", () => {
-  test("--version prints the package version", async () => {
+  test("--version prints the package version and the commit built from", async () => {
     const r = await agent(["--version"]);
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`agent ${pkg.version}\n`);
+    expect(r.stdout).toMatch(new RegExp(`^agent ${pkg.version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(, modified)?\\)\n$`));
     expect(r.stderr).toBe("");
   });
 

@@ -139,7 +139,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
 
   return (
     <>
-      <Static items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
+      <Static key={store.reflows} items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
       <Box flexDirection="column">
         {/* While the history replays nothing is drawn: the print-once pass at its end draws it. */}
         {(store.catchingUp ? [] : store.tail()).map((b) => (

@@ -79,7 +79,9 @@ export async function runTui(options: TuiOptions): Promise<number> {
       maxFps: 15,
     },
   );
+  const stopReflow = reflowOnResize(options.stdout ?? process.stdout, store);
   const finish = async (leaving = true) => {
+    stopReflow();
     stop.abort();
     ink.unmount();
     await ink.waitUntilExit().catch(() => {});
@@ -114,6 +116,31 @@ export async function runTui(options: TuiOptions): Promise<number> {
   await finish();
   await following;
   return code;
+}
+
+/**
+ * A change of width reflows the conversation: the terminal re-wraps (or cuts) what was printed at the
+ * old width and the live area's rows no longer match what Ink erases, which left copies of the editor and
+ * half-drawn answers on screen. So, once the size settles, the screen and its scrollback are cleared and
+ * the view prints the conversation again at the new width.
+ */
+function reflowOnResize(out: NodeJS.WriteStream, store: ViewStore): () => void {
+  let width = out.columns;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onResize = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (out.columns === width) return;
+      width = out.columns;
+      out.write("\x1b[2J\x1b[3J\x1b[H");
+      store.reflow();
+    }, 120);
+  };
+  out.on("resize", onResize);
+  return () => {
+    clearTimeout(timer);
+    out.off("resize", onResize);
+  };
 }
 
 /** Reads the daemon catalog once per daemon epoch and catalog revision: the models' context windows (for the context meter) and the facets' colors (for the status line). */

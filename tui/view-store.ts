@@ -150,6 +150,25 @@ export class ViewStore {
     this.changed();
   }
 
+  /** How many times the printed conversation was drawn again from the top (a new width reflows it). */
+  reflows = 0;
+
+  /**
+   * The terminal changed width: text printed at the old width was re-wrapped by the terminal (or not),
+   * so the screen was cleared and everything printed is drawn again at the new width, the newest
+   * HISTORY_LINES lines of it, as on attach.
+   */
+  reflow(): void {
+    let budget = HISTORY_LINES;
+    let first = this.printed.length;
+    while (first > 0 && budget > 0) budget -= blockLines(this.printed[--first]!);
+    const kept = this.printed.slice(first);
+    if (first > 0) kept.unshift({ kind: "notice", id: `reflow:${this.localCount++}`, level: "info", message: `${first} earlier items are not shown again after the resize`, done: true });
+    this.printed = kept;
+    this.reflows++;
+    this.changed();
+  }
+
   /**
    * Prints the newest turn again (from its prompt on): printed output cannot change, so turning details on
    * shows the last turn's reasoning, tool output and diffs in full below it.

@@ -76,6 +76,12 @@ export class TermSession {
     this.proc.terminal!.write(data);
   }
 
+  /** Resizes the terminal, as dragging a window's edge does (the emulator re-wraps, the program gets SIGWINCH). */
+  resize(cols: number, rows = this.xterm.rows): void {
+    this.xterm.resize(cols, rows);
+    this.proc.terminal!.resize(cols, rows);
+  }
+
   /** Resolves when `check` holds for the screen (checked after every write); rejects after the deadline. */
   waitFor(check: string | RegExp | ((t: TermSession) => boolean), what = String(check), deadlineMs = 20_000): Promise<void> {
     const test = typeof check === "function" ? () => check(this) : typeof check === "string" ? () => this.text().includes(check) : () => check.test(this.text());

@@ -14,7 +14,6 @@ import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
-import { useRunningLocalServer, wantsLocalServer } from "../providers/local-detect.ts";
 import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
@@ -49,10 +48,8 @@ import { ExtensionManager } from "./extensions/manager.ts";
 import type { ExtensionRoot } from "./extensions/discover.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
-import { readSessionToolServers } from "./session-tool-servers.ts";
 import type { SubagentDefinitions } from "./subagents/definitions.ts";
 import { SubagentHost } from "./subagents/host.ts";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 
@@ -150,9 +147,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
     throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${[...errors, ...(trustNotice ? [trustNotice] : [])].join("\n")}`);
   }
-  // Nothing configured and no key: a local server answering on its default port (a bounded probe).
-  if (!opts.demo && !opts.loaded && wantsLocalServer(loaded) && (await useRunningLocalServer(opts.env)))
-    loaded = loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile, untrusted: opts.untrusted });
   if (opts.demo) loaded = withDemo(loaded, opts.env);
   const config = loaded.config;
   const daemon = config.daemon ?? {};
@@ -260,24 +254,19 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
   const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
-  // An editor's servers (agent acp) join the config's; a config server of the same name wins.
-  const mcpServers = { ...readSessionToolServers(opts.sessionDir), ...config.mcp_servers };
-  const hasServers = Object.keys(mcpServers).length > 0;
+  const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0;
   const mcp = hasServers
     ? // The MCP SDK (and its schema libraries) load only for sessions that have tool servers.
       (await import("../mcp/index.ts")).createMcpManager({
-        servers: mcpServers as never,
+        servers: config.mcp_servers as never,
         dataRoot: dataRoot(opts.env),
         clock,
         log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),
         cwd: project.root,
         env: opts.env,
         tracer: telemetry.tracer,
-        outputDir: join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output"),
       })
     : null;
-  /** Set when the session closes: servers going down then are no news to anyone. */
-  let closing = false;
   // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
   const extensionRoots: ExtensionRoot[] = [{ dir: join(globalDir, "extensions"), origin: "global" }];
   if (project.agentDir) extensionRoots.push({ dir: join(project.agentDir, "extensions"), origin: "project" });
@@ -343,7 +332,6 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       return goals.continuation();
     },
     onClose: async () => {
-      closing = true;
       extensions.close();
       await Promise.all([registry.close(), mcp?.close()]);
       await telemetry.close();
@@ -356,22 +344,19 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   goals.bind(session);
   notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
+  let mcpStarted = false;
   if (mcp) {
-    // A server's first connection is not news to the model (it never saw those tools); later changes are:
-    // tools it may have used came or went. Nothing is said once the session is closing.
-    const settled = new Set<string>();
     mcp.onChange((e) => {
       const s = e.server;
-      if (closing) return;
       const detail = s.state === "connected" ? ` (${s.toolCount} tools)` : s.reason ? `: ${s.reason}` : "";
       session.notice(s.state === "failed" ? "warning" : "info", `tool server ${s.name}: ${s.state}${detail}`);
-      for (const warning of s.warnings ?? []) session.notice("warning", `tool server ${s.name}: ${warning}`);
-      if (settled.has(s.name)) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
-      else if (s.state !== "connecting") settled.add(s.name);
+      // Changes after the start are news to the model too: tools it may have used came or went.
+      if (mcpStarted) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
     });
-    // Servers connect in the background (each within its startup_timeout_seconds): the session starts at
-    // once, and a server's tools join the catalog when it is ready.
-    void mcp.start();
+    // Servers connect before the first turn, so their tools are there when the model first looks.
+    await mcp.start();
+    mcpStarted = true;
+    for (const s of mcp.servers()) if (s.state === "failed" || s.state === "needs_auth") warnings.push(`tool server ${s.name}: ${s.state}${s.reason ? `: ${s.reason}` : ""}`);
   }
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;

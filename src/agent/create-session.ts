@@ -48,6 +48,7 @@ import { ExtensionManager } from "./extensions/manager.ts";
 import type { ExtensionRoot } from "./extensions/discover.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
+import { readSessionToolServers } from "./session-tool-servers.ts";
 import type { SubagentDefinitions } from "./subagents/definitions.ts";
 import { SubagentHost } from "./subagents/host.ts";
 import { join, resolve } from "node:path";
@@ -254,11 +255,13 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
   const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
-  const hasServers = Object.keys(config.mcp_servers ?? {}).length > 0;
+  // An editor's servers (agent acp) join the config's; a config server of the same name wins.
+  const mcpServers = { ...readSessionToolServers(opts.sessionDir), ...config.mcp_servers };
+  const hasServers = Object.keys(mcpServers).length > 0;
   const mcp = hasServers
     ? // The MCP SDK (and its schema libraries) load only for sessions that have tool servers.
       (await import("../mcp/index.ts")).createMcpManager({
-        servers: config.mcp_servers as never,
+        servers: mcpServers as never,
         dataRoot: dataRoot(opts.env),
         clock,
         log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),

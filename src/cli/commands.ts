@@ -6,6 +6,7 @@ import { connectCommand } from "./connect-commands.ts";
 import { daemonCommand } from "./daemon-commands.ts";
 import { continueCommand, newCommand, sessionsCommand } from "./session-commands.ts";
 import { execCommand } from "./exec-commands.ts";
+import { acpCommand } from "./acp-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { modelsCommand } from "./models-commands.ts";
 import { printCommand } from "./print-commands.ts";
@@ -26,7 +27,7 @@ the project ('agent trust').
 
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
 configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, connectCommand, modelsCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, modelsCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],

@@ -14,6 +14,7 @@ import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
+import { useRunningLocalServer, wantsLocalServer } from "../providers/local-detect.ts";
 import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
@@ -149,6 +150,9 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${[...errors, ...(trustNotice ? [trustNotice] : [])].join("\n")}`);
   }
   if (opts.demo) loaded = withDemo(loaded, opts.env);
+  // Nothing configured and no key: a local server answering on its default port (a bounded probe).
+  if (!opts.demo && !opts.loaded && wantsLocalServer(loaded) && (await useRunningLocalServer(opts.env)))
+    loaded = loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile, untrusted: opts.untrusted });
   const config = loaded.config;
   const daemon = config.daemon ?? {};
 

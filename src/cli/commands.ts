@@ -10,6 +10,7 @@ import { acpCommand } from "./acp-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
 import { modelsCommand } from "./models-commands.ts";
 import { printCommand } from "./print-commands.ts";
+import { setupCommand } from "./setup-commands.ts";
 import { trustCommand } from "./trust-commands.ts";
 import { updateCommand } from "./update-commands.ts";
 
@@ -26,9 +27,10 @@ them, and the README has a commented example. Secrets belong in environment vari
 the project ('agent trust').
 
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
-configured it offers the offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, modelsCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
-  examples: ["agent", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
+configured it uses a local model server running on its default port, else offers 'agent setup' or the
+offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, setupCommand, modelsCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
+  examples: ["agent", "agent setup", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],
   run: async (args, io) => (await import("./front-door.ts")).frontDoorRun(args, io),

@@ -275,6 +275,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const fromEnvironment = isEmptyMap(merged.providers) ? providersFromEnv(options.env) : null;
   if (fromEnvironment && fromEnvironment.found.length > 0) {
     merged = { ...merged, providers: fromEnvironment.providers };
+    if (Object.keys(fromEnvironment.models).length > 0) merged.models = { ...fromEnvironment.models, ...((merged.models ?? {}) as object) };
     const defaults = (merged.defaults ?? {}) as Record<string, unknown>;
     if (!defaults.full && fromEnvironment.defaults) merged.defaults = { ...fromEnvironment.defaults, ...defaults };
     for (const key of fromEnvironment.secrets) secrets.add(key);

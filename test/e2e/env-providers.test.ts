@@ -140,4 +140,15 @@ describe("no config file: the key variable chooses the provider", () => {
     expect(r.stderr).toContain("AZURE_OPENAI_API_KEY is set, but the azure provider also needs AZURE_OPENAI_ENDPOINT");
     expect(r.stderr).not.toContain(KEY);
   });
+
+  test("no key and no config: a local server answering on its port (Ollama's, moved by OLLAMA_BASE_URL) is found and used", async () => {
+    const f = startProviderFake("b_chat_completions", [answer("Hello from the local model.")], { models: [[{ id: "qwen3:8b", object: "model", owned_by: "library" }]] });
+    fakes.push(f);
+    const r = await run(["exec", "hi"], project({ OLLAMA_BASE_URL: `${f.url}/v1` }));
+    expect(r.stdout).toBe("Hello from the local model.\n");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`using ollama/qwen3:8b (Ollama (local) found running at ${f.url}/v1, no key or config file)`);
+    expect(f.requests.map((q) => `${q.method} ${q.path}`)).toEqual(["GET /v1/models", "POST /v1/chat/completions"]);
+    expect(f.requests[1]!.body.model).toBe("qwen3:8b");
+  });
 });

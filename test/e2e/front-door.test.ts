@@ -1,5 +1,5 @@
 // The front door: `agent` with no command, as a new user runs it. On a terminal with no provider
-// configured it explains how to configure one, offers the offline demo, and lands in a labelled demo
+// configured it explains how to configure one, offers `agent setup` or the offline demo, and lands in a labelled demo
 // session in the current directory; without a terminal it prints the help.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync } from "node:fs";
@@ -36,7 +36,10 @@ describe("agent with no command", () => {
     });
     await t.waitFor("No model provider is configured", "the no-provider explanation");
     expect(t.text()).toContain("a local OpenAI-compatible server");
-    await t.waitFor("Start the offline demo now?", "the demo offer");
+    await t.waitFor("What now?", "the setup and demo offer");
+    expect(t.screen()).toContain("Set up a provider now");
+    t.write("\x1b[B"); // down to "Start the offline demo"
+    await t.waitFor((s) => /●\s*Start the offline demo/.test(s.screen()), "the demo option selected");
     t.write("\r");
     await t.waitFor("offline demo: scripted answers", "the demo label in the session");
     await t.waitFor((s) => s.screen().includes("› "), "the prompt editor");

@@ -1,7 +1,10 @@
 // Which providers the key variables configure when no config file names one, in which order, with
 // which address; and the one line that tells the user.
 import { describe, expect, test } from "bun:test";
-import { envChoiceLine, providersFromEnv } from "../../src/providers/env-providers.ts";
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { envChoiceLine, providersFromEnv, saveProviderChoice } from "../../src/providers/env-providers.ts";
 import { configEnv } from "../helpers/config-env.ts";
 
 describe("providersFromEnv", () => {
@@ -46,10 +49,32 @@ describe("providersFromEnv", () => {
   });
 
   test("the line says the model, the vendor, the variable, the other usable providers and how to change it; never the key", () => {
-    const s = providersFromEnv({ ANTHROPIC_API_KEY: "sk-secret", OPENAI_API_KEY: "sk-other" })!;
+    const s = providersFromEnv({ HOME: "/home/u", ANTHROPIC_API_KEY: "sk-secret", OPENAI_API_KEY: "sk-other" })!;
     const line = envChoiceLine(s, "anthropic/claude-sonnet-5");
-    expect(line).toBe("using anthropic/claude-sonnet-5 (Anthropic, key from ANTHROPIC_API_KEY, no config file); also usable: openai (OPENAI_API_KEY) · change it: --model PROVIDER/MODEL, or providers/defaults in ~/.config/agent/config.yaml; `agent models` lists them");
+    expect(line).toBe("using anthropic/claude-sonnet-5 (Anthropic, key from ANTHROPIC_API_KEY, no config file); also usable: openai (OPENAI_API_KEY) · change it: --model PROVIDER/MODEL, `agent setup`, or providers/defaults in /home/u/.config/agent/config.yaml; `agent models` lists them");
     expect(line).not.toContain("sk-");
+  });
+
+  test("the line names the config file where XDG_CONFIG_HOME puts it", () => {
+    const s = providersFromEnv({ HOME: "/home/u", XDG_CONFIG_HOME: "/xdg/conf", ANTHROPIC_API_KEY: "k" })!;
+    expect(envChoiceLine(s, "anthropic/claude-sonnet-5")).toContain("providers/defaults in /xdg/conf/agent/config.yaml;");
+  });
+
+  test("several keys: the first-run choice (remembered under the data root) goes first and gives the defaults", () => {
+    const home = mkdtempSync(join(tmpdir(), "choice-"));
+    const env = { HOME: home, ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o", GROQ_API_KEY: "g" };
+    expect(providersFromEnv(env)!.chosen).toBe(false);
+    const path = saveProviderChoice(env, "openai");
+    expect(path).toBe(join(home, ".local", "share", "agent", "provider-choice.json"));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const s = providersFromEnv(env)!;
+    expect(s.found.map((f) => f.name)).toEqual(["openai", "anthropic", "groq"]);
+    expect(s.defaults!.full).toBe("openai/gpt-5.5");
+    expect(s.chosen).toBe(true);
+    expect(envChoiceLine(s, "openai/gpt-5.5")).toStartWith("using openai/gpt-5.5 (OpenAI, key from OPENAI_API_KEY, your first-run choice, no config file); also usable: anthropic (ANTHROPIC_API_KEY), groq (GROQ_API_KEY)");
+    // The chosen key gone: back to the documented order, and the choice is asked again.
+    const without = providersFromEnv({ HOME: home, ANTHROPIC_API_KEY: "a", GROQ_API_KEY: "g" })!;
+    expect([without.found[0]!.name, without.chosen]).toEqual(["anthropic", false]);
   });
 });
 

@@ -241,11 +241,15 @@ export class SessionLink {
         cancelled: false,
         settle: (result) => {
           this.prompts.delete(operation);
-          const outcome = (result.outcome ?? {}) as { stop_reason?: string; dequeued?: boolean };
-          if (pending.cancelled || outcome.dequeued) return resolve({ stopReason: "cancelled" });
-          if (result.status === "completed") return resolve({ stopReason: STOP[outcome.stop_reason ?? "end_turn"] ?? "end_turn" });
-          reject(RequestError.internalError({ code: result.error?.code }, result.error?.message ?? "the turn failed"));
+          // The turn's updates go out before its answer (they are queued in record order).
+          void this.sending.then(() => finish(result));
         },
+      };
+      const finish = (result: ClientOperationResult) => {
+        const outcome = (result.outcome ?? {}) as { stop_reason?: string; dequeued?: boolean };
+        if (pending.cancelled || outcome.dequeued) return resolve({ stopReason: "cancelled" });
+        if (result.status === "completed") return resolve({ stopReason: STOP[outcome.stop_reason ?? "end_turn"] ?? "end_turn" });
+        reject(RequestError.internalError({ code: result.error?.code }, result.error?.message ?? "the turn failed"));
       };
       this.prompts.set(operation, pending);
       const early = this.results.get(operation);

@@ -1,13 +1,17 @@
-// A small markdown-to-Ink renderer for assistant text: fenced code blocks, headings, bullet and numbered
-// lists, block quotes, rules, and inline code, bold, italics and links. It is line based and forgiving,
+// A small markdown-to-Ink renderer for assistant text: fenced code blocks (syntax-highlighted), tables,
+// headings, bullet and numbered lists, block quotes, rules, and inline code, bold, italics and links. It is line based and forgiving,
 // so half-streamed text (an unclosed fence, a lone `**`) renders sensibly while it grows.
-import { Box, Text } from "ink";
-import { memo, type ReactNode } from "react";
+import { Box, Text, useWindowSize } from "ink";
+import { memo, useEffect, useMemo, useState, type ReactNode } from "react";
+import { highlight, tokenColor, whenHighlighterLoads } from "./highlight.ts";
 import { Wrapped } from "./components/wrapped.tsx";
 import { useTheme, type Palette } from "./theme/theme.ts";
 
+export type Align = "left" | "center" | "right";
+
 export type MdBlock =
   | { type: "code"; lang: string; lines: string[] }
+  | { type: "table"; align: Align[]; header: string[]; rows: string[][] }
   | { type: "heading"; level: number; text: string }
   | { type: "item"; indent: number; marker: string; text: string }
   | { type: "quote"; text: string }
@@ -27,6 +31,12 @@ export function parseMarkdown(source: string): MdBlock[] {
       out.push({ type: "code", lang: fence[2] ?? "", lines: code });
       continue;
     }
+    const table = tableAt(lines, i);
+    if (table) {
+      out.push(table.block);
+      i = table.end - 1;
+      continue;
+    }
     let m: RegExpExecArray | null;
     if ((m = /^(#{1,6})\s+(.*)$/.exec(line))) out.push({ type: "heading", level: m[1]!.length, text: m[2]! });
     else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) out.push({ type: "rule" });
@@ -38,6 +48,28 @@ export function parseMarkdown(source: string): MdBlock[] {
   }
   while (out.at(-1)?.type === "blank") out.pop();
   return out;
+}
+
+/** A row's cells: `| a | b |` or `a | b`; `\|` is a literal bar. */
+function cells(line: string): string[] {
+  const trimmed = line.trim().replace(/^\|/, "").replace(/(?<!\\)\|$/, "");
+  return trimmed.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+}
+
+const SEPARATOR = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+
+/** A GFM table starting at line `i` (a header row, then a separator row), and the line after it. */
+function tableAt(lines: string[], i: number): { block: MdBlock; end: number } | null {
+  const head = lines[i]!;
+  const sep = lines[i + 1];
+  if (!head.includes("|") || sep === undefined || !SEPARATOR.test(sep) || !sep.includes("-")) return null;
+  const header = cells(head);
+  const align = cells(sep).map((c): Align => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "left"));
+  if (header.length !== align.length) return null;
+  const rows: string[][] = [];
+  let end = i + 2;
+  for (; end < lines.length && lines[end]!.includes("|") && lines[end]!.trim(); end++) rows.push(cells(lines[end]!));
+  return { block: { type: "table", align, header, rows }, end };
 }
 
 export type Inline = { text: string; style?: "code" | "bold" | "italic" | "link"; url?: string };
@@ -81,14 +113,9 @@ function InlineText({ text, color }: { text: string; color?: string }): ReactNod
 function renderBlock(b: MdBlock, key: number, c: Palette): ReactNode {
   switch (b.type) {
     case "code":
-      return (
-        <Box key={key} flexDirection="column" paddingLeft={2}>
-          {b.lang ? <Text dimColor>{b.lang}</Text> : null}
-          {b.lines.map((l, i) => (
-            <Text key={i} color={c.code_block}>{l || " "}</Text>
-          ))}
-        </Box>
-      );
+      return <CodeBlock key={key} lang={b.lang} lines={b.lines} />;
+    case "table":
+      return <TableView key={key} table={b} />;
     case "heading":
       return <Text key={key} bold underline={b.level === 1}>{b.text}</Text>;
     case "item":
@@ -112,6 +139,96 @@ function renderBlock(b: MdBlock, key: number, c: Palette): ReactNode {
     case "para":
       return <InlineText key={key} text={b.text} />;
   }
+}
+
+/** A fenced code block, highlighted once the grammars have loaded (plain until then). */
+function CodeBlock({ lang, lines }: { lang: string; lines: string[] }): ReactNode {
+  const c = useTheme().colors;
+  const [loads, setLoads] = useState(0);
+  useEffect(() => (lang ? whenHighlighterLoads(() => setLoads((n) => n + 1)) : undefined), [lang]);
+  const code = lines.join("\n");
+  const tokens = useMemo(() => (lang ? highlight(code, lang) : null), [code, lang, loads]);
+  return (
+    <Box flexDirection="column" paddingLeft={2}>
+      {lang ? <Text dimColor>{lang}</Text> : null}
+      {tokens
+        ? tokens.map((line, i) => (
+            <Text key={i} color={c.code_block}>
+              {line.length ? line.map((t, j) => (t.kind ? <Text key={j} color={tokenColor(t.kind, c)}>{t.text}</Text> : t.text)) : " "}
+            </Text>
+          ))
+        : lines.map((l, i) => (
+            <Text key={i} color={c.code_block}>{l || " "}</Text>
+          ))}
+    </Box>
+  );
+}
+
+/** What a cell reads as (markup removed), for measuring columns. */
+function cellText(text: string): string {
+  return parseInline(text)
+    .map((s) => (s.style === "link" ? `${s.text} (${s.url})` : s.text))
+    .join("");
+}
+
+function pad(text: string, width: number, align: Align): string {
+  const room = Math.max(0, width - Bun.stringWidth(text));
+  if (align === "right") return " ".repeat(room) + text;
+  if (align === "center") return " ".repeat(Math.floor(room / 2)) + text + " ".repeat(Math.ceil(room / 2));
+  return text + " ".repeat(room);
+}
+
+/**
+ * A table with box-drawing borders and aligned columns. Too wide for the terminal, each row is drawn as
+ * `header: value` lines instead, so nothing is cut and no border breaks across lines.
+ */
+function TableView({ table }: { table: Extract<MdBlock, { type: "table" }> }): ReactNode {
+  const { columns } = useWindowSize();
+  const n = table.header.length;
+  const rows = table.rows.map((r) => Array.from({ length: n }, (_, i) => cellText(r[i] ?? "")));
+  const header = table.header.map(cellText);
+  const widths = header.map((h, i) => Math.max(Bun.stringWidth(h), ...rows.map((r) => Bun.stringWidth(r[i]!))));
+  const total = widths.reduce((a, w) => a + w + 3, 1);
+  if (total > columns) {
+    return (
+      <Box flexDirection="column">
+        {rows.map((r, ri) => (
+          <Box key={ri} flexDirection="column" marginBottom={ri < rows.length - 1 ? 1 : 0}>
+            {r.map((cell, i) => (
+              <Wrapped key={i}>
+                <Text bold>{`${header[i]}: `}</Text>
+                {cell}
+              </Wrapped>
+            ))}
+          </Box>
+        ))}
+      </Box>
+    );
+  }
+  const rule = (l: string, m: string, r: string) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
+  const line = (cellsOf: string[], bold: boolean) => (
+    <Text>
+      {"│"}
+      {cellsOf.map((cell, i) => (
+        <Text key={i}>
+          {" "}
+          <Text bold={bold}>{pad(cell, widths[i]!, table.align[i]!)}</Text>
+          {" │"}
+        </Text>
+      ))}
+    </Text>
+  );
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>{rule("┌", "┬", "┐")}</Text>
+      {line(header, true)}
+      <Text dimColor>{rule("├", "┼", "┤")}</Text>
+      {rows.map((r, i) => (
+        <Box key={i}>{line(r, false)}</Box>
+      ))}
+      <Text dimColor>{rule("└", "┴", "┘")}</Text>
+    </Box>
+  );
 }
 
 export const Markdown = memo(function Markdown({ text }: { text: string }): ReactNode {

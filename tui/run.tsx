@@ -6,6 +6,7 @@ import type { DaemonClient } from "../src/client/daemon-client.ts";
 import { App } from "./app.tsx";
 import { Connection } from "./connection.ts";
 import { PromptHistory } from "./editor-model.ts";
+import { loadHighlighter } from "./highlight.ts";
 import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts";
 import { SessionActions, describeError } from "./session-actions.ts";
 import { readFacetColors, type FacetColorTable } from "./theme/facet-colors.ts";
@@ -107,6 +108,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
   }
   conn.client = first;
   const following = conn.run(stop.signal);
+  // The code blocks' grammars load after the first frame, while the history is fetched.
+  void loadHighlighter();
   const catalog = watchCatalog(conn, store, facetColors);
   if (options.initialPrompt) {
     actions.prompt(options.initialPrompt).catch((e: unknown) => store.addCommandOutput(options.initialPrompt!, `the first prompt was not sent: ${describeError(e)}`, true));

@@ -1,8 +1,12 @@
 // `write`: create or replace a whole file, atomically, inside the project.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { countLines, save, fileLock, target } from "./file-access.ts";
+import { displayDiff } from "./edit/display-diff.ts";
 import { defineTool, toolError } from "./tool.ts";
+
+/** A file over this size is overwritten without a diff for the screen. */
+const DIFF_MAX_BYTES = 512 * 1024;
 import description from "./write.txt" with { type: "text" };
 
 export const WriteInput = Type.Object(
@@ -31,12 +35,14 @@ export const writeTool = defineTool({
     } catch {
       existed = false;
     }
+    // What the file held, for the diff a person sees (not for files too large to compare usefully).
+    const before = existed && statSync(t.absolute).size <= DIFF_MAX_BYTES ? readFileSync(t.absolute, "utf8") : existed ? null : "";
     save(ctx, t.absolute, input.content, mode);
     const bytes = Buffer.byteLength(input.content);
     const lines = countLines(input.content);
     return {
       output: `${existed ? "Overwrote" : "Created"} \`${t.shown}\`: ${lines} line${lines === 1 ? "" : "s"}, ${bytes} byte${bytes === 1 ? "" : "s"}.`,
-      metadata: { path: t.absolute, created: !existed, bytes, lines },
+      metadata: { path: t.absolute, created: !existed, bytes, lines, ...(before !== null ? { diff: displayDiff(before, input.content) } : {}) },
     };
   },
 });

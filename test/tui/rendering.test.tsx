@@ -165,3 +165,66 @@ describe("notices caused by a command (issue 27 item 4)", () => {
     expect(out.indexOf("everything: disabled [stdio]")).toBeLessThan(out.indexOf("tool server everything: disabled"));
   });
 });
+
+describe("code, tables and diffs (issue 27 item 4)", () => {
+  test("a code block is highlighted once the grammars have loaded (lazily), in the theme's colors", async () => {
+    const chalk = (await import("chalk")).default;
+    const level = chalk.level;
+    chalk.level = 3;
+    try {
+      const { loadHighlighter, highlight } = await import("../../tui/highlight.ts");
+      const { Markdown } = await import("../../tui/markdown.tsx");
+      const text = "Here:\n\n```ts\nconst answer: number = 42; // the answer\n```";
+      await loadHighlighter();
+      expect(highlight("const x = 1;", "ts")!.flat().find((t) => t.text === "const")?.kind).toBe("keyword");
+      expect(highlight("x", "no-such-language")).toBeNull();
+      const ui = render(<Markdown text={text} />);
+      await Bun.sleep(20);
+      const line = (ui.lastFrame() ?? "").split("\n").find((l) => l.replace(/\x1b\[[\d;:]*m/g, "").includes("answer:"))!;
+      ui.unmount();
+      // The keyword, the number and the comment each in their own color.
+      const colors = new Set([...line.matchAll(/\x1b\[(3\d|9\d|38;[\d;]+)m/g)].map((m) => m[1]));
+      expect(colors.size).toBeGreaterThanOrEqual(3);
+      expect(line.replace(/\x1b\[[\d;:]*m/g, "")).toContain("const answer: number = 42; // the answer");
+    } finally {
+      chalk.level = level;
+    }
+  });
+
+  test("a table is drawn with borders and aligned columns; too wide, as 'header: value' rows", async () => {
+    const { Markdown } = await import("../../tui/markdown.tsx");
+    const text = "| Tool | Calls | Notes |\n|:-----|------:|:-----:|\n| `glob` | 3 | **fast** |\n| shell | 12 | ok |";
+    const out = drawn(<Markdown text={text} />);
+    expect(out.split("\n")).toEqual([
+      "┌───────┬───────┬───────┐",
+      "│ Tool  │ Calls │ Notes │",
+      "├───────┼───────┼───────┤",
+      "│ glob  │     3 │ fast  │",
+      "│ shell │    12 │  ok   │",
+      "└───────┴───────┴───────┘",
+    ]);
+    const wide = `| a | b |\n|---|---|\n| ${"x".repeat(70)} | ${"y".repeat(50)} |`;
+    const narrow = drawn(<Markdown text={wide} />);
+    expect(narrow).toContain(`a: ${"x".repeat(70)}`);
+    expect(narrow).not.toContain("┌");
+  });
+
+  test("a completed edit shows its diff with line numbers and context; before it completes, the change from its arguments", () => {
+    const result = {
+      call_id: "c1",
+      name: "edit",
+      status: "completed" as const,
+      output: "Edited `a.ts`: 1 replacement at line 10.",
+      metadata: { path: "/p/a.ts", diff: { hunks: [{ old_start: 8, new_start: 8, lines: [" line 8", " line 9", "-let x = 1;", "+let x = 2;", " line 11"] }] } },
+    };
+    const block: Block = { kind: "tool", id: "prt_e", callId: "c1", name: "edit", argsText: "", args: { path: "a.ts", old_string: "let x = 1;", new_string: "let x = 2;" }, running: false, result, durationMs: 3, done: true };
+    const out = drawn(<BlockView block={block} details={false} />);
+    expect(out).toContain("   8   line 8");
+    expect(out).toContain("  10 - let x = 1;");
+    expect(out).toContain("  10 + let x = 2;");
+    expect(out).toContain("  11   line 11");
+    const asking = drawn(<BlockView block={{ ...block, result: null, running: true, done: false }} details={false} />);
+    expect(asking).toContain("- let x = 1;");
+    expect(asking).not.toContain("10 -");
+  });
+});

@@ -101,11 +101,56 @@ function ProgressNote({ block }: { block: ToolBlock }): ReactNode {
   );
 }
 
+/** A diff line with its number in the file: the old file's for a removed line, the new one's otherwise. */
+export type NumberedLine = { sign: "+" | "-" | " " | "⋮"; number: number | null; text: string };
+
+/** The hunks an edit's result carries (`metadata.diff`), numbered; null when it has none. */
+export function resultDiff(metadata: Record<string, unknown> | undefined): NumberedLine[] | null {
+  const diff = metadata?.diff as { hunks?: { old_start: number; new_start: number; lines: string[] }[]; omitted?: number } | undefined;
+  if (!diff || !Array.isArray(diff.hunks) || diff.hunks.length === 0) return null;
+  const out: NumberedLine[] = [];
+  for (const h of diff.hunks) {
+    if (out.length) out.push({ sign: "⋮", number: null, text: "" });
+    let oldLine = h.old_start;
+    let newLine = h.new_start;
+    for (const l of h.lines) {
+      const sign = (l[0] ?? " ") as "+" | "-" | " ";
+      out.push({ sign, number: sign === "-" ? oldLine : newLine, text: l.slice(1) });
+      if (sign !== "+") oldLine++;
+      if (sign !== "-") newLine++;
+    }
+  }
+  if (diff.omitted) out.push({ sign: "⋮", number: null, text: `${diff.omitted} more changed lines` });
+  return out;
+}
+
+function NumberedDiffView({ lines, limit }: { lines: NumberedLine[]; limit: number }): ReactNode {
+  const c = useTheme().colors;
+  const width = String(Math.max(0, ...lines.map((l) => l.number ?? 0))).length;
+  return (
+    <Box flexDirection="column" paddingLeft={2}>
+      {lines.slice(0, limit).map((l, i) =>
+        l.sign === "⋮" ? (
+          <Text key={i} dimColor>{`${" ".repeat(width)} ⋮ ${l.text}`}</Text>
+        ) : (
+          <Text key={i} wrap="truncate-end">
+            <Text dimColor>{`${String(l.number).padStart(width)} `}</Text>
+            <Text color={l.sign === "+" ? c.diff_added : l.sign === "-" ? c.diff_removed : undefined} dimColor={l.sign === " "}>{`${l.sign} ${l.text}`}</Text>
+          </Text>
+        ),
+      )}
+      {lines.length > limit ? <Text dimColor>{`… ${lines.length - limit} more lines (Ctrl+O: details)`}</Text> : null}
+    </Box>
+  );
+}
+
 function ToolRun({ block, details, stale }: { block: ToolBlock; details: boolean; stale?: boolean }): ReactNode {
   const result = block.result;
   const status = result ? result.status : block.running ? "running" : block.done ? "not run" : "preparing";
   const limit = details ? EXPANDED_LINES : COLLAPSED_LINES;
-  const diff = diffOf(block.name, block.args);
+  // A completed edit's own diff has line numbers and context; until then the call's arguments show the change.
+  const numbered = result?.status === "completed" ? resultDiff(result.metadata) : null;
+  const diff = numbered ? null : diffOf(block.name, block.args);
   const output = result ? clipLines(result.output, limit) : null;
   const c = useTheme().colors;
   const statusColor = STATUS_COLOR[status] ? c[STATUS_COLOR[status]] : undefined;
@@ -116,16 +161,17 @@ function ToolRun({ block, details, stale }: { block: ToolBlock; details: boolean
         <Text bold>{block.name}</Text>
         <Text dimColor>{` ${argumentSummary(block.name, block.args, block.argsText)}`}</Text>
       </Text>
+      {numbered ? <NumberedDiffView lines={numbered} limit={details ? EXPANDED_LINES : 16} /> : null}
       {diff ? <DiffView lines={diff} limit={details ? EXPANDED_LINES : 12} /> : null}
       {output ? (
         <Box flexDirection="column" paddingLeft={2}>
           <Text color={statusColor}>
             {`⎿ ${status}${block.durationMs !== null ? ` in ${formatDuration(block.durationMs)}` : ""}`}
           </Text>
-          {(diff && result!.status === "completed" && !details ? [] : output.lines).map((l, i) => (
+          {((diff || numbered) && result!.status === "completed" && !details ? [] : output.lines).map((l, i) => (
             <Text key={i} dimColor wrap="truncate-end">{`  ${l}`}</Text>
           ))}
-          {output.more > 0 && !(diff && result!.status === "completed" && !details) ? <Text dimColor>{`  … ${output.more} more lines (Ctrl+O: details)`}</Text> : null}
+          {output.more > 0 && !((diff || numbered) && result!.status === "completed" && !details) ? <Text dimColor>{`  … ${output.more} more lines (Ctrl+O: details)`}</Text> : null}
         </Box>
       ) : (
         <Text dimColor>{`  ⎿ ${status}…`}</Text>

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { loadForEdit, save, fileLock, target } from "../file-access.ts";
 import { clip, lineHash, splitLines, usesCrlf } from "../file-content.ts";
 import { defineTool, toolError } from "../tool.ts";
+import { displayDiff } from "./display-diff.ts";
 import description from "./hashline.txt" with { type: "text" };
 
 const HashlineEdit = Type.Object(
@@ -120,7 +121,8 @@ export const hashlineEditTool = defineTool({
     }
     const eol = usesCrlf(loaded.text) ? "\r\n" : "\n";
     const trailing = loaded.text === "" || /\n$/.test(loaded.text) ? eol : "";
-    save(ctx, t.absolute, out.length === 0 ? "" : out.join(eol) + trailing, loaded.mode);
+    const after = out.length === 0 ? "" : out.join(eol) + trailing;
+    save(ctx, t.absolute, after, loaded.mode);
 
     const shown: string[] = [];
     for (const c of changed) {
@@ -131,7 +133,7 @@ export const hashlineEditTool = defineTool({
     }
     return {
       output: `Edited \`${t.shown}\`: ${planned.length} edit${planned.length === 1 ? "" : "s"} applied. Changed lines with their new addresses:\n${shown.join("\n")}`,
-      metadata: { path: t.absolute, edits: planned.length },
+      metadata: { path: t.absolute, edits: planned.length, diff: displayDiff(loaded.text, after) },
     };
   },
 });

@@ -4,6 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { loadForEdit, save, fileLock, target } from "../file-access.ts";
 import { clip, closestLine, lineAt, splitLines, usesCrlf } from "../file-content.ts";
 import { defineTool, toolError } from "../tool.ts";
+import { displayDiff } from "./display-diff.ts";
 import description from "../edit.txt" with { type: "text" };
 
 export const ReplaceInput = Type.Object(
@@ -71,7 +72,7 @@ export const replaceEditTool = defineTool({
         return toolError(`old_string is empty, but \`${t.shown}\` already exists. Quote the text to replace, or use \`write\` to replace the whole file.`);
       }
       save(ctx, t.absolute, input.new_string);
-      return { output: `Created \`${t.shown}\`.`, metadata: { path: t.absolute, created: true } };
+      return { output: `Created \`${t.shown}\`.`, metadata: { path: t.absolute, created: true, diff: displayDiff("", input.new_string) } };
     }
     const loaded = await loadForEdit(t);
     if (!loaded.ok) return toolError(loaded.message);
@@ -98,6 +99,6 @@ export const replaceEditTool = defineTool({
     out += loaded.text.slice(last);
     save(ctx, t.absolute, out, loaded.mode);
     const where = found.length === 1 ? `1 replacement at line ${at[0]}` : `${found.length} replacements at lines ${at.join(", ")}`;
-    return { output: `Edited \`${t.shown}\`: ${where}.`, metadata: { path: t.absolute, replacements: found.length } };
+    return { output: `Edited \`${t.shown}\`: ${where}.`, metadata: { path: t.absolute, replacements: found.length, diff: displayDiff(loaded.text, out) } };
   },
 });

@@ -109,7 +109,7 @@ export function agentText(updates: SessionNotification[], kind = "agent_message_
   return updates
     .map((u) => u.update)
     .filter((u) => u.sessionUpdate === kind)
-    .map((u) => ("content" in u && !Array.isArray(u.content) && u.content.type === "text" && "text" in u.content ? u.content.text : ""))
+    .map((u) => ("content" in u && u.content && !Array.isArray(u.content) && u.content.type === "text" && "text" in u.content ? u.content.text : ""))
     .join("");
 }
 

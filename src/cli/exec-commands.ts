@@ -16,7 +16,7 @@ limit, refusal, output limit), 130 interrupted.`,
   flags: [
     { name: "model", type: "string", valueName: "M", summary: "Model key, optionally with an effort suffix: name(level)" },
     { name: "facet", type: "string", valueName: "F", summary: "Facet (default: active_session.default_exec_facet, else execute)" },
-    { name: "json", type: "boolean", summary: "Print one JSON event per line" },
+    { name: "json", type: "boolean", summary: "Print one JSON event per line; the last is the run's cost in USD (models.dev prices)" },
     { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
     { name: "config", type: "string", valueName: "FILE", summary: "Use FILE instead of the global config for this run" },
     { name: "trust-project", type: "boolean", summary: "Use the project's tool servers, scripts and addresses for this run without 'agent trust' (CI)" },

@@ -6,6 +6,8 @@ import { DEMO_NOTICE } from "../agent/demo.ts";
 import type { EngineEvent, TurnStopReason } from "../agent/events.ts";
 import { dataRoot } from "../config/files.ts";
 import { envChoiceLine } from "../providers/env-providers.ts";
+import { modelPrice, sessionCost } from "../providers/cost.ts";
+import type { Usage } from "../providers/events.ts";
 import { initSessionDir, sessionsRoot, titleFrom, type SessionStore } from "../daemon/store/index.ts";
 import { newId } from "../util/ids.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
@@ -79,6 +81,7 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   let lastMessageText = "";
   session.subscribe((e: EngineEvent) => {
     // Deltas are for live screens; the final state of every part is its own event, so it is what we keep.
+  const billed: { model: string; usage: Usage | null }[] = [];
     if (e.type !== "part_delta") store.appendEvents([e]);
     if (json) {
       if (e.type !== "part_delta") line(e);
@@ -86,7 +89,11 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
       const text = describeEvent(e);
       if (text) io.err(`${text}\n`);
     }
-    if (e.type === "assistant_message_started") lastMessageText = "";
+    if (e.type === "assistant_message_started") {
+      lastMessageText = "";
+      billed.push({ model: e.model, usage: null });
+    }
+    if (e.type === "assistant_message_completed" && billed.length) billed.at(-1)!.usage = e.usage;
     if (e.type === "part_completed" && e.part.type === "text") lastMessageText += (lastMessageText ? "\n" : "") + e.part.text;
     if (e.type === "assistant_message_completed") answer = lastMessageText || answer;
     if (e.type === "turn_completed") {
@@ -111,6 +118,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   const code = STOP_EXIT[stop];
   if (code !== EXIT.ok && !json) io.err(`${stopMessage(stop, failure)}\nsession ${sessionId} saved; resume with: agent continue ${sessionId}\n`);
   return code;
+  // The run's price at the models.dev rates of the snapshot (null for unpriced models: local, custom).
+  if (json) line({ type: "cost", currency: "USD", ...sessionCost(billed, (model) => modelPrice(created.loaded, model, io.env)) });
 }
 
 function stopMessage(stop: TurnStopReason, failure: string): string {

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { type FakeStep, type ProviderFake, startProviderFake } from "../fakes/provider-fake.ts";
+import { catalogProvider } from "../../src/providers/catalog.ts";
+import { modelCatalog } from "../../src/providers/model-catalog.ts";
 
 const KEY = "sk-test-0123456789abcdef";
 const fakes: ProviderFake[] = [];
@@ -150,5 +152,14 @@ describe("no config file: the key variable chooses the provider", () => {
     expect(r.stderr).toContain(`using ollama/qwen3:8b (Ollama (local) found running at ${f.url}/v1, no key or config file)`);
     expect(f.requests.map((q) => `${q.method} ${q.path}`)).toEqual(["GET /v1/models", "POST /v1/chat/completions"]);
     expect(f.requests[1]!.body.model).toBe("qwen3:8b");
+  });
+
+  test("agent exec --json ends with the run's cost at the model's models.dev prices", async () => {
+    const f = fake("a_messages", [{ kind: "turn", turn: { text: "Priced.", usage: { input: 120_000, output: 5_000 } } }]);
+    const r = await run(["exec", "--json", "hi"], project({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: f.url }));
+    expect(r.code).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const price = modelCatalog(null).models(catalogProvider("anthropic")!).find((m) => m.provider_name === "claude-sonnet-5")!.cost!;
+    expect(events.at(-1)).toEqual({ type: "cost", currency: "USD", usd: Math.round(((120_000 * price.input + 5_000 * price.output) / 1e6) * 1e6) / 1e6, priced_messages: 1, unpriced_messages: 0 });
   });
 });

@@ -47,11 +47,12 @@ describe("agent exec (compiled binary)", () => {
     const events = r.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; session_id?: string; stop_reason?: string });
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("session");
-    expect(types.at(-1)).toBe("turn_completed");
+    expect(types.slice(-2)).toEqual(["turn_completed", "cost"]); // the run's price closes the stream (null: the demo has none)
+    expect(events.at(-1)).toEqual({ type: "cost", currency: "USD", usd: null, priced_messages: 0, unpriced_messages: 2 } as never);
     const order = ["turn_started", "user_message", "assistant_message_started", "part_completed", "assistant_message_completed", "tool_call_started", "tool_call_completed"];
     for (let i = 1; i < order.length; i++) expect(types.indexOf(order[i - 1]!)).toBeLessThan(types.indexOf(order[i]!));
     expect(types).not.toContain("part_delta");
-    expect(events.at(-1)!.stop_reason).toBe("end_turn");
+    expect(events.at(-2)!.stop_reason).toBe("end_turn");
     expect(existsSync(join(p.root, "out.txt"))).toBe(true);
     const id = events[0]!.session_id!;
     expect(readdirSync(join(p.env.XDG_DATA_HOME!, "agent", "sessions"))).toEqual([id]);

@@ -82,7 +82,7 @@ describe("a running local server configures the start", () => {
   test("no config and no key: the server's provider, its models (window reported or the default) and the first as default; the line says so", async () => {
     const ollama = modelsServer({ object: "list", data: [{ id: "qwen3:8b" }, { id: "llama3.2:latest", context_length: 8192 }] });
     const c = configEnv();
-    const env: Record<string, string | undefined> = { ...c.env, ...all({ OLLAMA_BASE_URL: ollama.url }) };
+    const env = { ...c.env, ...all({ OLLAMA_BASE_URL: ollama.url }) } as Record<string, string>;
     const before = c.load({ env });
     expect(wantsLocalServer(before)).toBe(true);
     expect(await useRunningLocalServer(env, { budgetMs: 500 })).toMatchObject({ name: "ollama" });

@@ -52,6 +52,7 @@ import { AgentSession } from "./session.ts";
 import { readSessionToolServers } from "./session-tool-servers.ts";
 import type { SubagentDefinitions } from "./subagents/definitions.ts";
 import { SubagentHost } from "./subagents/host.ts";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 
@@ -272,8 +273,11 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         cwd: project.root,
         env: opts.env,
         tracer: telemetry.tracer,
+        outputDir: join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output"),
       })
     : null;
+  /** Set when the session closes: servers going down then are no news to anyone. */
+  let closing = false;
   // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
   const extensionRoots: ExtensionRoot[] = [{ dir: join(globalDir, "extensions"), origin: "global" }];
   if (project.agentDir) extensionRoots.push({ dir: join(project.agentDir, "extensions"), origin: "project" });
@@ -339,6 +343,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       return goals.continuation();
     },
     onClose: async () => {
+      closing = true;
       extensions.close();
       await Promise.all([registry.close(), mcp?.close()]);
       await telemetry.close();
@@ -351,19 +356,22 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   goals.bind(session);
   notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
-  let mcpStarted = false;
   if (mcp) {
+    // A server's first connection is not news to the model (it never saw those tools); later changes are:
+    // tools it may have used came or went. Nothing is said once the session is closing.
+    const settled = new Set<string>();
     mcp.onChange((e) => {
       const s = e.server;
+      if (closing) return;
       const detail = s.state === "connected" ? ` (${s.toolCount} tools)` : s.reason ? `: ${s.reason}` : "";
       session.notice(s.state === "failed" ? "warning" : "info", `tool server ${s.name}: ${s.state}${detail}`);
-      // Changes after the start are news to the model too: tools it may have used came or went.
-      if (mcpStarted) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
+      for (const warning of s.warnings ?? []) session.notice("warning", `tool server ${s.name}: ${warning}`);
+      if (settled.has(s.name)) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
+      else if (s.state !== "connecting") settled.add(s.name);
     });
-    // Servers connect before the first turn, so their tools are there when the model first looks.
-    await mcp.start();
-    mcpStarted = true;
-    for (const s of mcp.servers()) if (s.state === "failed" || s.state === "needs_auth") warnings.push(`tool server ${s.name}: ${s.state}${s.reason ? `: ${s.reason}` : ""}`);
+    // Servers connect in the background (each within its startup_timeout_seconds): the session starts at
+    // once, and a server's tools join the catalog when it is ready.
+    void mcp.start();
   }
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;

@@ -1,6 +1,6 @@
 // The session log: one line per tool-server log entry (child stderr, manager notes), in the session
 // directory. Without a session directory (tests, one-off hosts) entries are dropped.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { McpLogEntry } from "../mcp/index.ts";
 
@@ -12,6 +12,8 @@ export function sessionLogSink(sessionDir: string | null | undefined, now: () =>
   return (entry) => {
     const line = `${new Date(now()).toISOString()} ${entry.level} mcp:${entry.server} ${entry.source}: ${scrub(entry.message)}\n`;
     try {
+      // `agent exec` makes its session dir after the session: a server may write before that.
+      mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
       appendFileSync(path, line, { mode: 0o600 });
     } catch {
       // A log line is never worth failing the session for.

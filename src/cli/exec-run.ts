@@ -43,6 +43,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
       cwd: io.cwd,
       env: io.env,
       sessionId,
+      // The session dir exists from the start, so tool servers' stderr has a session.log to go to.
+      sessionDir: join(sessionsRoot(dataRoot(io.env)), sessionId),
       model: (args.flags.model as string | undefined) ?? null,
       facet: (args.flags.facet as string | undefined) ?? null,
       interactive: false,
@@ -104,6 +106,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   const onSigint = () => session.interrupt();
   process.on("SIGINT", onSigint);
   try {
+    // One turn and done: its tools should all be there, so the servers get their startup time first.
+    await created.live.mcp?.start();
     session.submit({ text: prompt });
     await session.idle();
   } finally {

@@ -81,10 +81,27 @@ function checkProviders(config: AppConfig, out: ProblemList): void {
 
 function checkMcp(config: AppConfig, out: ProblemList): void {
   const keyNames = new Map<string, string>();
+  const toolPrefixes = new Map<string, string>();
   for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
     const path = ["mcp_servers", name];
+    // Tool names are mcp__<server>__<tool>: a `__` (or an edge `_`) in a server name lets one server's tools
+    // take another's names, and names that differ only in characters providers refuse end up the same.
+    if (name.includes("__") || name.startsWith("_") || name.endsWith("_")) {
+      out.error(path, `the server name '${name}' has ${name.includes("__") ? "'__'" : "an underscore at its edge"}, which makes its tool names (mcp__${name}__<tool>) ambiguous`, { allowed: "letters, digits, '-' and single '_' inside the name" });
+    } else {
+      const prefix = name.replace(/[^A-Za-z0-9_-]/g, "_");
+      const other = toolPrefixes.get(prefix);
+      if (other !== undefined) out.error(path, `the servers '${other}' and '${name}' would both name their tools mcp__${prefix}__<tool>; rename one`);
+      else toolPrefixes.set(prefix, name);
+    }
     if (server.default_timeout_seconds === 0) {
       out.error([...path, "default_timeout_seconds"], "zero is not allowed; omit the key for no timeout", { allowed: "a positive number of seconds" });
+    }
+    if (server.startup_timeout_seconds === 0) {
+      out.error([...path, "startup_timeout_seconds"], "zero is not allowed; omit the key for the default (30 s)", { allowed: "a positive number of seconds" });
+    }
+    if (server.max_output_bytes != null && server.max_output_bytes < 1024) {
+      out.error([...path, "max_output_bytes"], `${server.max_output_bytes} bytes is too little to show a result`, { allowed: "1024 or more" });
     }
     for (const [i, entry] of (server.block_list ?? []).entries()) {
       const m = /^mcp__(.+?)__(.+)$/.exec(entry);

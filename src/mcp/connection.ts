@@ -10,13 +10,17 @@ import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
 import { HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
 import { StdioChildTransport } from "./stdio-transport.ts";
-import { engineToolName, toEngineTool } from "./tools.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, engineToolName, toEngineTool } from "./tools.ts";
 import type { McpClock, McpLogSink, McpServerConfig, McpServerState, McpServerStatus } from "./types.ts";
 
 /** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 /** Authorizations in a row without one successful request before the server counts as refusing us. */
 const MAX_AUTHORIZATIONS_WITHOUT_SUCCESS = 2;
+/** How long connecting (handshake and tool list) may take unless `startup_timeout_seconds` says otherwise. */
+export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
+/** How long shutdown waits for a server to acknowledge the end of its HTTP session (DELETE). */
+const TERMINATE_TIMEOUT_MS = 2000;
 const EXPIRED_REASON = "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session";
 
 export interface ConnectionDeps {
@@ -25,6 +29,8 @@ export interface ConnectionDeps {
   log: McpLogSink;
   cwd: string;
   parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Where whole tool results over the cap are kept. */
+  outputDir: string;
   onChange(status: McpServerStatus, toolsChanged: boolean): void;
   onProgress(event: { server: string; tool: string; progress: number; total?: number; message?: string }): void;
 }
@@ -41,6 +47,8 @@ export class ServerConnection {
   private authorizationsWithoutSuccess = 0;
   private readonly http?: HttpAuth;
   private readonly blocked: Set<string>;
+  /** Problems with the tool list (names that collide), shown with the status. */
+  private warnings: string[] = [];
 
   constructor(
     readonly name: string,
@@ -57,6 +65,7 @@ export class ServerConnection {
     if (this.state === "failed" && this.reason) status.reason = this.reason;
     const url = this.http?.provider?.pendingAuthorizationUrl;
     if (this.state === "needs_auth" && url) status.authorizationUrl = url.href;
+    if (this.state === "connected" && this.warnings.length > 0) status.warnings = [...this.warnings];
     return status;
   }
 
@@ -73,15 +82,29 @@ export class ServerConnection {
     if (problem) return this.fail(generation, problem);
     await this.closeClient();
     if (this.http?.provider) this.http.provider.pendingAuthorizationUrl = undefined;
+    const seconds = this.config.startup_timeout_seconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StartupTimeout(seconds)), seconds * 1000);
+    });
     try {
-      await this.refreshIfExpired();
-      await this.open(generation);
+      await Promise.race([
+        (async () => {
+          await this.refreshIfExpired();
+          await this.open(generation);
+        })(),
+        late,
+      ]);
     } catch (error) {
       if (generation !== this.generation) return;
+      if (error instanceof StartupTimeout) return this.fail(generation, error.message);
       const pending = this.http?.provider?.pendingAuthorizationUrl;
       if (error instanceof UnauthorizedError && pending) return this.awaitAuthorization(generation);
-      const exited = this.transport instanceof StdioChildTransport ? this.transport.exitReason : undefined;
+      const exited = this.transport instanceof StdioChildTransport ? await this.transport.exitReasonWithin(500) : undefined;
+      if (generation !== this.generation) return;
       return this.fail(generation, exited ?? this.describe(error));
+    } finally {
+      clearTimeout(timer);
     }
     if (generation !== this.generation) return;
     this.http?.release();
@@ -94,7 +117,7 @@ export class ServerConnection {
     this.generation++;
     this.http?.release();
     const hadTools = this.engineTools.length > 0;
-    await this.closeClient();
+    await this.closeClient(true);
     this.clearTools();
     this.setState("disabled", hadTools);
   }
@@ -212,9 +235,15 @@ export class ServerConnection {
     }
     if (generation !== this.generation) return;
     const call = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => this.call(tool, args, signal);
-    this.engineTools = tools
-      .filter((t) => !this.blocked.has(engineToolName(this.name, t.name)) && !this.blocked.has(`mcp__${this.name}__${t.name}`))
-      .map((t) => toEngineTool(this.name, t, call));
+    const limits = { maxOutputBytes: this.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, outputDir: this.deps.outputDir };
+    const offered = tools.filter((t) => !this.blocked.has(engineToolName(this.name, t.name)) && !this.blocked.has(`mcp__${this.name}__${t.name}`));
+    // Two tools whose names become the same after unsafe characters are replaced would shadow one another:
+    // neither is offered, and the status says which.
+    const byName = new Map<string, string[]>();
+    for (const t of offered) byName.set(engineToolName(this.name, t.name), [...(byName.get(engineToolName(this.name, t.name)) ?? []), t.name]);
+    this.warnings = [...byName].filter(([, names]) => names.length > 1).map(([name, names]) => `the tools ${names.map((n) => `"${n}"`).join(" and ")} would both be named ${name}; neither is offered`);
+    for (const warning of this.warnings) this.deps.log({ server: this.name, source: "manager", level: "warn", message: warning });
+    this.engineTools = offered.filter((t) => byName.get(engineToolName(this.name, t.name))!.length === 1).map((t) => toEngineTool(this.name, t, call, limits));
     if (announce && this.state === "connected") this.deps.onChange(this.status(), true);
   }
 
@@ -284,10 +313,19 @@ export class ServerConnection {
     await this.connect();
   }
 
-  private async closeClient(): Promise<void> {
+  private async closeClient(terminate = false): Promise<void> {
     const client = this.client;
+    const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
+    // An HTTP session we end ourselves is ended at the server too (DELETE with its session id), so it does
+    // not hold state until its idle timeout; a server that does not answer in time is left to that timeout.
+    if (terminate && transport && "terminateSession" in transport && transport.sessionId) {
+      const http = transport as StreamableHTTPClientTransport;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([http.terminateSession().catch(() => {}), new Promise((r) => (timer = setTimeout(r, TERMINATE_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+    }
     if (client) await client.close().catch(() => {});
   }
 
@@ -323,5 +361,11 @@ export class ServerConnection {
       message = `HTTP ${error.code} from the server${body && body.length <= 200 && !body.startsWith("<") ? `: ${body}` : ""}`;
     }
     return redactText(message, this.http?.secrets() ?? []);
+  }
+}
+
+class StartupTimeout extends Error {
+  constructor(seconds: number) {
+    super(`no answer within ${seconds} s of starting (startup_timeout_seconds); the server stays failed until you reconnect it with /mcp`);
   }
 }

@@ -1,5 +1,7 @@
 // One manager per session: every configured tool server, its state, and the engine tools of the connected
 // ones. `/mcp` calls list/enable/disable/reconnect; the daemon catalog listens to change events.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ServerConnection } from "./connection.ts";
 import type { Tool } from "../tools/tool.ts";
 import { traceMcpTools } from "../telemetry/mcp-spans.ts";
@@ -19,10 +21,16 @@ export interface McpManagerOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Spans for tool calls (src/telemetry); absent: none. */
   tracer?: Tracer;
+  /** Where whole tool results over a server's `max_output_bytes` are kept (the session dir's `tool-output/`). */
+  outputDir?: string;
 }
 
 export interface McpManager {
-  /** Connects every server with `default_enabled` (not false); resolves when each is connected, failed or needs auth. */
+  /**
+   * Connects every server with `default_enabled` (not false), each in the background: tools appear as their
+   * server connects (a change event). Resolves when each is connected, failed or needs auth; a session does
+   * not wait for it. Calling it again returns the same promise.
+   */
   start(): Promise<void>;
   /** The engine tools of connected servers, without blocked ones. */
   tools(): Tool[];
@@ -44,6 +52,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   const progressListeners = new Set<McpProgressListener>();
   const connections = new Map<string, ServerConnection>();
   let closed = false;
+  let started: Promise<void> | undefined;
 
   for (const [name, config] of Object.entries(options.servers ?? {})) {
     connections.set(
@@ -54,6 +63,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         log: options.log,
         cwd: options.cwd,
         parentEnv: options.env ?? process.env,
+        outputDir: options.outputDir ?? join(tmpdir(), `agent-tool-output-${process.pid}`),
         onChange: (server, toolsChanged) => {
           for (const listener of changeListeners) listener({ type: "mcp_server_changed", server, toolsChanged });
         },
@@ -75,9 +85,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   };
 
   return {
-    async start() {
+    start() {
       const enabled = Object.entries(options.servers ?? {}).filter(([, c]) => c.default_enabled !== false);
-      await Promise.all(enabled.map(([name]) => get(name).connect()));
+      started ??= Promise.all(enabled.map(([name]) => get(name).connect())).then(() => {});
+      return started;
     },
     tools() {
       return [...connections.values()].flatMap((c) => traceMcpTools(options.tracer, c.name, c.tools()));

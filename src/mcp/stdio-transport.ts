@@ -49,6 +49,8 @@ export class StdioChildTransport implements Transport {
   private closed = false;
   /** Set when the child exited on its own (not through close()). */
   exitReason?: string;
+  /** A write failed: the child was going away by itself, even if close() came before its exit was seen. */
+  private writeFailed = false;
 
   constructor(private readonly options: StdioServerOptions) {}
 
@@ -81,17 +83,32 @@ export class StdioChildTransport implements Transport {
       void this.readLines(child.stderr, (line) => o.log({ server: o.server, source: "stderr", level: "info", message: line }));
     }
     void child.exited.then((code) => {
-      if (!this.closed) this.exitReason = `the server process exited (code ${code})${o.logStderr ? "; its stderr is in the session log" : ""}`;
+      if (!this.closed || this.writeFailed) this.exitReason = `the server process exited (code ${code})${o.logStderr ? "; its stderr is in the session log" : ""}`;
       this.closed = true;
       this.onclose?.();
     });
   }
 
+  /**
+   * Why the child ended, waiting up to `ms` for its exit: a write to a child that is exiting fails (EPIPE)
+   * before its exit is seen, and the exit (with the pointer to its stderr) is the better reason.
+   */
+  async exitReasonWithin(ms: number): Promise<string | undefined> {
+    if (this.child && !this.exitReason) await exitsWithin(this.child, ms);
+    await Bun.sleep(0);
+    return this.exitReason;
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     const child = this.child;
     if (!child || this.closed) throw new Error("the server process is not running");
-    child.stdin.write(`${JSON.stringify(message)}\n`);
-    await child.stdin.flush();
+    try {
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+      await child.stdin.flush();
+    } catch (error) {
+      this.writeFailed = true;
+      throw error;
+    }
   }
 
   /** Closes stdin (the MCP shutdown signal), then SIGTERM, then SIGKILL to the child's process group. */

@@ -21,6 +21,8 @@ export interface McpServerStatus {
   toolCount: number;
   /** The authorization URL the user opens; set for `needs_auth` only. Local UI only, never published. */
   authorizationUrl?: string;
+  /** Problems with a connected server's tool list, e.g. two tools whose names collide (neither is offered). */
+  warnings?: string[];
 }
 
 /** One change of a server's connection state or tool set, with the server's new status. */

@@ -49,6 +49,8 @@ export interface Recorded {
 export async function startSession(project: Project, opts: Partial<CreateSessionOptions> = {}): Promise<Recorded> {
   // Engine tests configure the project layer freely (bypass, tool servers): trusted for the run, as --trust-project.
   const created = await createSessionFromConfig({ cwd: project.root, env: project.env, interactive: false, untrusted: "keep", ...opts });
+  // Tool servers connect in the background; engine tests start their turn once every server has settled.
+  await created.live.mcp?.start();
   const events: EngineEvent[] = [];
   created.session.subscribe((e) => events.push(e));
   return {

@@ -27,7 +27,12 @@ describe("live daemon catalog", () => {
     running = await startDaemon({ sessionDir: tempSessionDir(), project: p.root, credential: TOKEN, engineFactory, reloadCatalog: reload, limits: { heartbeatMs: 0 } });
     const state = async () => (await fetch(`${running!.url}/daemon-state`, { headers: auth })).json();
 
-    const first = await state();
+    // The server connects in the background: the catalog shows it once it is there.
+    let first = await state();
+    for (let i = 0; i < 300 && first.mcp_servers[0]?.state !== "connected"; i++) {
+      await Bun.sleep(50);
+      first = await state();
+    }
     const ev = first.mcp_servers.find((s: { name: string }) => s.name === "ev");
     expect(ev).toMatchObject({ name: "ev", transport: "stdio", state: "connected" });
     expect(ev.tool_count).toBe(ev.tools.length);

@@ -54,6 +54,12 @@ const common = {
     Nullable(Type.String({ pattern: AUTH_KEY_NAME_PATTERN, description: "Directory under auth/mcp/ for OAuth credentials." })),
   ),
   default_enabled: Type.Optional(Type.Boolean({ default: true })),
+  startup_timeout_seconds: Type.Optional(
+    Nullable(Uint64({ description: "Seconds the connection (handshake and tool list) may take before the server counts as failed; default 30; zero is rejected." })),
+  ),
+  max_output_bytes: Type.Optional(
+    Nullable(Uint64({ description: "Most text of one tool result the model gets (head and tail kept, the whole result saved to a file it can read); default 30720; images are counted apart." })),
+  ),
 };
 
 export const McpServer = Type.Union(

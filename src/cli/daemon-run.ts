@@ -1,6 +1,5 @@
 // Runs the session daemon process: checks the flags and the credential, hosts the engine built from the
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
-import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEMO_NOTICE } from "../agent/demo.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
@@ -9,11 +8,11 @@ import type { UntrustedPolicy } from "../config/trust/assess.ts";
 import { catalogFromConfig } from "../daemon/catalog-source.ts";
 import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/credential.ts";
 import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
-import type { DaemonLogger } from "../daemon/edge.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
 import { trimWhenIdle } from "../daemon/idle-trim.ts";
+import { DEFAULT_LOG_LEVEL, fileLogger } from "../daemon/log.ts";
+import { assertWritableDir } from "../daemon/storage-fault.ts";
 import { DEFAULT_IDLE_EXIT_SECS, exitWhenIdle } from "../daemon/idle-exit.ts";
-import { redactText } from "../util/redact.ts";
 import { DeferredTracer } from "../telemetry/start.ts";
 import { crashReportDir } from "../platform/crash/store.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
@@ -81,6 +80,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
         secrets,
         active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef() }),
         idleExitSecs: created.loaded.config.daemon?.idle_exit_secs,
+        logLevel: created.loaded.config.daemon?.log_level,
         // The daemon records from here on: extensions waiting for approval are asked now, and loading
         // one (like a tool server change) republishes the catalog.
         watchCatalog: (changed) => {
@@ -117,6 +117,12 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     if (error instanceof BootstrapError) throw new CliError(`agent daemon: ${error.message}`);
     throw error;
   }
+  // A read-only (or full) session dir could record nothing: said at once, not as a store error later.
+  try {
+    assertWritableDir(options.sessionDir);
+  } catch (error) {
+    throw new CliError(`agent daemon: ${(error as Error).message}`);
+  }
   // Migrates an older layout before anything writes into the dir; a newer layout is refused here.
   try {
     prepareSessionDir(options.sessionDir);
@@ -125,15 +131,8 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     throw error;
   }
   const logFile = join(options.sessionDir, "daemon.log");
-  const logger: DaemonLogger = {
-    error: (message) => {
-      try {
-        appendFileSync(logFile, `${new Date().toISOString()} error ${redactText(message, [token])}\n`, { mode: 0o600 });
-      } catch {
-        // The log is best effort; the daemon keeps serving.
-      }
-    },
-  };
+  // Info until the session's config is loaded (the engine reads it), then its daemon.log_level.
+  const logger = fileLogger(logFile, () => [token]);
   let finish: (code: number) => void = () => {};
   const exited = new Promise<number>((r) => (finish = r));
   const running = await startDaemon({
@@ -149,18 +148,14 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     tracer: options.tracer,
     crashReportDir: crashReportDir(io.env),
   });
+  logger.level = running.daemon.logLevel ?? DEFAULT_LOG_LEVEL;
+  logger.info(`daemon started: session ${running.daemon.store.id}, port ${running.ready.port}, pid ${process.pid}, epoch ${running.ready.epoch}, log level ${logger.level}`);
   let stopping = false;
   const idle = trimWhenIdle();
   const idleExit = exitWhenIdle(running.daemon, {
     idleExitSecs: running.daemon.idleExitSecs ?? DEFAULT_IDLE_EXIT_SECS,
     exit: () => void shutdown(),
-    log: (message) => {
-      try {
-        appendFileSync(logFile, `${new Date().toISOString()} info ${message}\n`, { mode: 0o600 });
-      } catch {
-        // Best effort, as the error log.
-      }
-    },
+    log: (message) => logger.info(message),
   });
   async function shutdown(): Promise<void> {
     if (stopping) return;
@@ -168,6 +163,7 @@ export async function runDaemonProcess(options: DaemonProcessOptions, io: Io): P
     idle.stop();
     idleExit.stop();
     await running.stop();
+    logger.info("daemon stopped");
     await options.tracer?.shutdown();
     finish(EXIT.ok);
   }

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CREDENTIAL_FILE, loadCredential, writeFreshCredential } from "../daemon/credential.ts";
+import { assertWritableDir } from "../daemon/storage-fault.ts";
 
 export interface DaemonHandle {
   url: string;
@@ -68,6 +69,8 @@ export async function ensureDaemon(options: LaunchOptions): Promise<DaemonHandle
   const live = await findLiveDaemon(options.sessionDir);
   if (live?.serving) return live;
   if (live) await retire(live.pid);
+  // A read-only (or full) session dir: said plainly, before a store or credential write fails on it.
+  assertWritableDir(options.sessionDir);
   if (options.resume) {
     const { openSession } = await import("../daemon/store/index.ts");
     const store = openSession(options.sessionDir);

@@ -36,6 +36,11 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       }
       if (code === "PARSE") return json(400, { code: "bad_request", error: "bad_request", message: "the request body is not valid JSON" });
       if (code === "NOT_FOUND") return json(404, { code: "not_found", error: "not_found", message: "no such route" });
+      // A write refused for lack of space (the ledger, the title): the storage error, and the guard knows.
+      if (daemon.storage.failed(error)) {
+        const fault = daemon.storage.current ?? { code: "storage_failed", message: "the session's storage refused a write" };
+        return errorResponse(new ProtocolError(fault.code, undefined, fault.message), hooks.logger, hooks.secrets);
+      }
       return errorResponse(error, hooks.logger, hooks.secrets);
     })
     .get("/health", () => ({ status: "ok", version: VERSION, session_id: daemon.store.id, daemon_epoch: daemon.epoch, serving: daemon.serving }))
@@ -57,11 +62,14 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
     .post(
       "/prompt",
       async ({ body }) => {
+        daemon.storage.check();
         const { operation_context, ...payload } = body;
         const result = await daemon.ops.run("prompt", operation_context, payload, async (key) => {
-          const accepted = daemon.host.submit({ text: payload.text, images: payload.images }, key, payload.when_busy === "reject");
+          // The store's writes first: a write refused for lack of space then leaves the prompt unsent.
+          if (payload.when_busy === "reject" && daemon.host.busy) throw new ProtocolError("turn_in_flight", undefined, "a turn is running; send the prompt again when it ends, or send it with when_busy: queue");
           daemon.nameAfter(payload.text);
           const generation = daemon.store.nextGeneration();
+          const accepted = daemon.host.submit({ text: payload.text, images: payload.images }, key, payload.when_busy === "reject");
           daemon.hub.flush();
           const fields = { prompt_id: accepted.input_id, generation, queued: accepted.queued };
           return {
@@ -79,6 +87,7 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
     .post(
       "/queue/dequeue-newest",
       async ({ body }) => {
+        daemon.storage.check();
         const result = await daemon.ops.run("dequeue-newest", body.operation_context, {}, async () => {
           const input = daemon.host.dequeueNewest();
           daemon.hub.flush();
@@ -92,6 +101,7 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       "/interrogatives/:id/response",
       async ({ body, params }) => {
         if (!/^[A-Za-z0-9_-]{1,128}$/.test(params.id)) throw new ProtocolError("not_found", undefined, "no such interrogative");
+        daemon.storage.check();
         const { operation_context, answer } = body;
         const result = await daemon.ops.run("interrogative-response", operation_context, { id: params.id, answer }, async () => {
           daemon.host.answer(params.id, answer);
@@ -107,6 +117,7 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       "/commands/:name",
       async ({ body, params }) => {
         if (!/^[a-z][a-z0-9-]{0,63}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is lowercase letters, digits and hyphens");
+        daemon.storage.check();
         const args = body.args ?? [];
         const result = await daemon.ops.run("session-command", body.operation_context, { name: params.name, args }, async () => {
           const done = await daemon.host.command(params.name, args);

@@ -14,6 +14,9 @@ import { HistoryService } from "./history.ts";
 import { RecordHub } from "./hub.ts";
 import { DAEMON_LIMITS, type DaemonLimits } from "./limits.ts";
 import { Operations } from "./operations.ts";
+import type { DaemonLogger } from "./edge.ts";
+import { StorageGuard } from "./storage-fault.ts";
+import type { LogLevel } from "./log.ts";
 import { closingRecords, RESTART_ERROR } from "./recovery.ts";
 import { initSessionDir, openSession, parseRecord, STORE_FILE, titleFrom, type SessionStore, type StoredRecord } from "./store/index.ts";
 import { existsSync } from "node:fs";
@@ -42,6 +45,8 @@ export interface HostedEngine {
   active?: () => ActiveMode;
   /** `daemon.idle_exit_secs` of the session's config (idle-exit.ts); absent: the built-in default. */
   idleExitSecs?: number;
+  /** `daemon.log_level` of the session's config (log.ts); absent: info. */
+  logLevel?: LogLevel;
 }
 
 export type EngineFactory = (args: EngineFactoryArgs) => Promise<HostedEngine>;
@@ -61,6 +66,8 @@ export interface DaemonConfig {
   logFile?: string;
   /** The crash report directory (src/platform/crash), offered as feedback artifacts. */
   crashReportDir?: string;
+  /** Where storage faults and recoveries are told (daemon.log). */
+  logger?: DaemonLogger;
 }
 
 export class Daemon {
@@ -74,6 +81,8 @@ export class Daemon {
   readonly catalog: CatalogPublisher;
   readonly history: HistoryService;
   readonly feedback: FeedbackArtifacts;
+  /** Storage faults (a full disk): the daemon stays up, ends the turn, refuses commands until writes succeed. */
+  readonly storage: StorageGuard;
   readonly now: () => number;
   private stopping: Promise<void> | null = null;
   private secrets: string[] = [];
@@ -82,6 +91,8 @@ export class Daemon {
   private lastActivity: number;
   /** The config's idle exit setting (seconds; 0 = never), when the engine's config names one. */
   idleExitSecs: number | undefined;
+  /** The config's log level, when the engine's config names one. */
+  logLevel: LogLevel | undefined;
 
   private constructor(
     readonly store: SessionStore,
@@ -100,6 +111,18 @@ export class Daemon {
     this.history = new HistoryService(store, this.signer, this.now, this.limits, () => this.secrets);
     this.feedback = new FeedbackArtifacts(store, this.signer, this.limits, config.logFile, () => this.secrets, config.crashReportDir);
     this.lastActivity = this.now();
+    this.storage = new StorageGuard(store.dir, {
+      commit: () => {
+        this.hub.flush();
+        return this.hub.queued === 0;
+      },
+      onFault: (fault, error) => {
+        config.logger?.error(`storage fault (${(error as { code?: string }).code}): ${fault.message}`);
+        this.host.failTurn(fault);
+      },
+      onRecovered: (fault) => config.logger?.info?.(`storage recovered after ${fault.code}: records are committed again`),
+    });
+    this.hub.onWriteError = (error) => this.storage.failed(error);
   }
 
   /** Opens (or creates) the session in the dir, closes what a crash left open, and starts the engine. */
@@ -111,6 +134,7 @@ export class Daemon {
       ? openSession(config.sessionDir, storeOptions)
       : initSessionDir(config.sessionDir, newId("ses", clock.now()), { project: config.project ?? process.cwd(), ...storeOptions });
     const daemon = new Daemon(store, { ...config });
+    daemon.storage.ensureReserve();
     try {
       await daemon.start();
     } catch (error) {
@@ -152,6 +176,7 @@ export class Daemon {
     });
     this.secrets = (hosted.secrets ?? []).filter((v) => v.length >= 4);
     this.idleExitSecs = hosted.idleExitSecs;
+    this.logLevel = hosted.logLevel;
     this.host.attach(hosted.engine);
     this.active = hosted.active ?? null;
     if (hosted.catalog) this.catalog.publish(hosted.catalog);
@@ -265,6 +290,7 @@ export class Daemon {
   async close(): Promise<void> {
     await this.host.close();
     this.hub.close();
+    this.storage.close();
     this.store.close();
   }
 }

@@ -16,6 +16,9 @@ export interface Handler {
 
 export interface DaemonLogger {
   error(message: string): void;
+  warn?(message: string): void;
+  info?(message: string): void;
+  debug?(message: string): void;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -1,7 +1,7 @@
 // Hosts the engine of a running session: journals every engine event through the hub, keeps the turn
 // state the sync snapshot reports (folded from committed records, so it also holds after a restart), and
 // moves correlated prompt results along their lifecycle: admitted -> in_progress -> completed | failed.
-import type { Interrogative, InterrogativeAnswer, QueuedInput } from "../agent/events.ts";
+import type { EngineEvent, Interrogative, InterrogativeAnswer, QueuedInput } from "../agent/events.ts";
 import { SessionCommandError, type SessionCommandInfo, type SessionCommandResult } from "../agent/commands/types.ts";
 import { type EngineSession, InterrogativeError, type SubmitInput } from "../agent/session-api.ts";
 import { ProtocolError } from "../protocol/errors.ts";
@@ -37,7 +37,26 @@ export class EngineHost {
 
   attach(engine: EngineSession): void {
     this.engine = engine;
-    this.unsubscribe = engine.subscribe((event) => this.hub.publish(event));
+    this.unsubscribe = engine.subscribe((event) => this.hub.publish(this.endedBy(event)));
+  }
+
+  /**
+   * Ends the running turn because of `error` (a storage fault): the engine is interrupted and its
+   * `turn_completed` is recorded as a failure with that error, so every client says why the turn ended.
+   */
+  failTurn(error: { code: string; message: string }): void {
+    if (!this.engine?.busy || this.failure) return;
+    this.failure = error;
+    this.engine.interrupt();
+  }
+
+  private failure: { code: string; message: string } | null = null;
+
+  private endedBy(event: EngineEvent): EngineEvent {
+    if (event.type !== "turn_completed" || !this.failure) return event;
+    const error = this.failure;
+    this.failure = null;
+    return event.stop_reason === "interrupted" ? { ...event, stop_reason: "error", error } : event;
   }
 
   get attached(): boolean {

@@ -69,16 +69,43 @@ export class RecordHub {
     }
   }
 
+  /**
+   * Decides about a failed write (storage-fault.ts): true keeps what could not be committed queued (the
+   * handler retries), false lets the error through.
+   */
+  onWriteError: ((error: unknown) => boolean) | null = null;
+
+  /** Records queued and not committed yet (while storage fails, until it recovers). */
+  get queued(): number {
+    return this.pending.length;
+  }
+
   /** Commits every queued record now, then delivers them. Returns what was committed. */
   flush(): StoredRecord[] {
     this.scheduled = false;
     if (this.pending.length === 0) return [];
     const batch = coalesceDeltas(this.pending);
     this.pending = [];
-    const stored = this.journal.append(batch, this.now());
+    let stored: StoredRecord[];
+    try {
+      stored = this.journal.append(batch, this.now());
+    } catch (error) {
+      // Nothing of the batch was committed (one transaction): it stays queued, in order, for the retry.
+      this.pending = batch.concat(this.pending);
+      if (this.onWriteError?.(error)) return [];
+      throw error;
+    }
     this.committed = stored[stored.length - 1]!.seq;
     if (this.frames.size > 64) this.frames.clear();
-    for (const observe of this.observers) observe(stored);
+    for (const observe of this.observers) {
+      try {
+        observe(stored);
+      } catch (error) {
+        // An observer's own write (the operation ledger) failing for lack of space must not lose the
+        // delivery of records already committed.
+        if (!this.onWriteError?.(error)) throw error;
+      }
+    }
     if (this.subscribers.size > 0) {
       const wire = stored.map(toWire);
       for (const s of [...this.subscribers]) s.deliver(wire);

@@ -7,6 +7,7 @@ import { buildDaemonApp } from "./app.ts";
 import { Daemon, type DaemonConfig } from "./daemon.ts";
 import { createDaemonFetch, json, type DaemonLogger } from "./edge.ts";
 import { traceRequests } from "../telemetry/http-spans.ts";
+import { logRequests, type LeveledLogger } from "./log.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
 
 export const DAEMON_JSON = "daemon.json";
@@ -53,7 +54,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     server = Bun.serve({
       hostname: "127.0.0.1",
       port: options.port ?? 0,
-      fetch: traceRequests(options.tracer, createDaemonFetch(options.credential, app, logger)),
+      fetch: traceRequests(options.tracer, "enabled" in logger ? logRequests(logger as LeveledLogger, createDaemonFetch(options.credential, app, logger)) : createDaemonFetch(options.credential, app, logger)),
       error: () => json(500, { code: "internal_error", error: "internal_error" }),
       idleTimeout: 30,
       // The edge enforces DAEMON_BODY_LIMIT with a JSON 413; the server's own refusal has no body.

@@ -52,6 +52,9 @@ export const ERROR_STATUS = {
   /** The command ran and failed upstream (e.g. /compact's summary model); nothing changed. */
   command_failed: 502,
   snapshot_capacity_exceeded: 503,
+  /** The daemon's storage: a full disk (507 Insufficient Storage), a read-only or failing filesystem. */
+  storage_full: 507,
+  storage_failed: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -162,6 +162,11 @@ export class FakeEngine implements EngineSession {
     const third = Math.ceil(reply.length / 3);
     this.emit({ type: "part_delta", message_id, part_id, delta: reply.slice(0, third) });
     if (this.options.hold) await new Promise<void>((r) => this.gates.push(r));
+    // "STREAM": an endless answer, a 4 KiB delta every few milliseconds, until the turn is interrupted.
+    while (input.text.includes("STREAM") && !this.interrupted) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (!this.interrupted) this.emit({ type: "part_delta", message_id, part_id, delta: "word ".repeat(820) });
+    }
     if (this.interrupted) {
       this.emit({ type: "part_discarded", message_id, part_id } as EngineEvent);
       this.emit({ type: "assistant_message_completed", message_id, usage, stop_reason: null });

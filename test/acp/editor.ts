@@ -28,7 +28,8 @@ export function world(options: { script: string; permissions?: string; config?: 
   mkdirSync(configDir, { recursive: true });
   const script = join(base, "script.yaml");
   writeFileSync(script, options.script);
-  writeFileSync(join(configDir, "config.yaml"), options.config ?? `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${script} }\n`);
+  // An empty `config` writes no config file (the offline demo's own provider is then the only one).
+  if (options.config !== "") writeFileSync(join(configDir, "config.yaml"), options.config ?? `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${script} }\n`);
   if (options.permissions) writeFileSync(join(configDir, "permissions.yaml"), options.permissions);
   const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), XDG_STATE_HOME: join(base, "state"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const agent = (args: string[]) => {
@@ -51,8 +52,9 @@ export interface Editor {
   close(): Promise<void>;
 }
 
-export async function startEditor(w: World, options: { answer?: PermissionAnswer; args?: string[]; fs?: boolean } = {}): Promise<Editor> {
-  const child: ChildProcess = spawn(process.execPath, [MAIN, "acp", ...(options.args ?? [])], { cwd: w.project, env: w.env, stdio: ["pipe", "pipe", "pipe"] });
+export async function startEditor(w: World, options: { answer?: PermissionAnswer; args?: string[]; fs?: boolean; binary?: string } = {}): Promise<Editor> {
+  const command = options.binary ? [options.binary, "acp"] : [process.execPath, MAIN, "acp"];
+  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), ...(options.args ?? [])], { cwd: w.project, env: w.env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const updates: SessionNotification[] = [];

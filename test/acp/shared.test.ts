@@ -60,6 +60,20 @@ describe("agent acp: sessions shared with the other clients", () => {
     expect(row?.state).toBe("running");
   });
 
+  test("a session started in the terminal (agent new, the TUI's path) loads in the editor while its daemon runs", async () => {
+    const w = setup(`responses:\n  - text: "Answered in the terminal."\n  - text: "Answered in the editor."\n`);
+    const started = w.agent(["new", "--detach", "start here"]);
+    expect(started.code).toBe(0);
+    const sessionId = started.stdout.trim();
+    // The prompt was admitted before the id was printed; its turn may still run while the editor loads.
+    const e = await editor(w);
+    await e.ctx.request("session/load", { sessionId, cwd: w.project, mcpServers: [] });
+    expect(agentText(e.updates, "user_message_chunk")).toBe("start here");
+    await e.waitFor(() => agentText(e.updates) === "Answered in the terminal.");
+    expect((await e.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and here" }] })).stopReason).toBe("end_turn");
+    expect(agentText(e.updates)).toBe("Answered in the terminal.Answered in the editor.");
+  });
+
   test("a terminal client prompts the same session at the same time: the editor sees its prompt and answer, and a question answered there leaves the editor", async () => {
     const w = setup(`responses:
   - text: "Hello editor."

@@ -24,12 +24,6 @@ export const TARGETS: readonly ReleaseTarget[] = [
   { key: "win32-x64", bun: "bun-windows-x64", os: "win32", cpu: "x64", format: "pe" },
 ];
 
-/** The target this machine is, when it is one (the release builds it first, runs it and profiles it). */
-export function hostTarget(): ReleaseTarget | null {
-  const musl = process.platform === "linux" && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
-  return TARGETS.find((t) => t.os === process.platform && t.cpu === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl)) ?? null;
-}
-
 export function fileName(target: ReleaseTarget): string {
   return `agent-${target.key}${target.os === "win32" ? ".exe" : ""}`;
 }
@@ -98,12 +92,8 @@ export function headerProblem(target: ReleaseTarget, header: Header): string | n
   return null;
 }
 
-/**
- * Whether this machine can start the binary: it is this machine's target (same OS, CPU and libc) and its
- * loader is there. A musl build does not run on a glibc system even with Debian's musl package: it also
- * needs musl's libstdc++ and libgcc (Alpine: apk add libstdc++ libgcc).
- */
+/** Whether this machine can start the binary: same OS and CPU, and on Linux its loader (glibc or musl) is installed. */
 export function runsHere(target: ReleaseTarget, header: Header): boolean {
-  if (target !== hostTarget()) return false;
+  if (target.os !== process.platform || target.cpu !== process.arch) return false;
   return target.os !== "linux" || (header.interpreter !== undefined && existsSync(header.interpreter));
 }

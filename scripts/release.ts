@@ -23,7 +23,7 @@ import { compareVersions, parseVersion } from "../src/update/semver.ts";
 import { writeFileAtomic } from "../src/util/atomic-write.ts";
 import { versionLine } from "../src/version.ts";
 import { buildNpmPackages } from "./release-npm.ts";
-import { fileName, headerProblem, hostTarget, readHeader, runsHere, TARGETS, type ReleaseTarget } from "./release-targets.ts";
+import { fileName, headerProblem, readHeader, runsHere, TARGETS, type ReleaseTarget } from "./release-targets.ts";
 
 const CHANNELS = ["stable", "beta"] as const;
 
@@ -65,6 +65,12 @@ function options() {
     replace: values.replace === true,
     json: values.json === true,
   };
+}
+
+/** The target this machine is, when it is one (its binary is built first and profiled). */
+function hostTarget(): ReleaseTarget | null {
+  const musl = process.platform === "linux" && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  return TARGETS.find((t) => t.os === process.platform && t.cpu === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl)) ?? null;
 }
 
 const sha256 = (path: string) => new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");

@@ -2,15 +2,17 @@
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
 import { Box, Static, Text, useInput, useWindowSize } from "ink";
-import { useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
+import { CompletionMenu } from "./components/completion-menu.tsx";
+import { applyCompletion, completions, completionToken } from "./completion.ts";
 import { PromptEditor } from "./components/prompt-editor.tsx";
 import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx";
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
 import { describeError, type SessionActions } from "./session-actions.ts";
-import { helpTable, helpText, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
+import { helpTable, helpText, LOCAL_COMMANDS, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
 import type { FacetColorTable } from "./theme/facet-colors.ts";
 import { useTheme } from "./theme/theme.ts";
 import type { ViewStore } from "./view-store.ts";
@@ -28,9 +30,11 @@ export interface AppProps {
   facetColors?: FacetColorTable;
   /** Ctrl+C while a turn runs interrupts it, and a second Ctrl+C detaches (local sessions); otherwise one Ctrl+C detaches. */
   ctrlCInterrupts?: boolean;
+  /** The project's files for `@` mentions (a local session's file catalog); without it `@` offers nothing. */
+  files?: () => Promise<readonly string[]>;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const colors = useTheme().colors;
   const s = store.state;
@@ -52,6 +56,41 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const question = s.pending[0];
   const dialog = confirmKill ? "confirm" : question ? "question" : null;
 
+  // The completion menu: commands on `/`, their arguments for /model and /facet, files on `@`.
+  const [sessionCommands, setSessionCommands] = useState<{ name: string; usage: string; summary: string }[] | null>(null);
+  const [files, setFiles] = useState<readonly string[] | null>(null);
+  const [menuIndex, setMenuIndex] = useState(0);
+  const [menuClosedAt, setMenuClosedAt] = useState<string | null>(null);
+  const token = dialog ? null : completionToken(editor);
+  useEffect(() => {
+    if (token?.kind === "command" && sessionCommands === null && live) {
+      setSessionCommands([]);
+      actions.commands().then((r) => setSessionCommands(r.commands), () => setSessionCommands(null));
+    }
+    if (token?.kind === "file" && files === null && listFiles) {
+      setFiles([]);
+      listFiles().then(setFiles, () => setFiles([]));
+    }
+  }, [token?.kind, live]);
+  useEffect(() => setMenuIndex(0), [token?.kind, token?.query]);
+  const commandRows = [...LOCAL_COMMANDS, ...(sessionCommands ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
+  const items = token && menuClosedAt !== editor.text ? completions(token, { commands: commandRows, files: files ?? [], models: store.catalogModels, facets: store.catalogFacets }) : [];
+  const menuOpen = token !== null && menuClosedAt !== editor.text && items.length > 0;
+  const menu = menuOpen
+    ? {
+        move: (dir: -1 | 1) => setMenuIndex((i) => (i + dir + items.length) % items.length),
+        accept: () => {
+          const item = items[Math.min(menuIndex, items.length - 1)]!;
+          // What is typed is already the pick: Enter sends it.
+          if (editor.text.slice(token.start, token.end) === item.value) return false;
+          const takesArgs = token.kind === "command" && /\s/.test(item.label);
+          setEditor((e) => applyCompletion(e, token, item, takesArgs));
+          return true;
+        },
+        close: () => setMenuClosedAt(editor.text),
+      }
+    : null;
+
   function interrupt() {
     actions.interrupt().catch((e: unknown) => setFlash(`interrupt failed: ${describeError(e)}`));
   }
@@ -70,7 +109,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       if (!details) store.reprintLastTurn();
       return setDetails(!details);
     }
-    if (key.escape && !dialog && s.busy && live) interrupt();
+    if (key.escape && !dialog && !menuOpen && s.busy && live) interrupt();
   });
 
   function submit(text: string) {
@@ -167,8 +206,10 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           onSubmit={submit}
           onHistory={onHistory}
           active={!dialog}
-          placeholder={s.busy ? "Type to queue a message…" : "Type a message, /help for commands"}
+          placeholder={s.busy ? "Type to queue a message…" : "Type a message, / for commands, @ for files"}
+          menu={menu}
         />
+        {menuOpen ? <CompletionMenu items={items} selected={Math.min(menuIndex, items.length - 1)} empty={null} /> : null}
         <StatusLine
           health={store.health}
           busy={s.busy}

@@ -5,6 +5,7 @@ import { render } from "ink";
 import type { DaemonClient } from "../src/client/daemon-client.ts";
 import { App } from "./app.tsx";
 import { Connection } from "./connection.ts";
+import { compactTokens } from "./components/status-line.tsx";
 import { PromptHistory } from "./editor-model.ts";
 import { loadHighlighter } from "./highlight.ts";
 import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts";
@@ -33,6 +34,8 @@ export interface TuiOptions {
   reattach: string;
   /** Ctrl+C interrupts a running turn first (local sessions); the gateway spec's single Ctrl+C detach otherwise. */
   ctrlCInterrupts?: boolean;
+  /** The project's files for `@` mentions (local sessions: the file catalog of the session's project). */
+  files?: () => Promise<readonly string[]>;
 }
 
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
@@ -69,6 +72,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
         history={history}
         facetColors={facetColors}
         ctrlCInterrupts={options.ctrlCInterrupts}
+        files={options.files}
       />
     </ThemeProvider>,
     {
@@ -146,6 +150,37 @@ function reflowOnResize(out: NodeJS.WriteStream, store: ViewStore): () => void {
   };
 }
 
+interface CatalogModelEntry {
+  name: string;
+  class?: string;
+  provider_name?: string;
+  capabilities?: { context_window?: number | null; vision?: boolean };
+  /** Dollars per million tokens, where the catalog knows them. */
+  cost?: { input: number; output: number } | null;
+}
+
+interface FacetEntry {
+  name: string;
+  description?: string;
+  model?: string | null;
+  read_only?: boolean;
+  unavailable?: boolean;
+}
+
+/** `full · 200k context · $3/$15 per M tokens · vision` for the /model menu. */
+export function modelDetail(m: CatalogModelEntry): string {
+  const parts = [m.class, m.provider_name].filter((p): p is string => !!p);
+  if (m.capabilities?.context_window) parts.push(`${compactTokens(m.capabilities.context_window)} context`);
+  if (m.cost) parts.push(`$${m.cost.input}/$${m.cost.output} per M tokens`);
+  if (m.capabilities?.vision) parts.push("vision");
+  return parts.join(" · ");
+}
+
+function facetDetail(f: FacetEntry): string {
+  if (f.unavailable) return "unavailable (its file has a problem)";
+  return [f.description, f.model ? `model ${f.model}` : null, f.read_only ? "read-only" : null].filter(Boolean).join(" · ");
+}
+
 /** Reads the daemon catalog once per daemon epoch and catalog revision: the models' context windows (for the context meter) and the facets' colors (for the status line). */
 function watchCatalog(conn: Connection, store: ViewStore, facetColors: FacetColorTable): () => void {
   let loadedFor: string | null = null;
@@ -155,9 +190,11 @@ function watchCatalog(conn: Connection, store: ViewStore, facetColors: FacetColo
     if (store.health.state !== "connected" || !epoch || key === loadedFor) return;
     loadedFor = key;
     conn.client
-      .json<{ models?: { name: string; capabilities?: { context_window?: number | null } }[]; facets?: unknown }>("GET", "/daemon-state")
+      .json<{ models?: CatalogModelEntry[]; facets?: unknown }>("GET", "/daemon-state")
       .then((catalog) => {
         for (const m of catalog.models ?? []) if (m.capabilities?.context_window) store.contextWindows.set(m.name, m.capabilities.context_window);
+        store.catalogModels = (catalog.models ?? []).map((m) => ({ name: m.name, detail: modelDetail(m) }));
+        store.catalogFacets = Array.isArray(catalog.facets) ? (catalog.facets as FacetEntry[]).filter((f) => typeof f?.name === "string").map((f) => ({ name: f.name, detail: facetDetail(f) })) : [];
         readFacetColors(catalog.facets, facetColors);
         store.changed();
       })

@@ -44,6 +44,9 @@ export class ViewStore {
   catchingUp = true;
   /** Context window of each model (from the daemon catalog), for the context meter. */
   contextWindows = new Map<string, number>();
+  /** The catalog's models and facets with a line about each, for the /model and /facet menus. */
+  catalogModels: { name: string; detail: string }[] = [];
+  catalogFacets: { name: string; detail: string }[] = [];
   private printedIds = new Set<string>();
   private committed = 0;
   private catchUpSeq = 0;

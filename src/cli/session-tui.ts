@@ -33,6 +33,11 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
     initialPrompt: options.prompt,
     reattach: `agent continue ${options.sessionId}`,
     ctrlCInterrupts: true,
+    // `@` mentions: the session project's files, listed as glob and grep list them (.gitignore honoured).
+    files: async () => {
+      const { projectFiles } = await import("../../tui/project-files.ts");
+      return projectFiles(sessionDir, io.cwd);
+    },
     // Only asked once the first client was made (a launched session has its dir). A session its daemon
     // stopped for being idle (the view lost its stream for that long) is resumed too.
     recover: async () => {

@@ -9,7 +9,7 @@ import { scriptedProject, send, Terminals } from "./tui-harness.ts";
 
 const terminals = new Terminals();
 beforeAll(() => ensureBinary(), 180_000);
-afterAll(() => terminals.closeAll());
+afterAll(() => terminals.closeAll(), 30_000);
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -43,6 +43,30 @@ describe("rendering in a real terminal (issue 27 item 4)", () => {
     await Bun.sleep(300);
     expect(count(t.text(), "Type a message")).toBe(1);
     expect(count(t.text(), "› hello")).toBe(1);
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("/ opens the command menu with each command's summary; @ picks a project file (issue 27 item 3)", async () => {
+    const p = scriptedProject("responses: [{ text: unused }]\n");
+    rmSync(join(p.root, ".agent"), { recursive: true });
+    const t = terminals.start(p, ["new", "--demo"]);
+    await t.waitFor("Type a message", "the prompt editor");
+    terminals.sessionOf(t, p);
+    await t.waitFor((s) => /ready\s/.test(s.screen()), "the session to be ready");
+    t.write("/");
+    await t.waitFor((s) => /\/compact \[[^\n]*Summarize the conversation/.test(s.screen()), "the session's commands in the menu");
+    expect(t.screen()).toMatch(/❯ \/help\s+List the commands/);
+    t.write("cle");
+    await t.waitFor((s) => /❯ \/clear/.test(s.screen()), "/clear chosen");
+    t.write("\x15");
+    await t.waitFor((s) => !s.screen().includes("Tab or Enter picks"), "the menu gone with the text");
+    t.write("read @scrip");
+    await t.waitFor((s) => /❯ script\.yaml/.test(s.screen()), "the project's file in the menu");
+    t.write("\t");
+    await t.waitFor((s) => s.screen().includes("› read @script.yaml"), "the file's reference in the prompt");
+    t.write("\x15");
+    await t.waitFor((s) => s.screen().includes("Type a message"), "the editor empty again");
     t.write("\x04");
     expect(await t.proc.exited).toBe(0);
   }, 60_000);

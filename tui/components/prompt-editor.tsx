@@ -15,12 +15,21 @@ export interface PromptEditorProps {
   onHistory(dir: -1 | 1): void;
   active: boolean;
   placeholder: string;
+  /** An open completion menu takes Up, Down, Tab, Enter and Esc. */
+  menu?: { move(dir: -1 | 1): void; /** false: nothing to pick, Enter sends */ accept(): boolean; close(): void } | null;
 }
 
-export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, placeholder }: PromptEditorProps): ReactNode {
+export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, placeholder, menu }: PromptEditorProps): ReactNode {
   usePaste((text) => onEdit((v) => insert(v, text)), { isActive: active });
   useInput(
     (input, key) => {
+      if (menu) {
+        if (key.upArrow) return menu.move(-1);
+        if (key.downArrow) return menu.move(1);
+        if (key.tab) return void menu.accept();
+        if (key.escape) return menu.close();
+        if (key.return && !key.meta && !key.shift && menu.accept()) return;
+      }
       if (key.return && (key.meta || key.shift)) return onEdit((v) => insert(v, "\n"));
       if (input === "\n" || (key.ctrl && input === "j")) return onEdit((v) => insert(v, "\n"));
       if (key.return) {

@@ -60,6 +60,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       // The edge enforces DAEMON_BODY_LIMIT with a JSON 413; the server's own refusal has no body.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       development: false,
+      // Production mode turns SO_REUSEPORT on: a second server on a port in use would share it silently.
+      reusePort: false,
     });
   } catch (error) {
     await daemon.close();

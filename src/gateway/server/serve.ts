@@ -73,6 +73,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       // The edge enforces each route's limit with a JSON 413 (body.ts); this only bounds what Bun buffers.
       maxRequestBodySize: API_BODY_LIMIT * 2,
       development: false,
+      // Production mode turns SO_REUSEPORT on: a second server on a port in use would share it silently.
+      reusePort: false,
     });
   } catch (error) {
     pam?.close();

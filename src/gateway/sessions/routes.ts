@@ -83,6 +83,6 @@ export function sessionRoutes(ctx: GatewayContext, supervisor: SessionSupervisor
         set.status = 204;
         return new Response(null, { status: 204 });
       },
-      { params: Id, response: { 503: ErrorBody, ...common }, detail: { summary: "Delete a session", description: "Stops its daemon, removes the worktree of a worktree_backed session and deletes the record; 204.", tags } },
+      { params: Id, response: { 503: ErrorBody, ...common }, detail: { summary: "Delete a session", description: "Stops its daemon, removes the worktree of a worktree_backed session, the session directory (transcript, store, logs, credential) and the record; 204. Read its stopped history first to keep it.", tags } },
     );
 }

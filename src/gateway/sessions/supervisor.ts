@@ -232,9 +232,29 @@ export class SessionSupervisor {
           throw new ProtocolError("unavailable", 503, `session ${id} is cleanup_pending: ${(error as Error).message}`);
         }
       }
+      this.removeSessionDir(id, row.sessionDir);
       this.registry.transition(id, ["cleanup_pending"], "reaped", "delete");
       this.registry.remove(id);
     });
+  }
+
+  /**
+   * The session's directory goes with its record: transcript, store, logs and credential.json (a kept
+   * directory would be unreachable through any route, and the credential a secret left behind). Also a
+   * layout migration's backup, staging and journal beside it. Only ever a directory under sessions/.
+   */
+  private removeSessionDir(id: string, sessionDir: string): void {
+    const root = this.sessionsDir();
+    if (sessionDir !== join(root, id)) {
+      this.ctx.logger.warn(`session ${id}: its directory ${sessionDir} is not ${join(root, id)}; left in place`);
+      return;
+    }
+    try {
+      for (const path of [sessionDir, join(root, `.${id}.layout-1.backup`), join(root, `.${id}.layout-2.staging`), join(root, `.${id}.migration.json`)]) rmSync(path, { recursive: true, force: true });
+    } catch (error) {
+      // The record stays in cleanup_pending; DELETE again retries the cleanup.
+      throw new ProtocolError("unavailable", 503, `session ${id} is cleanup_pending: its directory could not be removed (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    }
   }
 
   /** The proxy's view: a live daemon, or the error to answer with. */

@@ -104,8 +104,11 @@ describe("session lifecycle", () => {
     const after = new DaemonClient({ url: proxied, token: gw.token });
     expect((await after.sync()).daemon_epoch).toBe(resumed.body.daemon_epoch);
 
+    expect(existsSync(join(sessionDir, "credential.json"))).toBe(true);
     const deleted = await a.call("DELETE", `/api/v1/sessions/${id}`);
     expect(deleted.status).toBe(204);
+    // Its directory (store with the transcript, credential.json, logs) is gone with it.
+    expect(existsSync(sessionDir)).toBe(false);
     expect((await a.get(id)).status).toBe(404);
     expect((await a.call("GET", `/api/v1/sessions/${id}/proxy/sync`)).status).toBe(404);
     expect(process.kill.bind(process, resumed.body.pid, 0)).toThrow();

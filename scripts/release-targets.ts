@@ -24,6 +24,12 @@ export const TARGETS: readonly ReleaseTarget[] = [
   { key: "win32-x64", bun: "bun-windows-x64", os: "win32", cpu: "x64", format: "pe" },
 ];
 
+/** The target this machine is, when it is one (the release builds it first, runs it and profiles it). */
+export function hostTarget(): ReleaseTarget | null {
+  const musl = process.platform === "linux" && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  return TARGETS.find((t) => t.os === process.platform && t.cpu === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl)) ?? null;
+}
+
 export function fileName(target: ReleaseTarget): string {
   return `agent-${target.key}${target.os === "win32" ? ".exe" : ""}`;
 }
@@ -33,6 +39,8 @@ export interface Header {
   cpu: "x64" | "arm64" | "other";
   /** ELF only: the program interpreter (`/lib64/ld-linux-x86-64.so.2`, `/lib/ld-musl-aarch64.so.1`). */
   interpreter?: string;
+  /** Mach-O only: whether it carries a code signature (macOS on Apple silicon runs no unsigned binary). */
+  signed?: boolean;
 }
 
 function readAt(fd: number, offset: number, length: number): Buffer {
@@ -65,7 +73,14 @@ export function readHeader(path: string): Header {
     }
     if (head.readUInt32LE(0) === 0xfeedfacf) {
       const cputype = head.readUInt32LE(4);
-      return { format: "macho", cpu: cputype === 0x01000007 ? "x64" : cputype === 0x0100000c ? "arm64" : "other" };
+      // Load commands follow the 32-byte header: ncmds at 16, sizeofcmds at 20; LC_CODE_SIGNATURE is 0x1d.
+      const commands = readAt(fd, 32, head.readUInt32LE(20));
+      let signed = false;
+      for (let i = 0, at = 0; i < head.readUInt32LE(16) && at + 8 <= commands.length; i++, at += commands.readUInt32LE(at + 4)) {
+        if (commands.readUInt32LE(at) === 0x1d) signed = true;
+        if (commands.readUInt32LE(at + 4) === 0) break;
+      }
+      return { format: "macho", cpu: cputype === 0x01000007 ? "x64" : cputype === 0x0100000c ? "arm64" : "other", signed };
     }
     if (head.toString("latin1", 0, 2) === "MZ") {
       const pe = head.readUInt32LE(0x3c);
@@ -82,8 +97,11 @@ export function readHeader(path: string): Header {
 
 /** What is wrong with the header for the target, or null when it is the target's. */
 export function headerProblem(target: ReleaseTarget, header: Header): string | null {
-  if (header.format !== target.format) return `is ${header.format === "unknown" ? "not an executable this script knows" : `a ${header.format} file`}, not ${target.format}`;
+  const names = { elf: "ELF", macho: "Mach-O", pe: "PE" } as const;
+  if (header.format === "unknown") return `is not an executable this script knows, not ${names[target.format]}`;
+  if (header.format !== target.format) return `is ${header.format === "elf" ? "an" : "a"} ${names[header.format]} file, not ${names[target.format]}`;
   if (header.cpu !== target.cpu) return `is built for ${header.cpu}, not ${target.cpu}`;
+  if (target.format === "macho" && !header.signed) return "has no code signature";
   if (target.format === "elf") {
     const musl = header.interpreter?.includes("ld-musl") ?? false;
     if (!header.interpreter) return "has no program interpreter";
@@ -92,8 +110,17 @@ export function headerProblem(target: ReleaseTarget, header: Header): string | n
   return null;
 }
 
-/** Whether this machine can start the binary: same OS and CPU, and on Linux its loader (glibc or musl) is installed. */
+/** The build info src/version.ts reads, as the minifier writes it into the bundle: proves version, commit and asset without running the binary. */
+export function embeddedBuildInfo(version: string, commit: string, target: ReleaseTarget): string {
+  return `{version:${JSON.stringify(version)},commit:${JSON.stringify(commit)},asset:${JSON.stringify(target.key)}}`;
+}
+
+/**
+ * Whether this machine can start the binary: it is this machine's target (same OS, CPU and libc) and its
+ * loader is there. A musl build does not run on a glibc system even with Debian's musl package: it also
+ * needs musl's libstdc++ and libgcc (Alpine: apk add libstdc++ libgcc).
+ */
 export function runsHere(target: ReleaseTarget, header: Header): boolean {
-  if (target.os !== process.platform || target.cpu !== process.arch) return false;
+  if (target !== hostTarget()) return false;
   return target.os !== "linux" || (header.interpreter !== undefined && existsSync(header.interpreter));
 }

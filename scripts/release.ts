@@ -23,7 +23,7 @@ import { compareVersions, parseVersion } from "../src/update/semver.ts";
 import { writeFileAtomic } from "../src/util/atomic-write.ts";
 import { versionLine } from "../src/version.ts";
 import { buildNpmPackages } from "./release-npm.ts";
-import { fileName, headerProblem, readHeader, runsHere, TARGETS, type ReleaseTarget } from "./release-targets.ts";
+import { embeddedBuildInfo, fileName, headerProblem, hostTarget, readHeader, runsHere, TARGETS, type ReleaseTarget } from "./release-targets.ts";
 
 const CHANNELS = ["stable", "beta"] as const;
 
@@ -67,12 +67,6 @@ function options() {
   };
 }
 
-/** The target this machine is, when it is one (its binary is built first and profiled). */
-function hostTarget(): ReleaseTarget | null {
-  const musl = process.platform === "linux" && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
-  return TARGETS.find((t) => t.os === process.platform && t.cpu === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl)) ?? null;
-}
-
 const sha256 = (path: string) => new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");
 
 interface Checked {
@@ -83,11 +77,14 @@ interface Checked {
   check: string;
 }
 
-function check(target: ReleaseTarget, path: string, expected: string): string {
+function check(target: ReleaseTarget, path: string, version: string, commit: string): string {
   const header = readHeader(path);
   const problem = headerProblem(target, header);
   if (problem) throw new Error(`${fileName(target)} ${problem}`);
-  const described = `${header.format} ${header.cpu}${header.interpreter ? ` ${header.interpreter}` : ""}`;
+  const info = embeddedBuildInfo(version, commit, target);
+  if (!readFileSync(path).includes(info)) throw new Error(`${fileName(target)} does not hold ${info} (the build info src/version.ts reads; a new Bun may write it differently)`);
+  const expected = versionLine(version, commit);
+  const described = `${header.format} ${header.cpu}${header.interpreter ? ` ${header.interpreter}` : ""}${header.signed ? " signed" : ""}`;
   if (!runsHere(target, header)) return `header: ${described}`;
   const run = Bun.spawnSync([path, "--version"], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeout: 30_000 });
   const printed = run.stdout.toString().trim();
@@ -138,7 +135,7 @@ async function main(): Promise<void> {
         log(`building ${target.key} (${target.bun})…`);
         await compileAgent({ outfile: path, target: target.bun, version: opts.version, commit, assetKey: target.key, bytecodeOrder: order });
       }
-      const result = check(target, path, expected);
+      const result = check(target, path, opts.version, commit);
       const entry = { key: target.key, file: fileName(target), size: statSync(path).size, sha256: sha256(path), check: result };
       log(`  ${entry.file}  ${(entry.size / 1e6).toFixed(1)} MB  ${result}`);
       checked.push(entry);

@@ -21,30 +21,30 @@ function isMusl() {
 
 function candidates() {
   const key = `${process.platform}-${process.arch}`;
-  if (process.platform !== "linux") return [key];
-  // A musl system takes the musl build; an npm that ignores the libc field may have installed only one of the two.
-  return isMusl() ? [`${key}-musl`, key] : [key, `${key}-musl`];
+  return process.platform === "linux" ? [key, `${key}-musl`] : [key];
+}
+
+function binaryOf(key) {
+  try {
+    const binary = join(dirname(require.resolve(`${pkg.name}-${key}/package.json`)), "bin", process.platform === "win32" ? "agent.exe" : "agent");
+    return existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
 }
 
 function findBinary() {
-  for (const key of candidates()) {
-    const name = `${pkg.name}-${key}`;
-    let dir;
-    try {
-      dir = dirname(require.resolve(`${name}/package.json`));
-    } catch {
-      continue;
-    }
-    const binary = join(dir, "bin", process.platform === "win32" ? "agent.exe" : "agent");
-    if (existsSync(binary)) return binary;
-  }
-  return null;
+  const found = candidates().map(binaryOf);
+  // npm honours the libc field and installs one Linux variant; an npm that ignores it installs both,
+  // and only then is the C library asked (the report costs a few milliseconds).
+  if (found[0] && found[1]) return isMusl() ? found[1] : found[0];
+  return found[0] || found[1] || null;
 }
 
 const binary = findBinary();
 if (!binary) {
   const supported = Object.keys(pkg.optionalDependencies || {}).map((n) => n.slice(pkg.name.length + 1));
-  const wanted = candidates()[0];
+  const wanted = `${process.platform}-${process.arch}${isMusl() ? "-musl" : ""}`;
   process.stderr.write(
     supported.includes(wanted)
       ? `agent: the binary for ${wanted} is missing: its package ${pkg.name}-${wanted} was not installed (optional dependencies skipped?). Reinstall with: npm install -g ${pkg.name}\n`

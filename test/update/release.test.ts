@@ -1,0 +1,292 @@
+// The release as a user meets it: `bun run release` builds every target once (beforeAll, about two
+// minutes on two cores), the release directory is served on 127.0.0.1, and then: the binaries and
+// SHA256SUMS on disk, npm tarballs installed into a temporary prefix with only node and npm on PATH,
+// install.sh piped from curl, and `agent update` taking an older release binary to the newer one.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hostTarget, TARGETS } from "../../scripts/release-targets.ts";
+import { parseManifest } from "../../src/update/manifest.ts";
+import { ROOT } from "../helpers/binary.ts";
+
+const host = hostTarget();
+const OLD = "0.9.0";
+const NEW = "1.0.0";
+const NPM_MAIN = "agent-runtime-agent";
+const work = mkdtempSync(join(tmpdir(), "agent-release-test-"));
+const releases = join(work, "releases");
+let server: ReturnType<typeof Bun.serve> | null = null;
+let url = "";
+let summary: { commit: string; assets: { key: string; file: string; size: number; sha256: string; check: string }[]; npm: string[] };
+
+/** Serves the release directory; under /tampered/ every binary has one byte changed, under /truncated/ only its first half is sent. */
+function serve(root: string) {
+  const cache = new Map<string, Uint8Array>();
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const path = decodeURIComponent(new URL(req.url).pathname);
+      const variant = /^\/(tampered|truncated)\//.exec(path)?.[1];
+      const file = join(root, variant ? path.slice(variant.length + 2) : path.slice(1));
+      if (file.includes("..") || !existsSync(file)) return new Response("not found", { status: 404 });
+      if (!variant || !/\/agent-[^/]+$/.test(file)) {
+        if (variant && file.endsWith("manifest.json")) {
+          // The same manifest with the asset URLs sent through the variant.
+          return new Response(readFileSync(file, "utf8").replaceAll('"url": "', `"url": "/${variant}/`), { headers: { "content-type": "application/json" } });
+        }
+        return new Response(Bun.file(file));
+      }
+      const key = `${variant}:${file}`;
+      if (!cache.has(key)) {
+        const bytes = new Uint8Array(readFileSync(file));
+        if (variant === "tampered") bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+        cache.set(key, variant === "truncated" ? bytes.slice(0, bytes.length >> 1) : bytes);
+      }
+      return new Response(cache.get(key)! as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream" } });
+    },
+  });
+}
+
+function release(args: string[]) {
+  const run = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--out", releases, "--json"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`release ${args.join(" ")} failed (exit ${run.exitCode}): ${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout.toString());
+}
+
+async function run(cmd: string[], options: { env: Record<string, string>; cwd?: string; stdin?: string }) {
+  const proc = Bun.spawn(cmd, { cwd: options.cwd ?? work, env: options.env, stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin), stdout: "pipe", stderr: "pipe" });
+  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  return { code, out, err };
+}
+
+/** A home with an empty config and data dir; PATH holds only the system tools (no ~/.local/bin). */
+function home(name: string, config = "") {
+  const base = join(work, name);
+  mkdirSync(join(base, "config", "agent"), { recursive: true });
+  if (config) writeFileSync(join(base, "config", "agent", "config.yaml"), config);
+  mkdirSync(join(base, "project", ".git"), { recursive: true });
+  return { base, project: join(base, "project"), env: { PATH: "/usr/bin:/bin", HOME: base, XDG_CONFIG_HOME: join(base, "config"), XDG_DATA_HOME: join(base, "data"), SHELL: "/bin/bash" } };
+}
+
+const shortCommit = () => summary.commit.replace(/^([0-9a-f]{12})[0-9a-f]*/, "$1").replace("+modified", ", modified");
+const versionLine = (v: string) => `agent ${v} (commit ${shortCommit()})\n`;
+
+beforeAll(() => {
+  if (!host) return;
+  server = serve(releases);
+  url = `http://127.0.0.1:${server.port}`;
+  // An older release for this machine only, then the new one for every target.
+  release(["--version", OLD, "--channel", "stable", "--targets", host.key]);
+  summary = release(["--version", NEW, "--channel", "stable", "--base-url", url]);
+}, 600_000);
+
+afterAll(() => {
+  server?.stop(true);
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe.skipIf(!host)("bun run release", () => {
+  test("writes every target's binary, checked: this machine's ran, the others by header", () => {
+    const dir = join(releases, NEW);
+    expect(summary.assets.map((a) => a.key).sort()).toEqual(TARGETS.map((t) => t.key).sort());
+    const files = readdirSync(dir).sort();
+    expect(files).toEqual([...TARGETS.map((t) => `agent-${t.key}${t.os === "win32" ? ".exe" : ""}`), "SHA256SUMS", "install.sh", "npm"].sort());
+    const headers: Record<string, string> = {
+      "linux-x64": "elf x64 /lib64/ld-linux-x86-64.so.2",
+      "linux-arm64": "elf arm64 /lib/ld-linux-aarch64.so.1",
+      "linux-x64-musl": "elf x64 /lib/ld-musl-x86_64.so.1",
+      "linux-arm64-musl": "elf arm64 /lib/ld-musl-aarch64.so.1",
+      "darwin-x64": "macho x64 signed",
+      "darwin-arm64": "macho arm64 signed",
+      "win32-x64": "pe x64",
+    };
+    const checks = Object.fromEntries(summary.assets.map((a) => [a.key, a.check]));
+    expect(checks).toEqual(Object.fromEntries(TARGETS.map((t) => [t.key, t.key === host!.key ? `ran: ${versionLine(NEW).trim()}` : `header: ${headers[t.key]}`])));
+  });
+
+  test("SHA256SUMS checks with sha256sum -c, and the manifest lists both releases with sizes and hashes", () => {
+    const dir = join(releases, NEW);
+    const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout.toString().trim().split("\n")).toHaveLength(TARGETS.length);
+    const manifest = parseManifest(readFileSync(join(releases, "manifest.json"), "utf8"), "manifest.json");
+    expect(manifest.releases.map((r) => r.version)).toEqual([NEW, OLD]);
+    expect(manifest.releases[0]!.commit).toBe(summary.commit);
+    for (const asset of summary.assets) {
+      expect(manifest.releases[0]!.assets[asset.key]).toEqual({ url: `${NEW}/${asset.file}`, sha256: asset.sha256, size: asset.size });
+    }
+    expect(Object.keys(manifest.releases[1]!.assets)).toEqual([host!.key]);
+  });
+
+  test("a release that exists is not built again without --replace, and a bad version is refused", () => {
+    for (const [args, message] of [
+      [["--version", OLD, "--channel", "stable"], `${join(releases, OLD)} exists; pass --replace`],
+      [["--version", "1.0", "--channel", "stable"], "--version '1.0' is not a version like 1.2.3"],
+      [["--version", "2.0.0", "--channel", "nightly"], "--channel 'nightly' is not stable or beta"],
+      [["--version", "2.0.0", "--channel", "beta", "--targets", "linux-riscv64"], "unknown target linux-riscv64"],
+    ] as const) {
+      const r = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--out", releases], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.toString()).toContain(message);
+    }
+  });
+});
+
+describe.skipIf(!host)("npm install -g from the release's tarballs", () => {
+  /** A PATH with node and npm and nothing else: no bun, no agent. */
+  function nodeOnlyPath(): string {
+    const bin = join(work, "node-only-bin");
+    if (!existsSync(bin)) {
+      mkdirSync(bin);
+      for (const tool of ["node", "npm"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
+    }
+    return bin;
+  }
+
+  function npmInstall(prefix: string, tarballs: string[]) {
+    const env = { PATH: nodeOnlyPath(), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache") };
+    const r = Bun.spawnSync(["npm", "install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix", prefix, ...tarballs.map((t) => join(releases, NEW, "npm", t))], { env, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`npm install failed: ${r.stderr}`);
+    return env;
+  }
+
+  test("the launcher package and this platform's package give a working agent", async () => {
+    expect(summary.npm.map((p) => p.replace(/^npm\//, "")).sort()).toEqual([`${NPM_MAIN}-${NEW}.tgz`, ...TARGETS.map((t) => `${NPM_MAIN}-${t.key}-${NEW}.tgz`)].sort());
+    const prefix = join(work, "npm-prefix");
+    const env = npmInstall(prefix, [`${NPM_MAIN}-${NEW}.tgz`, `${NPM_MAIN}-${host!.key}-${NEW}.tgz`]);
+    const agent = join(prefix, "bin", "agent");
+    const h = home("npm-user");
+    const userEnv = { ...h.env, PATH: `${join(prefix, "bin")}:${env.PATH}` };
+    const version = await run(["agent", "--version"], { env: userEnv });
+    expect(version).toEqual({ code: 0, out: versionLine(NEW), err: "" });
+    const exec = await run([agent, "exec", "--demo", "hello"], { env: userEnv, cwd: h.project });
+    expect(exec.code).toBe(0);
+    expect(exec.out.length).toBeGreaterThan(0);
+    // Exit codes come through the launcher.
+    const bad = await run([agent, "no-such-command"], { env: userEnv });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("no-such-command");
+    // Installed by npm, the binary is npm's to update.
+    const h2 = home("npm-update", `updates: { manifest_url: "${url}/manifest.json" }\n`);
+    const update = await run([agent, "update"], { env: { ...h2.env, PATH: userEnv.PATH }, cwd: h2.project });
+    expect(update.code).not.toBe(0);
+    expect(update.err).toContain("was installed with npm");
+    expect(update.err).toContain("npm install -g @agent-runtime/agent@latest");
+  }, 120_000);
+
+  test("without its platform package the launcher says which package is missing", async () => {
+    const prefix = join(work, "npm-prefix-bare");
+    const env = npmInstall(prefix, [`${NPM_MAIN}-${NEW}.tgz`]);
+    const r = await run([join(prefix, "bin", "agent"), "--version"], { env });
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toBe(`agent: the binary for ${host!.key} is missing: its package @agent-runtime/agent-${host!.key} was not installed (optional dependencies skipped?). Reinstall with: npm install -g @agent-runtime/agent\n`);
+  }, 120_000);
+});
+
+describe.skipIf(!host)("install.sh", () => {
+  test("piped from curl, installs this machine's binary into ~/.local/bin and says how to put it on PATH", async () => {
+    const h = home("script-user");
+    const script = await (await fetch(`${url}/install.sh`)).text();
+    const r = await run(["sh"], { env: h.env, stdin: script });
+    const dir = join(h.base, ".local", "bin");
+    expect(r.err).toBe("");
+    expect(r.out).toBe(
+      `downloading ${url}/${NEW}/agent-${host!.key}\ninstalled ${versionLine(NEW).trim()} to ${dir}/agent\n` +
+        `${dir} is not on your PATH. Add it (then open a new terminal):\n  echo 'export PATH="${dir}:$PATH"' >> ~/.bashrc\n`,
+    );
+    expect(r.code).toBe(0);
+    expect(readdirSync(dir)).toEqual(["agent"]);
+    expect((await run([join(dir, "agent"), "--version"], { env: h.env })).out).toBe(versionLine(NEW));
+  }, 60_000);
+
+  test("--dir installs elsewhere, and AGENT_RELEASE_URL picks another release", async () => {
+    const h = home("script-dir");
+    const dir = join(h.base, "tools");
+    const r = await run(["sh", join(releases, "install.sh"), "--dir", dir], { env: { ...h.env, PATH: `${dir}:${h.env.PATH}`, AGENT_RELEASE_URL: `${url}/${OLD}` } });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`downloading ${url}/${OLD}/agent-${host!.key}\ninstalled ${versionLine(OLD).trim()} to ${dir}/agent\nrun: agent\n`);
+    expect((await run(["agent", "--version"], { env: { ...h.env, PATH: `${dir}:${h.env.PATH}` } })).out).toBe(versionLine(OLD));
+  }, 60_000);
+
+  test("a binary whose SHA-256 does not match is refused and nothing is installed", async () => {
+    const h = home("script-tampered");
+    const r = await run(["sh", join(releases, "install.sh")], { env: { ...h.env, AGENT_RELEASE_URL: `${url}/tampered/${NEW}` } });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^agent install: the download's SHA-256 is [0-9a-f]{64}, not [0-9a-f]{64} as SHA256SUMS says; nothing was installed\n$/);
+    expect(existsSync(join(h.base, ".local"))).toBe(false);
+  }, 60_000);
+
+  test("an unsupported OS or processor gets a clear message, a platform the release lacks names what it has", async () => {
+    const h = home("script-platforms");
+    const fakeBin = join(h.base, "fake-bin");
+    mkdirSync(fakeBin);
+    const answer = async (os: string, cpu: string, release = NEW) => {
+      writeFileSync(join(fakeBin, "uname"), `#!/bin/sh\ncase "$1" in -s) echo ${os};; -m) echo ${cpu};; esac\n`);
+      chmodSync(join(fakeBin, "uname"), 0o755);
+      return run(["sh", join(releases, "install.sh")], { env: { ...h.env, PATH: `${fakeBin}:${h.env.PATH}`, AGENT_RELEASE_URL: `${url}/${release}` } });
+    };
+    expect(await answer("FreeBSD", "amd64")).toEqual({ code: 1, out: "", err: "agent install: agent has no build for the operating system 'FreeBSD' (builds exist for Linux and macOS, x64 and arm64, and Windows x64 through npm)\n" });
+    expect(await answer("Linux", "riscv64")).toEqual({ code: 1, out: "", err: "agent install: agent has no build for the processor 'riscv64' on Linux (builds exist for x64 and arm64)\n" });
+    expect(await answer("MINGW64_NT-10.0", "x86_64")).toEqual({ code: 1, out: "", err: "agent install: this script installs on Linux and macOS; on Windows install with npm: npm install -g @agent-runtime/agent\n" });
+    const other = host!.cpu === "x64" ? "aarch64" : "x86_64";
+    const otherKey = `linux-${host!.cpu === "x64" ? "arm64" : "x64"}`;
+    expect(await answer("Linux", other, OLD)).toEqual({ code: 1, out: "", err: `agent install: this release has no build for ${otherKey} (it has: ${host!.key})\n` });
+    expect(existsSync(join(h.base, ".local"))).toBe(false);
+  }, 60_000);
+});
+
+describe.skipIf(!host)("agent update against the served release directory", () => {
+  function installedOld(name: string, manifest: string) {
+    const h = home(name, `updates: { manifest_url: "${manifest}" }\n`);
+    const dir = join(h.base, "bin");
+    mkdirSync(dir);
+    const agent = join(dir, "agent");
+    copyFileSync(join(releases, OLD, `agent-${host!.key}`), agent);
+    chmodSync(agent, 0o755);
+    return { ...h, dir, agent };
+  }
+
+  test("an older release binary finds the newer one and replaces itself", async () => {
+    const u = installedOld("update-ok", `${url}/manifest.json`);
+    const check = await run([u.agent, "update", "--check"], { env: u.env, cwd: u.project });
+    expect(check).toEqual({ code: 0, out: `agent ${NEW} is available (you have ${OLD}; channel stable); run \`agent update\` to install it\n`, err: "" });
+    const r = await run([u.agent, "update"], { env: u.env, cwd: u.project });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`updated ${u.agent}: ${OLD} -> ${NEW}\n`);
+    expect((await run([u.agent, "--version"], { env: u.env })).out).toBe(versionLine(NEW));
+    expect(readdirSync(u.dir)).toEqual(["agent"]);
+    expect(new Bun.CryptoHasher("sha256").update(readFileSync(u.agent)).digest("hex")).toBe(summary.assets.find((a) => a.key === host!.key)!.sha256);
+    const again = await run([u.agent, "update"], { env: u.env, cwd: u.project });
+    expect(again).toEqual({ code: 0, out: `agent ${NEW} is up to date (newest on the stable channel: ${NEW})\n`, err: "" });
+  }, 120_000);
+
+  for (const [variant, refusal] of [
+    ["tampered", /update failed: the download's SHA-256 is [0-9a-f]{64}, not the manifest's [0-9a-f]{64}; the installed binary is unchanged/],
+    ["truncated", /update failed: the download was interrupted after \d+ of \d+ bytes; the installed binary is unchanged/],
+  ] as const) {
+    test(`a ${variant} download is refused and the old binary keeps working`, async () => {
+      const u = installedOld(`update-${variant}`, `${url}/${variant}/manifest.json`);
+      const before = readFileSync(u.agent);
+      const r = await run([u.agent, "update"], { env: u.env, cwd: u.project });
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(refusal);
+      expect(readdirSync(u.dir)).toEqual(["agent"]);
+      expect(readFileSync(u.agent).equals(before)).toBe(true);
+      expect((await run([u.agent, "--version"], { env: u.env })).out).toBe(versionLine(OLD));
+      const exec = await run([u.agent, "exec", "--demo", "hello"], { env: u.env, cwd: u.project });
+      expect(exec.code).toBe(0);
+    }, 120_000);
+  }
+});
+
+test("the release location is only filled into the served install.sh, the repository's stays empty", () => {
+  const template = readFileSync(join(ROOT, "install.sh"), "utf8");
+  expect(template).toContain('\nDEFAULT_RELEASE_URL=""\n');
+  if (!host) return;
+  const served = readFileSync(join(releases, "install.sh"), "utf8");
+  expect(served).toContain(`\nDEFAULT_RELEASE_URL="${url}/${NEW}"\nRELEASE_VERSION="${NEW}"\n`);
+  expect(readFileSync(join(releases, OLD, "install.sh"), "utf8")).toContain('\nDEFAULT_RELEASE_URL=""\n');
+});

@@ -18,6 +18,7 @@ import { DbStamp } from "./auth/verified-cache.ts";
 import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
+import { AuthFailureCounts } from "./auth/failure-counts.ts";
 import { SessionSupervisor } from "./sessions/supervisor.ts";
 import { DaemonClient } from "./sessions/upstream/daemon-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
@@ -26,6 +27,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** A structured event (`agent gateway serve` writes one JSON line); fields never hold secrets. */
+  event?(level: "info" | "warn" | "error", event: string, fields: Record<string, string | number | boolean | null>): void;
 }
 
 export interface GatewayContext {
@@ -46,6 +49,8 @@ export interface GatewayContext {
   /** PAM checks, when the platform has PAM (Linux glibc). */
   pam?: PamAuthenticator;
   logger: Logger;
+  /** Authentication failures, logged as counts (auth/failure-counts.ts). */
+  authFailures: AuthFailureCounts;
   /** Whether the server runs TLS (Secure cookies, `__Host-` prefix, HSTS). */
   tls: boolean;
   /** The OAuth issuer and base of discovery URLs (set from the bound port once the server listens). */
@@ -84,6 +89,8 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
   const stamp = new DbStamp(opened.sqlite);
   const pats = new PatStore(opened.db, clock, stamp);
   const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);
+  const authFailures = new AuthFailureCounts(options.logger ?? silentLogger, () => clock.now());
+  bearer.onFailure = (kind) => authFailures.count(kind);
   const tls = options.tls ?? false;
   const ctx: Omit<GatewayContext, "sessions"> & { sessions?: SessionSupervisor } = {
     config,
@@ -97,6 +104,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     principals: new PrincipalStore(opened.db, clock),
     pats,
     bearer,
+    authFailures,
     audit: new AuditLog(opened.db, clock),
     limiters: createLimiters(config.auth, clock, opened.db),
     policy: new NetworkPolicy({ ...config.network, trusted_proxies: config.auth.trusted_proxies }),

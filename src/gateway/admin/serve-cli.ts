@@ -5,15 +5,19 @@ import { processTracer } from "../../telemetry/start.ts";
 import { PepperError } from "../auth/pepper.ts";
 import type { Logger } from "../context.ts";
 import { TlsError } from "../net/tls.ts";
+import { pamServiceProblem } from "../auth/pam.ts";
 import { startGateway } from "../server/serve.ts";
 import { loadConfigFor } from "./admin-context.ts";
 
 export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   const config = loadConfigFor(args, io, true);
+  // Log lines on stderr are JSON, one object a line: {"time","level","event"?,"msg"?,...fields}, scrubbed.
+  const line = (level: string, fields: Record<string, unknown>) => io.err(`${redactText(JSON.stringify({ time: new Date().toISOString(), level, ...fields }))}\n`);
   const logger: Logger = {
-    info: (m) => io.err(`${redactText(m)}\n`),
-    warn: (m) => io.err(`warning: ${redactText(m)}\n`),
-    error: (m) => io.err(`error: ${redactText(m)}\n`),
+    info: (m) => line("info", { msg: m }),
+    warn: (m) => line("warn", { msg: m }),
+    error: (m) => line("error", { msg: m }),
+    event: (level, event, fields) => line(level, { event, ...fields }),
   };
   // Trace export follows the telemetry block of the global app config (the gateway config has none).
   const tracer = await processTracer("gateway", io.env, io.cwd, logger.warn);
@@ -36,6 +40,17 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   }
   io.out(`database: ${ctx.dataDir}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
   if (gateway.pamNote) io.out(`PAM: unavailable (${gateway.pamNote})\n`);
+  else if (ctx.pam) {
+    // PAM is offered: a service file it needs that is missing would only show as 503s at login.
+    const services = new Set([ctx.config.auth.pam.service, ...ctx.principals.list().flatMap((p) => (p.pam ? [p.pam.service] : []))]);
+    for (const service of services) {
+      const problem = pamServiceProblem(service);
+      if (!problem) continue;
+      io.err(`warning: PAM: ${problem}\n`);
+      logger.event!("warn", "auth.pam_misconfigured", { service, problem });
+    }
+  }
+  logger.event!("info", "gateway.started", { url, tls: tls !== null, data_dir: ctx.dataDir });
   if (ctx.principals.list().length === 0) io.out("No principals yet: create one with `agent gateway principal create <username>` and `agent gateway principal set-password <username>`.\n");
 
   await new Promise<void>((resolve) => {
@@ -43,6 +58,7 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
       io.err(`${signal}: shutting down\n`);
+      ctx.authFailures.close();
       gateway.stop().then(resolve, resolve);
     };
     const onTerm = () => stop("SIGTERM");

@@ -76,18 +76,26 @@ export class BearerVerifier {
       .prepare();
   }
 
+  /** Told of each failed check (the failure counts of the log); never of the token. */
+  onFailure: ((kind: "bearer_missing" | "bearer_invalid" | "bearer_unavailable") => void) | null = null;
+
   /** Checks an `Authorization` header value without throwing. */
   check(header: string | null): AuthResult | AuthFailure {
     const match = header === null ? null : BEARER.exec(header);
-    if (!match) return "unauthorized";
+    if (!match) {
+      this.onFailure?.(header === null ? "bearer_missing" : "bearer_invalid");
+      return "unauthorized";
+    }
     const token = match[1]!;
     try {
       let result: AuthResult | undefined;
       if (token.startsWith("oat_")) result = this.oat(token);
       else if (token.startsWith("pat_")) result = this.pat(token);
       else if (token.startsWith("dsc_")) result = this.dsc(token);
+      if (!result) this.onFailure?.("bearer_invalid");
       return result ?? "unauthorized";
     } catch {
+      this.onFailure?.("bearer_unavailable");
       return "unavailable";
     }
   }

@@ -6,6 +6,9 @@ import type { GatewayContext } from "../context.ts";
 import type { Ticket } from "../net/rate-limit.ts";
 import { accountKey, accountLimiter } from "./account-limiter.ts";
 import type { PrincipalDetail } from "./principals.ts";
+import { logEvent } from "./failure-counts.ts";
+import { redactText } from "../../util/redact.ts";
+import { pamServiceProblem } from "./pam.ts";
 
 export type LoginResult =
   | { ok: true; principal: PrincipalDetail; method: "password" | "pam" }
@@ -29,6 +32,7 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
     if (!perAccount.allowed) {
       admission.ticket.abort();
       safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: principalId ?? "unknown username", detail: "rate limited (account)" });
+      ctx.authFailures.count("login_locked");
       return { ok: false, reason: "locked", retryAfterSecs: perAccount.retryAfterSecs };
     }
     accountTicket = perAccount.ticket;
@@ -47,12 +51,15 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
   } catch (error) {
     ticket.abort();
     safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: target() });
+    ctx.authFailures.count("login_error");
     if (error instanceof ProtocolError && error.status === 503) throw error;
+    logEvent(ctx.logger, "error", "auth.login_error", { error: redactText((error as Error).message ?? String(error)) });
     throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
   }
   if (!outcome) {
     ticket.fail();
     safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: target() });
+    ctx.authFailures.count("login_invalid");
     return { ok: false, reason: "invalid" };
   }
   ticket.succeed();
@@ -70,7 +77,12 @@ async function check(ctx: GatewayContext, username: string, password: string, pr
   if (usable?.pam && ctx.pam) {
     if (Buffer.byteLength(password) > ctx.config.auth.password.max_password_bytes) return undefined;
     const result = await ctx.pam.authenticate(usable.pam.service, usable.pam.systemUser, password);
-    if (result === "error") throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+    if (result === "error") {
+      // The client sees a bare 503; the operator is told why (never the password or the account's name).
+      const problem = pamServiceProblem(usable.pam.service);
+      logEvent(ctx.logger, "error", "auth.pam_error", { service: usable.pam.service, principal: usable.id, problem: problem ?? "the PAM stack reported a system error (see the system log)" });
+      throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
+    }
     return result === "success" ? { principal: usable, method: "pam" as const } : undefined;
   }
   await ctx.hasher.verify(password, undefined, priority);

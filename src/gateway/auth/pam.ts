@@ -22,6 +22,13 @@ export function pamUnavailableReason(): string | undefined {
   return undefined;
 }
 
+/** What is wrong with a PAM service's configuration file, or undefined when it is present. */
+export function pamServiceProblem(service: string, pamDir = PAM_DIR): string | undefined {
+  const file = join(pamDir, service);
+  if (!existsSync(file)) return `${file} is missing: PAM logins through service '${service}' fail (503) until it exists (docs/gateway.md, PAM)`;
+  return undefined;
+}
+
 const POOL_SIZE = 2;
 
 /**

@@ -47,6 +47,8 @@ export class SessionRegistry {
     private readonly clock: Clock,
     private readonly fleet: FleetChanges,
     private readonly credentials: ServiceCredentials,
+    /** Told of each state change, after it is committed (the supervisor logs it). */
+    private readonly onTransition: (change: { id: string; from: SessionState; to: SessionState; trigger: TransitionTrigger; detail?: string; patch: SessionPatch }) => void = () => {},
   ) {}
 
   get(id: string): SessionRow | undefined {
@@ -79,15 +81,20 @@ export class SessionRegistry {
    */
   transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}): boolean {
     const now = this.clock.now();
+    let previous: SessionState | undefined;
     const moved = this.db.transaction((tx) => {
       const row = tx.select({ state: sessions.state }).from(sessions).where(eq(sessions.id, id)).get();
       if (!row || !from.includes(row.state)) return false;
+      previous = row.state;
       assertTransition(row.state, to);
       tx.update(sessions).set({ ...patch, state: to, updatedAt: now }).where(and(eq(sessions.id, id), eq(sessions.state, row.state))).run();
       tx.insert(sessionTransitions).values({ sessionId: id, fromState: row.state, toState: to, reason: reasonText(trigger, detail), at: now }).run();
       return true;
     });
-    if (moved) this.fleet.touch({ kind: "session", id });
+    if (moved) {
+      this.fleet.touch({ kind: "session", id });
+      this.onTransition({ id, from: previous!, to, trigger, detail, patch });
+    }
     return moved;
   }
 

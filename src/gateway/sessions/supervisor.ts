@@ -27,6 +27,8 @@ import { namedVariables, sessionEnvironment } from "./daemon-env.ts";
 import { assertProjectPathAllowed } from "../registry/projects.ts";
 import { dataRoot } from "../../config/files.ts";
 import { authDirOf } from "../../providers/device-auth/profiles.ts";
+import { logEvent } from "../auth/failure-counts.ts";
+import { redactText } from "../../util/redact.ts";
 
 /** A running daemon as the proxy and the watchers know it. */
 export interface LiveDaemon extends DaemonProcess {
@@ -60,7 +62,10 @@ export class SessionSupervisor {
 
   constructor(private readonly ctx: GatewayContext) {
     this.credentials = new ServiceCredentials(ctx.db, ctx.pepper, ctx.clock);
-    this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials);
+    // Every state change is a log line: launches (starting -> running), failures with their reason, stops, idle exits, deletes.
+    this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch }) =>
+      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid: patch.pid ?? this.registry.get(id)?.pid ?? null } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
+    );
   }
 
   private get timeouts() {
@@ -142,6 +147,7 @@ export class SessionSupervisor {
       rmSync(sessionDir, { recursive: true, force: true });
       throw error;
     }
+    logEvent(this.ctx.logger, "info", "session.created", { session: id, project: projectId, launch_mode: launchMode });
     this.busy.add(id);
     void this.launch(row, ["starting"], "daemon_healthy")
       .catch((error) => this.ctx.logger.error(`session ${id}: ${(error as Error).message}`))
@@ -232,7 +238,7 @@ export class SessionSupervisor {
           throw new ProtocolError("unavailable", 503, `session ${id} is cleanup_pending: ${(error as Error).message}`);
         }
       }
-      this.removeSessionDir(id, row.sessionDir);
+      if (row.sessionDir) this.removeSessionDir(id, row.sessionDir);
       this.registry.transition(id, ["cleanup_pending"], "reaped", "delete");
       this.registry.remove(id);
     });

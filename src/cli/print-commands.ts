@@ -20,7 +20,7 @@ export const printCommand: CommandSpec = {
     },
     {
       name: "sync-event-schema",
-      summary: "Print the JSON Schema (draft 2020-12) of SyncRecordV1, the daemon's ordered sync records",
+      summary: "Print the JSON Schema (draft 2020-12) of SyncRecordV1, the daemon's ordered sync records, with its SSE frames ($defs RecordsFrameV1, ResetFrameV1)",
       flags: [FORMAT_FLAG],
       run: async (args, io) => (await import("./print-run.ts")).printSyncEventSchema(args, io),
     },

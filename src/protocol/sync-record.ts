@@ -166,12 +166,30 @@ export type SyncRecord = Static<typeof SyncRecordV1>;
 export const RecordBodySchema = Type.Union([...RecordBodyVariants]);
 export type SyncRecordBody = Static<typeof RecordBodySchema>;
 
-/** The data of one SSE `records` frame: at most 256 records and 2 MiB; its `id:` is the cursor after the last one. */
-export const RecordsFrameSchema = Type.Object({ records: Type.Array(SyncRecordV1) });
+/**
+ * The data of one SSE `records` frame (`event: records`, `id: <cursor after the last record>`,
+ * `data: {"records":[...]}`): at most 256 records and 2 MiB, except that a single record larger than
+ * 2 MiB travels alone. Its records refer to SyncRecordV1 (the root of the exported document).
+ */
+export const RecordsFrameSchema = Type.Object(
+  { records: Type.Array(Type.Unsafe<SyncRecord>({ $ref: "#" }), { minItems: 1, maxItems: 256, description: "Consecutive records, in journal order." }) },
+  { title: "RecordsFrameV1", description: "The data of an SSE `event: records` frame of GET /events; the frame's `id:` is the cursor after its last record (send it as Last-Event-ID or `after` to resume)." },
+);
 
 /** The data of an SSE `reset` event: the stream ends; discard the cursor and fetch a new snapshot. */
-export const ResetFrameSchema = Type.Object({ code: Type.Literal("reset_required"), message: Type.String() });
+export const ResetFrameSchema = Type.Object(
+  { code: Type.Literal("reset_required"), message: Type.String() },
+  { title: "ResetFrameV1", description: "The data of an SSE `event: reset` of GET /events: the stream cannot continue safely and ends; discard the cursor, fetch GET /sync and replay from its cursor." },
+);
 
+/**
+ * SyncRecordV1 at the root (what `agent print sync-event-schema` always exported), with the SSE frames of
+ * GET /events beside it: `#/$defs/RecordsFrameV1` and `#/$defs/ResetFrameV1`.
+ */
 export function syncRecordJsonSchema(): Record<string, unknown> {
-  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...JSON.parse(JSON.stringify(SyncRecordV1)) };
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...JSON.parse(JSON.stringify(SyncRecordV1)),
+    $defs: { RecordsFrameV1: JSON.parse(JSON.stringify(RecordsFrameSchema)), ResetFrameV1: JSON.parse(JSON.stringify(ResetFrameSchema)) },
+  };
 }

@@ -178,7 +178,14 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
 
   return (
     <>
-      <Static key={store.reflows} items={store.printed}>{(b) => <BlockView key={b.id} block={b} details={details} />}</Static>
+      {/* Static output is laid out outside the screen's box: a width keeps rows of a mark and wrapped text inside the terminal. */}
+      <Static key={store.reflows} items={store.printed}>
+        {(b) => (
+          <Box key={b.id} width={size.columns} flexDirection="column">
+            <BlockView block={b} details={details} />
+          </Box>
+        )}
+      </Static>
       <Box flexDirection="column">
         {/* While the history replays nothing is drawn: the print-once pass at its end draws it. */}
         {(store.catchingUp ? [] : store.tail()).map((b) => (

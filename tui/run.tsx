@@ -36,6 +36,8 @@ export interface TuiOptions {
   ctrlCInterrupts?: boolean;
   /** The project's files for `@` mentions (local sessions: the file catalog of the session's project). */
   files?: () => Promise<readonly string[]>;
+  /** Where the config files are looked for (local sessions): a change is pointed out, since the running session keeps its config. */
+  config?: { cwd: string; env: Record<string, string | undefined> };
 }
 
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
@@ -85,8 +87,10 @@ export async function runTui(options: TuiOptions): Promise<number> {
     },
   );
   const stopReflow = reflowOnResize(options.stdout ?? process.stdout, store);
+  const stopWatch = options.config ? await configChanges(options.config, store, options.sessionId) : () => {};
   const finish = async (leaving = true) => {
     stopReflow();
+    stopWatch();
     stop.abort();
     ink.unmount();
     await ink.waitUntilExit().catch(() => {});
@@ -123,6 +127,14 @@ export async function runTui(options: TuiOptions): Promise<number> {
   await finish();
   await following;
   return code;
+}
+
+/** Points out a changed config file once per change: the session keeps the config it started with. */
+async function configChanges(config: { cwd: string; env: Record<string, string | undefined> }, store: ViewStore, sessionId: string): Promise<() => void> {
+  const { watchConfigFiles } = await import("./config-watch.ts");
+  return watchConfigFiles(config.cwd, config.env, (path) =>
+    store.addNotice("warning", `${path} changed; this session keeps the config it started with. To use the new one: /kill-session, then agent continue ${sessionId} (the conversation stays)`),
+  );
 }
 
 /**

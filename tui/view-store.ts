@@ -121,6 +121,13 @@ export class ViewStore {
     this.changed();
   }
 
+  /** A note of the view's own (not from the session), printed at the end of the conversation. */
+  addNotice(level: "info" | "warning", message: string): void {
+    this.state.blocks.push({ kind: "notice", id: `note:${++this.localCount}`, level, message, done: true });
+    this.commit();
+    this.changed();
+  }
+
   /**
    * A session command was sent: notices that arrive before its answer (a tool server it disabled) are
    * held, and printed after the command's own output. Returns where its output goes (for addCommandOutput).

@@ -38,6 +38,7 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
       const { projectFiles } = await import("../../tui/project-files.ts");
       return projectFiles(sessionDir, io.cwd);
     },
+    config: { cwd: io.cwd, env: io.env },
     // Only asked once the first client was made (a launched session has its dir). A session its daemon
     // stopped for being idle (the view lost its stream for that long) is resumed too.
     recover: async () => {

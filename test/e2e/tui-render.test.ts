@@ -2,7 +2,7 @@
 // progress note reads as progress, the context meter counts the conversation, and a change of width
 // reflows the conversation instead of leaving copies of it and of the editor on screen.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../helpers/binary.ts";
 import { scriptedProject, send, Terminals } from "./tui-harness.ts";
@@ -67,6 +67,22 @@ describe("rendering in a real terminal (issue 27 item 4)", () => {
     await t.waitFor((s) => s.screen().includes("› read @script.yaml"), "the file's reference in the prompt");
     t.write("\x15");
     await t.waitFor((s) => s.screen().includes("Type a message"), "the editor empty again");
+    t.write("\x04");
+    expect(await t.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("a config file written while the session runs is pointed out, with the way to load it (issue 27 item 5)", async () => {
+    const p = scriptedProject("responses: [{ text: unused }]\n");
+    rmSync(join(p.root, ".agent"), { recursive: true });
+    const t = terminals.start(p, ["new", "--demo"]);
+    await t.waitFor("Type a message", "the prompt editor");
+    const id = terminals.sessionOf(t, p);
+    await t.waitFor((s) => /ready\s/.test(s.screen()), "the session to be ready");
+    writeFileSync(join(p.configDir, "config.yaml"), "tui: { theme: dark }\n");
+    // The notice wraps under its mark: read it as one line.
+    const joined = () => t.text().replace(/\s*\n\s*/g, " ");
+    await t.waitFor(() => joined().includes("config.yaml changed; this session keeps the config it started with"), "the hint", 10_000);
+    expect(joined()).toContain(`/kill-session, then agent continue ${id}`);
     t.write("\x04");
     expect(await t.proc.exited).toBe(0);
   }, 60_000);

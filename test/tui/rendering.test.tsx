@@ -97,6 +97,8 @@ describe("rendering (issue 27 item 4)", () => {
         const lines = out.split("\n").filter((l) => l.trim());
         expect(lines.length).toBeGreaterThan(1);
         for (const l of lines.slice(1)) expect(l.length - l.trimStart().length).toBe(indent);
+        // No row is wider than the terminal (a terminal would wrap it again, mid-word).
+        for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
       }
     }
   });

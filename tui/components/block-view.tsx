@@ -16,7 +16,7 @@ function Marked({ mark, color, text }: { mark: string; color: string | undefined
   return (
     <Box>
       <Text color={color}>{mark}</Text>
-      <Box flexDirection="column">
+      <Box flexDirection="column" flexGrow={1} flexBasis={0}>
         <WrappedLines text={text} color={color} />
       </Box>
     </Box>
@@ -35,7 +35,7 @@ function HelpView({ help }: { help: HelpTable }): ReactNode {
             <Box width={column} flexShrink={0}>
               <Text>{`  ${r.usage}`}</Text>
             </Box>
-            <Box flexDirection="column" flexGrow={1} flexShrink={1}>
+            <Box flexDirection="column" flexGrow={1} flexBasis={0}>
               <WrappedLines text={r.summary} />
             </Box>
           </Box>
@@ -81,7 +81,7 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1}>
           <Text color={c.prompt} bold>{"› "}</Text>
-          <Box flexDirection="column">
+          <Box flexDirection="column" flexGrow={1} flexBasis={0}>
             <WrappedLines text={block.text} />
           </Box>
         </Box>

@@ -94,7 +94,7 @@ function ProgressNote({ block }: { block: ToolBlock }): ReactNode {
   return (
     <Box marginTop={1}>
       <Text color={c.accent}>{"◦ "}</Text>
-      <Box flexDirection="column">
+      <Box flexDirection="column" flexGrow={1} flexBasis={0}>
         <WrappedLines text={progressNote(block)} dimColor />
       </Box>
     </Box>

@@ -64,7 +64,10 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
       async ({ body }) => {
         daemon.storage.check();
         const { operation_context, ...payload } = body;
-        const result = await daemon.ops.run("prompt", operation_context, payload, async (key) => {
+        // The digest covers the payload with its defaults applied: a retry that spells out `when_busy:
+        // "queue"` or `images: []` (or leaves them out) is the same command.
+        const canonical = { text: payload.text, images: payload.images ?? [], when_busy: payload.when_busy ?? "queue" };
+        const result = await daemon.ops.run("prompt", operation_context, canonical, async (key) => {
           // The store's writes first: a write refused for lack of space then leaves the prompt unsent.
           if (payload.when_busy === "reject" && daemon.host.busy) throw new ProtocolError("turn_in_flight", undefined, "a turn is running; send the prompt again when it ends, or send it with when_busy: queue");
           daemon.nameAfter(payload.text);

@@ -25,6 +25,7 @@ export class RecordStream implements LiveSubscriber {
   private wake: (() => void) | null = null;
   private beat = false;
   private done = false;
+  private controller: ReadableStreamDefaultController<string> | null = null;
 
   constructor(
     private readonly hub: RecordHub,
@@ -39,7 +40,10 @@ export class RecordStream implements LiveSubscriber {
   response(): Response {
     const stream = new ReadableStream<string>(
       {
-        start: (controller) => controller.enqueue(`retry: 1000\n: ${this.mode.kind} stream\n\n`),
+        start: (controller) => {
+          this.controller = controller;
+          controller.enqueue(`retry: 1000\n: ${this.mode.kind} stream\n\n`);
+        },
         pull: (controller) => this.pull(controller),
         cancel: () => this.end(),
       },
@@ -59,6 +63,12 @@ export class RecordStream implements LiveSubscriber {
       this.backlog = [];
       this.backlogBytes = 0;
       this.hub.remove(this);
+      // Queued now, not at the next pull: a client that never reads never causes a pull, and the stream
+      // (with what the server buffered for it) must end all the same; the reset is the last thing it gets.
+      if (this.controller) {
+        this.sendReset(this.controller);
+        return;
+      }
     }
     this.wakeUp();
   }
@@ -89,9 +99,7 @@ export class RecordStream implements LiveSubscriber {
         return;
       }
       if (this.resetReason) {
-        controller.enqueue(`event: reset\ndata: ${JSON.stringify({ code: "reset_required", message: `${this.resetReason}; fetch GET /sync and replay from its cursor` })}\n\n`);
-        this.end();
-        controller.close();
+        this.sendReset(controller);
         return;
       }
       if (!this.live && this.replayFrame(controller)) return;
@@ -157,6 +165,17 @@ export class RecordStream implements LiveSubscriber {
       return `id: ${this.cursors.encode(last)}\nevent: records\ndata: ${data}]}\n\n`;
     });
     controller.enqueue(text);
+  }
+
+  private sendReset(controller: ReadableStreamDefaultController<string>): void {
+    if (this.done) return;
+    this.end();
+    try {
+      controller.enqueue(`event: reset\ndata: ${JSON.stringify({ code: "reset_required", message: `${this.resetReason}; fetch GET /sync and replay from its cursor` })}\n\n`);
+      controller.close();
+    } catch {
+      // The client already went away.
+    }
   }
 
   private goLive(): void {

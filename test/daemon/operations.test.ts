@@ -47,6 +47,22 @@ describe("operation correlation", () => {
     expect(h.engine().ran).toEqual(["a"]);
   });
 
+  test("a retry that spells out a field's default (when_busy: queue, images: []) is the same payload; another value is not", async () => {
+    h = await startHarness();
+    const ctx = await context();
+    const first = await h.post("/prompt", { text: "a", operation_context: ctx });
+    expect(first.status).toBe(202);
+    const firstBody = await first.json();
+    const retry = await h.post("/prompt", { text: "a", when_busy: "queue", images: [], operation_context: ctx });
+    expect(retry.status).toBe(202);
+    expect((await retry.json()).prompt_id).toBe(firstBody.prompt_id);
+    const other = await h.post("/prompt", { text: "a", when_busy: "reject", operation_context: ctx });
+    expect(other.status).toBe(409);
+    expect((await other.json()).code).toBe("operation_payload_conflict");
+    await h.engine().idle();
+    expect(h.engine().ran).toEqual(["a"]);
+  });
+
   test("windows expire after 10 minutes (fake clock): 410 operation_expired; /sync issues a fresh one", async () => {
     const clock = testClock();
     h = await startHarness({ clock });

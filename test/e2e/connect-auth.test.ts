@@ -51,7 +51,7 @@ beforeAll(() => ensureBinary(), 180_000);
 afterAll(async () => {
   for (const t of open) await t.close();
   for (const gw of gateways) await gw.stop();
-});
+}, 60_000);
 
 describe("agent connect: device flow", () => {
   test("--device shows the verification URL and code; approving it on the gateway's /device page opens the picker", async () => {

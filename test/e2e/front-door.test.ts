@@ -23,7 +23,7 @@ beforeAll(() => ensureBinary(), 180_000);
 afterAll(async () => {
   for (const t of open) await t.close();
   for (const c of cleanups) c();
-});
+}, 60_000);
 
 describe("agent with no command", () => {
   test("on a terminal without a provider: the configuration help, the demo offer, and a labelled demo session", async () => {

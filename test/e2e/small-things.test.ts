@@ -24,7 +24,7 @@ afterAll(() => {
   Bun.spawnSync([BINARY, "sessions", "list", "--all", "--json"], { cwd: project, env }).stdout.toString().split("\n").filter(Boolean)
     .forEach((line) => Bun.spawnSync([BINARY, "sessions", "stop", JSON.parse(line).id], { cwd: project, env }));
   rmSync(home, { recursive: true, force: true });
-});
+}, 60_000);
 
 async function agent(args: string[]) {
   const proc = Bun.spawn([BINARY, ...args], { cwd: project, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -49,7 +49,8 @@ export class Terminals {
 
   async closeAll(): Promise<void> {
     for (const t of this.open) await t.close();
-    for (const { id, p } of this.sessions) Bun.spawnSync([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env });
+    // `sessions stop` waits for its daemon to exit: the stops run side by side.
+    await Promise.all(this.sessions.map(({ id, p }) => Bun.spawn([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env, stdout: "ignore", stderr: "ignore" }).exited));
   }
 }
 

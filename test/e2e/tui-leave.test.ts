@@ -9,7 +9,7 @@ import { scriptedProject, send, Terminals } from "./tui-harness.ts";
 const terminals = new Terminals();
 
 beforeAll(() => ensureBinary(), 180_000);
-afterAll(() => terminals.closeAll());
+afterAll(() => terminals.closeAll(), 60_000);
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 /** The terminal wraps the detach line at its width: compare without whitespace. */

@@ -38,7 +38,7 @@ const OSC11_QUERY = "\x1b]11;?";
 
 beforeAll(() => ensureBinary(), 180_000);
 
-afterAll(() => terminals.closeAll());
+afterAll(() => terminals.closeAll(), 60_000);
 
 describe("themes in a terminal (compiled binary)", () => {
   test("NO_COLOR=1: a turn with markdown, a permission ask and a tool call writes no color escape", async () => {

@@ -15,7 +15,7 @@ beforeAll(() => ensureBinary(), 180_000);
 afterAll(async () => {
   await terminals.closeAll();
   await fake?.stop();
-});
+}, 60_000);
 
 const call = (name: string, args: unknown) => ({ id: "call_1", name, arguments: JSON.stringify(args) });
 

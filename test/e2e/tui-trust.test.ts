@@ -10,7 +10,7 @@ import { scriptedProject, Terminals } from "./tui-harness.ts";
 const terminals = new Terminals();
 
 beforeAll(() => ensureBinary(), 180_000);
-afterAll(() => terminals.closeAll());
+afterAll(() => terminals.closeAll(), 60_000);
 
 function projectWithServer() {
   const p = scriptedProject('responses:\n  - text: "hello"\n');

@@ -13,7 +13,7 @@ const start = (p: TuiProject, args: string[]) => terminals.start(p, args);
 
 beforeAll(() => ensureBinary(), 180_000);
 
-afterAll(() => terminals.closeAll());
+afterAll(() => terminals.closeAll(), 60_000);
 
 describe("agent new / continue in a terminal (compiled binary)", () => {
   test("chat with a streamed markdown answer, a permission ask, detach, and the history on continue", async () => {

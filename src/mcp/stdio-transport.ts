@@ -9,6 +9,16 @@ import type { McpLogSink } from "./types.ts";
 /** What `pass_env` copies when it is omitted. */
 export const DEFAULT_PASS_ENV = ["HOME", "PATH", "LANG", "TMPDIR"] as const;
 
+/**
+ * Beside each child runs a small `sh` watchdog in a process group of its own, reading a pipe only the agent
+ * writes to. When the agent dies, even by SIGKILL, the kernel closes that pipe: the watchdog reads EOF and
+ * ends the child's group (SIGTERM, 2 s, SIGKILL), so a server still working on a call does not outlive us.
+ * The child itself is spawned exactly as configured (its environment stays as cleared). When the child
+ * exits, the watchdog is stopped, so it never signals a group id the system has given to someone else.
+ * (PR_SET_PDEATHSIG cannot be set from Bun between fork and exec.)
+ */
+const WATCHDOG = 'trap "" INT HUP; while read -r _; do :; done; kill -TERM "-$1" 2>/dev/null; sleep 2; kill -KILL "-$1" 2>/dev/null';
+
 /** How long a child gets to exit after its stdin closes, and again after SIGTERM. */
 const EXIT_GRACE_MS = 2000;
 
@@ -46,6 +56,8 @@ export class StdioChildTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: Subprocess<"pipe", "pipe", "pipe" | "ignore">;
+  /** The watchdog beside the child (see WATCHDOG). */
+  private watchdog?: Subprocess<"pipe", "ignore", "ignore">;
   private closed = false;
   /** Set when the child exited on its own (not through close()). */
   exitReason?: string;
@@ -78,11 +90,13 @@ export class StdioChildTransport implements Transport {
       throw new Error(`cannot start \`${o.command}\`: ${why}`);
     }
     const child = this.child;
+    this.startWatchdog(child.pid);
     void this.readLines(child.stdout, (line) => this.onStdoutLine(line));
     if (child.stderr instanceof ReadableStream) {
       void this.readLines(child.stderr, (line) => o.log({ server: o.server, source: "stderr", level: "info", message: line }));
     }
     void child.exited.then((code) => {
+      this.stopWatchdog();
       if (!this.closed || this.writeFailed) this.exitReason = `the server process exited (code ${code})${o.logStderr ? "; its stderr is in the session log" : ""}`;
       this.closed = true;
       this.onclose?.();
@@ -129,6 +143,22 @@ export class StdioChildTransport implements Transport {
     }
     await this.reapGroup(child.pid);
     await child.exited;
+    this.stopWatchdog();
+  }
+
+  private startWatchdog(pgid: number): void {
+    try {
+      this.watchdog = Bun.spawn(["/bin/sh", "-c", WATCHDOG, "agent-mcp-watchdog", String(pgid)], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: {} });
+      this.watchdog.unref();
+    } catch (error) {
+      this.options.log({ server: this.options.server, source: "manager", level: "warn", message: `no watchdog for the server process: ${String(error)}` });
+    }
+  }
+
+  private stopWatchdog(): void {
+    const watchdog = this.watchdog;
+    this.watchdog = undefined;
+    if (watchdog && watchdog.exitCode === null) watchdog.kill("SIGKILL");
   }
 
   /** Whatever is left in the child's group (the child, or a server its wrapper started) is killed and gone on return. */

@@ -69,4 +69,20 @@ describe("no orphaned children", () => {
     await holder.exited;
     await waitFor("the orphaned server to exit", () => pidsWithMarker(marker).length === 0);
   });
+
+  test("when the session process is SIGKILLed, a server that ignores its closed stdin is ended too (watchdog)", async () => {
+    const marker = randomUUID();
+    const holder = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "session-holder.ts"), process.execPath, marker, GROWING_SERVER], {
+      stdout: "pipe",
+      stderr: "inherit",
+      env: { ...process.env, HOLDER_ENV: "IGNORE_STDIN_EOF=1" },
+    });
+    const { value } = await holder.stdout.getReader().read();
+    expect(new TextDecoder().decode(value)).toBe("ready\n");
+    const before = pidsWithMarker(marker);
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    holder.kill("SIGKILL");
+    await holder.exited;
+    await waitFor("the busy server to be ended", () => pidsWithMarker(marker).length === 0, 8000);
+  }, 15_000);
 });

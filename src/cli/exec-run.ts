@@ -81,9 +81,9 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   let failure = "";
   let answer = "";
   let lastMessageText = "";
+  const billed: { model: string; usage: Usage | null }[] = [];
   session.subscribe((e: EngineEvent) => {
     // Deltas are for live screens; the final state of every part is its own event, so it is what we keep.
-  const billed: { model: string; usage: Usage | null }[] = [];
     if (e.type !== "part_delta") store.appendEvents([e]);
     if (json) {
       if (e.type !== "part_delta") line(e);
@@ -118,12 +118,12 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
     store.setState("stopped", true);
     store.close();
   }
+  // The run's price at the models.dev rates of the snapshot (null for unpriced models: local, custom).
+  if (json) line({ type: "cost", currency: "USD", ...sessionCost(billed, (model) => modelPrice(created.loaded, model, io.env)) });
   if (!json && answer) io.out(answer.endsWith("\n") ? answer : `${answer}\n`);
   const code = STOP_EXIT[stop];
   if (code !== EXIT.ok && !json) io.err(`${stopMessage(stop, failure)}\nsession ${sessionId} saved; resume with: agent continue ${sessionId}\n`);
   return code;
-  // The run's price at the models.dev rates of the snapshot (null for unpriced models: local, custom).
-  if (json) line({ type: "cost", currency: "USD", ...sessionCost(billed, (model) => modelPrice(created.loaded, model, io.env)) });
 }
 
 function stopMessage(stop: TurnStopReason, failure: string): string {

@@ -274,6 +274,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         env: opts.env,
         tracer: telemetry.tracer,
         outputDir: join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output"),
+        // No form to fill in yet (TUI or agent exec): a server's request for input is declined, and said.
+        onDeclined: (server, message) => session.notice("warning", `tool server ${server} asked for input ("${message}"); this session cannot ask you, so it was declined`),
       })
     : null;
   /** Set when the session closes: servers going down then are no news to anyone. */

@@ -4,14 +4,33 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  type GetPromptResult,
+  ListRootsRequestSchema,
+  type ReadResourceResult,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { pathToFileURL } from "node:url";
+import { basename } from "node:path";
 import type { Tool } from "../tools/tool.ts";
 import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
 import { HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
 import { StdioChildTransport } from "./stdio-transport.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, engineToolName, toEngineTool } from "./tools.ts";
-import type { McpClock, McpLogSink, McpServerConfig, McpServerState, McpServerStatus } from "./types.ts";
+import type {
+  McpClock,
+  McpElicitationHandler,
+  McpLogSink,
+  McpPromptEntry,
+  McpResourceEntry,
+  McpResourceTemplateEntry,
+  McpServerConfig,
+  McpServerState,
+  McpServerStatus,
+} from "./types.ts";
 
 /** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -31,6 +50,11 @@ export interface ConnectionDeps {
   parentEnv: Readonly<Record<string, string | undefined>>;
   /** Where whole tool results over the cap are kept. */
   outputDir: string;
+  /** The directories servers may work in (MCP roots): the project root. */
+  roots: readonly string[];
+  /** Asks the user for what a server requests; absent, requests are declined and `onDeclined` says so. */
+  elicit?: McpElicitationHandler;
+  onDeclined?(server: string, message: string): void;
   onChange(status: McpServerStatus, toolsChanged: boolean): void;
   onProgress(event: { server: string; tool: string; progress: number; total?: number; message?: string }): void;
 }
@@ -180,15 +204,96 @@ export class ServerConnection {
     }
   }
 
+  /** The server's resources (every page); empty when it offers none. */
+  async resources(): Promise<McpResourceEntry[]> {
+    const client = this.readyClient();
+    if (!client?.getServerCapabilities()?.resources) return [];
+    const out: McpResourceEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
+      for (const r of page.resources) out.push({ server: this.name, uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  async resourceTemplates(): Promise<McpResourceTemplateEntry[]> {
+    const client = this.readyClient();
+    if (!client?.getServerCapabilities()?.resources) return [];
+    const out: McpResourceTemplateEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
+      for (const t of page.resourceTemplates) out.push({ server: this.name, uriTemplate: t.uriTemplate, name: t.name, ...(t.description ? { description: t.description } : {}) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = this.readyClient();
+    if (!client) throw this.unavailable();
+    return client.readResource({ uri }, { timeout: this.requestTimeout(), ...(signal ? { signal } : {}) });
+  }
+
+  async prompts(): Promise<McpPromptEntry[]> {
+    const client = this.readyClient();
+    if (!client?.getServerCapabilities()?.prompts) return [];
+    const out: McpPromptEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
+      for (const p of page.prompts) out.push({ server: this.name, name: p.name, ...(p.description ? { description: p.description } : {}), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), ...(a.required ? { required: true } : {}) })) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
+    const client = this.readyClient();
+    if (!client) throw this.unavailable();
+    return client.getPrompt({ name, arguments: args }, { timeout: this.requestTimeout() });
+  }
+
+  private readyClient(): Client | undefined {
+    return this.state === "connected" ? this.client : undefined;
+  }
+
+  /** Listing and reading are short requests: the call limit when set, else the startup limit. */
+  private requestTimeout(): number {
+    return (this.config.default_timeout_seconds ?? this.config.startup_timeout_seconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000;
+  }
+
   private unavailable(): Error {
     return new Error(`the \`${this.name}\` tool server is ${this.state}${this.reason ? ` (${this.reason})` : ""}; its tools cannot run until the user reconnects it with /mcp`);
   }
 
   private async open(generation: number): Promise<void> {
+    // Sampling is not offered: a server cannot spend the user's model budget (docs/decisions-mcp.md 28).
     const client = new Client(
       { name: "agent", version: VERSION },
-      { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) } } },
+      {
+        capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
+        listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) } },
+      },
     );
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: this.deps.roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) })),
+    }));
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown>; url?: string };
+      if (params.mode === "url") {
+        this.deps.onDeclined?.(this.name, `asked you to open ${params.url ?? "a page"}: ${params.message}`);
+        return { action: "decline" };
+      }
+      const elicit = this.deps.elicit;
+      if (!elicit) {
+        this.deps.onDeclined?.(this.name, params.message);
+        return { action: "decline" };
+      }
+      return elicit({ server: this.name, message: params.message, requestedSchema: params.requestedSchema ?? { type: "object", properties: {} } }, extra.signal);
+    });
     const transport = this.config.transport === "stdio" ? this.stdioTransport() : this.http!.transport();
     client.onerror = (error) => this.onClientError(generation, transport, error);
     client.onclose = () => {

@@ -6,7 +6,19 @@ import { ServerConnection } from "./connection.ts";
 import type { Tool } from "../tools/tool.ts";
 import { traceMcpTools } from "../telemetry/mcp-spans.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
-import type { McpChangeListener, McpClock, McpLogSink, McpProgressListener, McpServerConfig, McpServerStatus } from "./types.ts";
+import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  McpChangeListener,
+  McpClock,
+  McpElicitationHandler,
+  McpLogSink,
+  McpProgressListener,
+  McpPromptEntry,
+  McpResourceEntry,
+  McpResourceTemplateEntry,
+  McpServerConfig,
+  McpServerStatus,
+} from "./types.ts";
 
 export interface McpManagerOptions {
   /** `mcp_servers` of the loaded config (already validated). */
@@ -23,6 +35,12 @@ export interface McpManagerOptions {
   tracer?: Tracer;
   /** Where whole tool results over a server's `max_output_bytes` are kept (the session dir's `tool-output/`). */
   outputDir?: string;
+  /** MCP roots: the directories servers may work in; default `[cwd]`. */
+  roots?: readonly string[];
+  /** Asks the user when a server requests input (elicitation); absent, requests are declined. */
+  elicit?: McpElicitationHandler;
+  /** A server's request was declined because nobody can answer it here (agent exec). */
+  onDeclined?(server: string, message: string): void;
 }
 
 export interface McpManager {
@@ -43,6 +61,13 @@ export interface McpManager {
   /** Returns a function that removes the listener. */
   onChange(listener: McpChangeListener): () => void;
   onProgress(listener: McpProgressListener): () => void;
+  /** Resources of connected servers (every server, or the one named). */
+  resources(server?: string): Promise<McpResourceEntry[]>;
+  resourceTemplates(server?: string): Promise<McpResourceTemplateEntry[]>;
+  readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult>;
+  /** Prompts of connected servers, offered as slash commands. */
+  prompts(server?: string): Promise<McpPromptEntry[]>;
+  getPrompt(server: string, name: string, args: Record<string, string>): Promise<GetPromptResult>;
   /** Disconnects everything; every stdio child is gone when this resolves. */
   close(): Promise<void>;
 }
@@ -64,6 +89,12 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         cwd: options.cwd,
         parentEnv: options.env ?? process.env,
         outputDir: options.outputDir ?? join(tmpdir(), `agent-tool-output-${process.pid}`),
+        roots: options.roots ?? [options.cwd],
+        ...(options.elicit ? { elicit: options.elicit } : {}),
+        onDeclined: (server, message) => {
+          options.log({ server, source: "manager", level: "warn", message: `declined a request for input (nobody can answer here): ${message}` });
+          options.onDeclined?.(server, message);
+        },
         onChange: (server, toolsChanged) => {
           for (const listener of changeListeners) listener({ type: "mcp_server_changed", server, toolsChanged });
         },
@@ -124,6 +155,24 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     onProgress(listener) {
       progressListeners.add(listener);
       return () => progressListeners.delete(listener);
+    },
+    async resources(server) {
+      const list = server ? [get(server)] : [...connections.values()];
+      return (await Promise.all(list.map((c) => c.resources().catch(() => [])))).flat();
+    },
+    async resourceTemplates(server) {
+      const list = server ? [get(server)] : [...connections.values()];
+      return (await Promise.all(list.map((c) => c.resourceTemplates().catch(() => [])))).flat();
+    },
+    readResource(server, uri, signal) {
+      return get(server).readResource(uri, signal);
+    },
+    async prompts(server) {
+      const list = server ? [get(server)] : [...connections.values()];
+      return (await Promise.all(list.map((c) => c.prompts().catch(() => [])))).flat();
+    },
+    getPrompt(server, name, args) {
+      return get(server).getPrompt(name, args);
     },
     async close() {
       if (closed) return;

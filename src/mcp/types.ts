@@ -62,3 +62,42 @@ export interface McpProgressEvent {
 }
 
 export type McpProgressListener = (event: McpProgressEvent) => void;
+
+/** A server's request for input from the user (MCP elicitation, form mode). */
+export interface McpElicitation {
+  server: string;
+  message: string;
+  /** A flat JSON schema of primitive fields (string, number, integer, boolean, enum). */
+  requestedSchema: Record<string, unknown>;
+}
+
+/** The user's answer; `accept` with the field values (defaults the user left are filled in by the client). */
+export type McpElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
+
+/** Asks the user; absent (agent exec, scripts), every request is declined with a notice. */
+export type McpElicitationHandler = (request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+
+/** One resource of a server, as the model and the `@server:uri` mentions see it. */
+export interface McpResourceEntry {
+  server: string;
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpResourceTemplateEntry {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  description?: string;
+}
+
+/** A server's prompt, offered as the slash command `/mcp__<server>__<prompt>`. */
+export interface McpPromptEntry {
+  server: string;
+  name: string;
+  description?: string;
+  arguments: { name: string; description?: string; required?: boolean }[];
+}

@@ -5,6 +5,9 @@
 //     ~100k-line history (target < 30% of one core); reference: the same process idle for as long.
 //  3. Frame render time p99 (Ink's own per-frame metric) for the conversation view in this process,
 //     fed the same workload as records (target < 16 ms).
+//  4. RSS of the `agent continue` process after 100 demo turns ran while it watched (target <= 80 MB);
+//     reference: its RSS once attached, before the turns.
+// BENCH_ONLY=first,attach,frames,rss runs some of them (all by default).
 // The model is a Chat Completions SSE server on 127.0.0.1 that answers "fill" prompts at once with a
 // long markdown answer and "stream" prompts with one token every 5 ms. Times are wall times: on a loaded
 // machine they include waiting for a core (the `uptime` load average is printed for that reason).
@@ -39,6 +42,8 @@ const FILL_TURNS = 50;
 const LINES_PER_FILL = 2000;
 const STREAM_TOKENS = 1000;
 const TOKEN_MS = 5;
+const DEMO_TURNS = 100;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "first,attach,frames,rss").split(","));
 
 if (Bun.spawnSync([AGENT, "--version"]).exitCode !== 0) {
   const built = Bun.spawnSync(["bun", "run", "build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
@@ -101,9 +106,17 @@ function stopSession(p: { root: string; env: Record<string, string> }, id: strin
 }
 
 
-// 1. exec -> first frame
 const model = startModel();
 const modelPort = model.port!;
+
+/** Resident memory of a process, in MB (VmRSS of /proc/<pid>/status). */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+// 1. exec -> first frame
+if (ONLY.has("first")) {
 const firstFrames: number[] = [];
 const versions: number[] = [];
 for (let i = 0; i < RUNS; i++) {
@@ -127,8 +140,10 @@ for (let i = 0; i < RUNS; i++) {
 const ff = median(firstFrames);
 console.log(`exec -> first frame of 'agent new': median ${ff.toFixed(1)} ms over ${RUNS} runs (reference 'agent --version' exec -> exit: ${median(versions).toFixed(1)} ms, ratio ${(ff / median(versions)).toFixed(1)}x)`);
 console.log(`${ff < 150 ? "PASS" : "FAIL"} first frame < 150 ms`);
+}
 
 // 2. CPU while streaming into a long conversation (compiled binary, real daemon)
+if (ONLY.has("attach")) {
 const p = project(modelPort);
 const created = Bun.spawnSync([AGENT, "new", "--detach"], { cwd: p.root, env: p.env });
 const id = created.stdout.toString().trim();
@@ -165,9 +180,40 @@ await t.close();
 stopSession(p, id);
 console.log(`attach to a ${FILL_TURNS * LINES_PER_FILL}-line history: ${attachMs.toFixed(0)} ms to a live screen`);
 console.log(`CPU of the view while streaming ${Math.round(1000 / TOKEN_MS)} tokens/s: ${(streamCpu * 100).toFixed(1)}% of one core over ${wall.toFixed(1)} s, ${Math.round(STREAM_TOKENS / wall)} tokens/s arrived (reference: idle ${(idleCpu * 100).toFixed(1)}%)`);
+console.log(`${attachMs < 500 ? "PASS" : "FAIL"} attach < 500 ms`);
 console.log(`${streamCpu < 0.3 ? "PASS" : "FAIL"} streaming CPU < 30% of one core`);
+}
+
+// 4. RSS after 100 demo turns, watched live by the view (the demo provider: tool calls, notes, answers).
+if (ONLY.has("rss")) {
+  const d = project(modelPort);
+  const made = Bun.spawnSync([AGENT, "new", "--demo", "--detach"], { cwd: d.root, env: d.env });
+  const demoId = made.stdout.toString().trim();
+  const demoDir = join(d.env.XDG_DATA_HOME, "agent", "sessions", demoId);
+  const demoReady = JSON.parse(readFileSync(join(demoDir, "daemon.json"), "utf8")) as { port: number };
+  const demoToken = (JSON.parse(readFileSync(join(demoDir, "credential.json"), "utf8")) as { token: string }).token;
+  const demo = new DaemonClient({ url: `http://127.0.0.1:${demoReady.port}`, token: demoToken });
+  const view = new TermSession([AGENT, "continue", demoId], { cwd: d.root, env: d.env, cols: 120, rows: 40 });
+  await view.waitFor((s) => /ready\s/.test(s.screen()), "the view to attach", 60_000);
+  await Bun.sleep(1000);
+  const attachedRss = rssMb(view.proc.pid);
+  for (let i = 0; i < DEMO_TURNS; i++) {
+    await demo.prompt(`demo turn ${i}`);
+    while ((await demo.summary()).busy) await Bun.sleep(20);
+  }
+  await view.waitFor((s) => s.screen().includes(`demo turn ${DEMO_TURNS - 1}`), "the last demo turn on screen", 60_000);
+  await Bun.sleep(1000);
+  const afterRss = rssMb(view.proc.pid);
+  view.write("\x04");
+  await view.proc.exited;
+  await view.close();
+  stopSession(d, demoId);
+  console.log(`RSS of the view after ${DEMO_TURNS} demo turns: ${afterRss.toFixed(1)} MB (reference: ${attachedRss.toFixed(1)} MB once attached, before the turns)`);
+  console.log(`${afterRss <= 80 ? "PASS" : "FAIL"} RSS after ${DEMO_TURNS} demo turns <= 80 MB`);
+}
 
 // 3. Frame render time, in process: the same history and stream as records.
+if (ONLY.has("frames")) {
 class FakeTty extends Writable {
   isTTY = true;
   columns = 120;
@@ -230,5 +276,6 @@ stop.abort();
 const p99 = percentile(frameTimes, 99);
 console.log(`frame render time while streaming (in process, ${frameTimes.length} frames): p50 ${percentile(frameTimes, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${Math.max(...frameTimes).toFixed(2)} ms; in-process CPU ${(inProcCpu * 100).toFixed(1)}% (reference: one 60 Hz frame is 16.7 ms)`);
 console.log(`${p99 < 16 ? "PASS" : "FAIL"} frame render p99 < 16 ms`);
+}
 model.stop(true);
 process.exit(0);

@@ -22,7 +22,7 @@ plain text. With --detach the session id is printed and the command returns at o
 
 export const continueCommand: CommandSpec = {
   name: "continue",
-  summary: "Resume a session (default: the newest of this project) and show it",
+  summary: "Resume a session and show it (no SESSION: pick one of this project's on a terminal, else the newest)",
   flags: [DETACH, DEMO],
   positionals: [{ name: "SESSION", summary: "Session id (ses_...)" }],
   examples: ["agent continue", "agent continue ses_06gz..."],

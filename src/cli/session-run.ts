@@ -61,8 +61,14 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
   let id = args.positionals[0];
   if (!id) {
     const project = findProject(io.cwd, io.env).root;
-    id = listSessions(root).find((s) => s.meta.project === project)?.meta.id;
-    if (!id) throw new CliError(`no session for ${project} yet; start one with 'agent new'`);
+    const mine = listSessions(root).filter((s) => s.meta.project === project);
+    if (mine.length === 0) throw new CliError(`no session for ${project} yet; start one with 'agent new'`);
+    // On a terminal a choice of several is offered (decisions-tui 51); without one, the newest as before.
+    if (mine.length > 1 && wantsTui(args)) {
+      const picked = await pickSession(mine, project);
+      if (!picked) return EXIT_CANCELLED;
+      id = picked;
+    } else id = mine[0]!.meta.id;
   }
   let dir: string;
   let project: string;
@@ -79,6 +85,23 @@ export async function continueRun(args: ParsedArgs, io: Io): Promise<number> {
   if (wantsTui(args)) return (await import("./session-tui.ts")).runLocalTui({ launch: async () => ({ handle: await launch(dir, io, args.flags.demo === true, true), sessionDir: dir }), sessionId: id, demo: args.flags.demo === true }, io);
   const handle = await launch(dir, io, args.flags.demo === true, true);
   return follow(handle, id, io, { detach: args.flags.detach === true });
+}
+
+/** The project's sessions, newest activity first, with the state `agent sessions list` shows. */
+async function pickSession(sessions: { dir: string; meta: { id: string; title: string | null; updatedAt: number; state: string } }[], project: string): Promise<string | null> {
+  const { findLiveDaemon } = await import("../client/daemon-launch.ts");
+  const { titleFrom } = await import("../daemon/store/index.ts");
+  const rows = await Promise.all(
+    sessions.map(async ({ dir, meta }) => ({
+      id: meta.id,
+      title: titleFrom(meta.title ?? ""),
+      updatedAt: meta.updatedAt,
+      state: meta.state === "running" && !(await findLiveDaemon(dir)) ? "exited" : meta.state,
+    })),
+  );
+  rows.sort((a, b) => b.updatedAt - a.updatedAt);
+  const { pickSession: ask } = await import("../../tui/session-picker.tsx");
+  return ask(rows, project);
 }
 
 /** The terminal UI needs a terminal on both ends; pipes and --detach keep the plain printer. */

@@ -54,7 +54,8 @@ export async function errorFromResponse(res: Response, now: number, secrets: rea
     code: type ?? `http_${status}`,
     message: `provider returned HTTP ${status}${type ? ` ${type}` : ""}${message ? `: ${message}` : ""}`,
     retryAfterMs: retryHintMs(res.headers, now),
-    shouldRetry: shouldRetryHeader(res.headers),
+    // A 429 for an exhausted quota (billing) does not clear by waiting; the server's header still wins.
+    shouldRetry: shouldRetryHeader(res.headers) ?? (type === "insufficient_quota" ? false : null),
     requestId: requestIdOf(res.headers),
     secrets,
   });

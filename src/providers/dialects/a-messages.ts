@@ -168,13 +168,15 @@ export class MessagesDecoder implements DialectDecoder {
     if (!this.finished) throw streamIncomplete("Messages");
   }
 
-  private applyUsage(u: Record<string, number | null> | undefined): void {
+  private applyUsage(u: Record<string, any> | undefined): void {
     if (!u) return;
     // message_delta usage is cumulative: copy every non-null field.
     if (u.input_tokens != null) this.raw.input = u.input_tokens;
     if (u.cache_creation_input_tokens != null) this.raw.cacheWrite = u.cache_creation_input_tokens;
     if (u.cache_read_input_tokens != null) this.raw.cacheRead = u.cache_read_input_tokens;
     if (u.output_tokens != null) this.usage.output_tokens = u.output_tokens;
+    // Newer APIs say how much of the output was thinking (a subset of output_tokens).
+    if (u.output_tokens_details?.thinking_tokens != null) this.usage.reasoning_tokens = u.output_tokens_details.thinking_tokens;
     this.usage.input_tokens = this.raw.input + this.raw.cacheWrite + this.raw.cacheRead;
     this.usage.cache_write_tokens = this.raw.cacheWrite;
     this.usage.cache_read_tokens = this.raw.cacheRead;
@@ -203,20 +205,26 @@ export class MessagesDecoder implements DialectDecoder {
   private blockDelta(index: number, delta: Record<string, any>): void {
     const state = this.blocks.get(index);
     if (!state) throw protocolError(`Messages delta for unknown content block ${index}`, "unknown_block");
+    // A delta counts only for its own block kind: a server tool's streamed input (server_tool_use block)
+    // must not look like a tool call of ours, and blocks we do not assemble carry nothing for us.
     switch (delta.type) {
       case "text_delta":
+        if (state.kind !== "text") return;
         state.text += delta.text;
         this.emit({ type: "text_delta", index, text: delta.text });
         return;
       case "input_json_delta":
+        if (state.kind !== "tool_use") return;
         state.text += delta.partial_json;
         this.emit({ type: "tool_call_delta", index, id: state.id, arguments_delta: delta.partial_json });
         return;
       case "thinking_delta":
+        if (state.kind !== "thinking") return;
         state.text += delta.thinking;
         this.emit({ type: "reasoning_delta", index, text: delta.thinking });
         return;
       case "signature_delta":
+        if (state.kind !== "thinking") return;
         state.signature += delta.signature;
         return;
       default:

@@ -89,7 +89,11 @@ export class ChatCompletionsDecoder implements DialectDecoder {
   private reasoningText = "";
   private textPart = -1;
   private text = "";
+  /** Whether the text came (partly) from `delta.refusal` (OpenAI's refusal channel). */
+  private refused = false;
   private readonly calls: CallState[] = [];
+  /** Calls of servers that send no `index` (Mistral, Gemini), in arrival order after the indexed ones. */
+  private lastCall: CallState | null = null;
   private finishReason: string | null = null;
   private usage: Usage = emptyUsage();
   private started = false;
@@ -109,9 +113,10 @@ export class ChatCompletionsDecoder implements DialectDecoder {
       const message: string = chunk.error.message ?? "provider reported an error";
       throw new ProviderError({ kind: kindForStreamCode(String(code), message), code: String(code), message: `in-stream error ${code}: ${message}` });
     }
-    if (!this.started) {
+    // Azure opens with a prompt-filter report (id "", model "", choices []): it names nothing.
+    if (!this.started && (chunk.id || chunk.model || chunk.choices?.length > 0)) {
       this.started = true;
-      this.emit({ type: "response_start", id: chunk.id ?? null, model: chunk.model ?? null });
+      this.emit({ type: "response_start", id: chunk.id || null, model: chunk.model || null });
     }
     if (chunk.usage) this.applyUsage(chunk.usage);
     // The include_usage chunk has `choices: []`; never assume choices[0] exists.
@@ -124,10 +129,11 @@ export class ChatCompletionsDecoder implements DialectDecoder {
       this.reasoningText += reasoning;
       this.emit({ type: "reasoning_delta", index: this.reasoningPart, text: reasoning });
     }
-    if (typeof delta.content === "string" && delta.content.length > 0) {
-      if (this.textPart < 0) this.textPart = this.nextPart++;
-      this.text += delta.content;
-      this.emit({ type: "text_delta", index: this.textPart, text: delta.content });
+    if (typeof delta.content === "string" && delta.content.length > 0) this.textDelta(delta.content);
+    // A refusal streams in its own field with content null; it is what the user must read.
+    if (typeof delta.refusal === "string" && delta.refusal.length > 0) {
+      this.refused = true;
+      this.textDelta(delta.refusal);
     }
     if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) this.toolDelta(tc);
     if (choice.finish_reason != null) this.finishReason = choice.finish_reason;
@@ -139,16 +145,28 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     if (!this.finished) throw streamIncomplete("Chat Completions");
   }
 
+  private textDelta(text: string): void {
+    if (this.textPart < 0) this.textPart = this.nextPart++;
+    this.text += text;
+    this.emit({ type: "text_delta", index: this.textPart, text });
+  }
+
   private toolDelta(tc: Record<string, any>): void {
-    const i: number = tc.index;
-    // Bounded so a hostile index cannot make the (index-keyed) call list huge.
-    if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_TOOL_CALL_INDEX)
-      throw protocolError(`Chat Completions tool_call delta with invalid index ${String(i)}`, "invalid_tool_index");
-    let state = this.calls[i];
-    if (!state) {
-      state = { part: this.nextPart++, id: "", name: "", args: "", started: false };
-      this.calls[i] = state;
+    let state: CallState | undefined;
+    if (tc.index == null) {
+      // Mistral and Gemini send each call whole and without an index: a new id (or no call yet) opens
+      // a new call, anything else continues the last one.
+      const last = this.lastCall;
+      if (!last || (tc.id && last.id && tc.id !== last.id)) state = this.newCall(this.calls.length);
+      else state = last;
+    } else {
+      const i: number = tc.index;
+      // Bounded so a hostile index cannot make the (index-keyed) call list huge.
+      if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_TOOL_CALL_INDEX)
+        throw protocolError(`Chat Completions tool_call delta with invalid index ${String(i)}`, "invalid_tool_index");
+      state = this.calls[i] ?? this.newCall(i);
     }
+    this.lastCall = state;
     if (tc.id) state.id = tc.id;
     if (tc.function?.name) state.name += tc.function.name;
     if (!state.started && state.id && state.name) {
@@ -162,13 +180,29 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     }
   }
 
+  private newCall(i: number): CallState {
+    if (i >= MAX_TOOL_CALL_INDEX) throw protocolError(`Chat Completions response with more than ${MAX_TOOL_CALL_INDEX} tool calls`, "invalid_tool_index");
+    const state: CallState = { part: this.nextPart++, id: "", name: "", args: "", started: false };
+    this.calls[i] = state;
+    return state;
+  }
+
   private applyUsage(u: Record<string, any>): void {
+    const prompt: number = u.prompt_tokens ?? 0;
+    const completion: number = u.completion_tokens ?? 0;
+    const reasoning: number = u.completion_tokens_details?.reasoning_tokens ?? 0;
+    // DeepSeek's own cache field came first; newer servers also send the OpenAI one.
+    const cached: number = u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0;
+    // OpenAI counts reasoning inside completion_tokens; xAI and Gemini report it beside them
+    // (total = prompt + completion + reasoning). Output is what is billed as output either way.
+    const reasoningApart = reasoning > 0 && u.total_tokens === prompt + completion + reasoning;
     this.usage = {
-      input_tokens: u.prompt_tokens ?? 0,
-      output_tokens: u.completion_tokens ?? 0,
-      cache_read_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      // A prompt figure smaller than its cached part is one that left the cached tokens out.
+      input_tokens: cached > prompt ? prompt + cached : prompt,
+      output_tokens: reasoningApart ? completion + reasoning : completion,
+      cache_read_tokens: cached,
       cache_write_tokens: 0,
-      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+      reasoning_tokens: reasoning,
     };
     this.emit({ type: "usage", usage: { ...this.usage } });
   }
@@ -178,11 +212,20 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     this.finished = true;
     if (this.reasoningPart >= 0) this.emit({ type: "reasoning_done", index: this.reasoningPart, text: this.reasoningText, replay: null });
     if (this.textPart >= 0) this.emit({ type: "text_done", index: this.textPart, text: this.text });
+    let calls = 0;
     for (const c of this.calls) {
       if (!c) continue;
-      if (!c.id || !c.name) throw protocolError("Chat Completions tool call without id or name", "missing_tool_id");
+      if (!c.name) throw protocolError("Chat Completions tool call without a name", "missing_tool_id");
+      // Older Gemini sent id ""; the call still needs an id to pair with its result.
+      if (!c.id) c.id = `call_${c.part}`;
+      if (!c.started) this.emit({ type: "tool_call_start", index: c.part, id: c.id, name: c.name });
       this.emit({ type: "tool_call_done", index: c.part, id: c.id, name: c.name, arguments: parseToolArguments(c.args, c.name, c.id) });
+      calls++;
     }
-    this.emit({ type: "done", stop_reason: FINISH[this.finishReason] ?? "other", raw_stop_reason: this.finishReason, usage: { ...this.usage } });
+    let stop: StopReason = FINISH[this.finishReason] ?? "other";
+    // Gemini ends a streamed tool-call response with "stop"; the calls still wait for their results.
+    if (stop === "end_turn" && calls > 0) stop = "tool_use";
+    else if (stop === "end_turn" && this.refused) stop = "refusal";
+    this.emit({ type: "done", stop_reason: stop, raw_stop_reason: this.finishReason, usage: { ...this.usage } });
   }
 }

@@ -67,6 +67,7 @@ export class ResponsesDecoder implements DialectDecoder {
   private lastSequence = -1;
   private finished = false;
   private sawToolCall = false;
+  private refused = false;
   private readonly callIds = new Map<string, string>();
 
   constructor(private readonly emit: Emit) {}
@@ -96,6 +97,10 @@ export class ResponsesDecoder implements DialectDecoder {
       case "response.output_text.delta":
       case "response.refusal.delta":
         this.emit({ type: "text_delta", index: msg.output_index, text: msg.delta });
+        return;
+      case "response.reasoning_summary_part.added":
+        // Later summary parts are separate paragraphs, as in the final item's text.
+        if (msg.summary_index > 0) this.emit({ type: "reasoning_delta", index: msg.output_index, text: "\n\n" });
         return;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
@@ -130,11 +135,15 @@ export class ResponsesDecoder implements DialectDecoder {
       code,
       message: `response failed with ${code}: ${message}`,
       retryAfterMs: retryHintFromMessage(message),
+      // An exhausted quota (billing) does not come back by waiting: fail now, not after the
+      // 30 s..960 s rate-limit schedule.
+      shouldRetry: code === "insufficient_quota" ? false : null,
     });
   }
 
   private itemDone(index: number, item: Record<string, any>): void {
     if (item.type === "message") {
+      if ((item.content ?? []).some((c: Record<string, any>) => c.type === "refusal")) this.refused = true;
       const text = (item.content ?? [])
         .map((c: Record<string, any>) => (c.type === "output_text" ? c.text : c.type === "refusal" ? c.refusal : ""))
         .join("");
@@ -170,7 +179,7 @@ export class ResponsesDecoder implements DialectDecoder {
       stop = raw === "max_output_tokens" ? "max_tokens" : raw === "content_filter" ? "content_filter" : "other";
     } else {
       raw = response.status ?? "completed";
-      stop = this.sawToolCall ? "tool_use" : "end_turn";
+      stop = this.sawToolCall ? "tool_use" : this.refused ? "refusal" : "end_turn";
     }
     this.emit({ type: "done", stop_reason: stop, raw_stop_reason: raw, usage });
   }

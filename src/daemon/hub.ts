@@ -60,12 +60,20 @@ export class RecordHub {
     return this.subscribers.size;
   }
 
-  /** Queues a record; it is committed and delivered at the end of the current tick (or by `flush`). */
+  /**
+   * Queues a record; it is committed and delivered once the current event-loop turn's work is done (or
+   * by `flush`). Not at the end of the microtask: the engine hands each streamed delta over in its own
+   * microtask (async generators), so a microtask flush made a transaction (an fsync) per delta. A delta
+   * of the same part as the last queued one is merged into it at once, so the queue stays as short as
+   * the records it will commit.
+   */
   publish(body: RecordBody): void {
-    this.pending.push(body);
+    const last = this.pending[this.pending.length - 1];
+    if (last && mergeable(last, body)) this.pending[this.pending.length - 1] = { ...last, delta: String(last.delta) + String(body.delta) };
+    else this.pending.push(body);
     if (!this.scheduled) {
       this.scheduled = true;
-      queueMicrotask(() => this.flush());
+      setImmediate(() => this.scheduled && this.flush());
     }
   }
 
@@ -156,11 +164,15 @@ export function coalesceDeltas(bodies: RecordBody[]): RecordBody[] {
   const out: RecordBody[] = [];
   for (const b of bodies) {
     const prev = out[out.length - 1];
-    if (b.type === "part_delta" && prev?.type === "part_delta" && prev.part_id === b.part_id && prev.message_id === b.message_id) {
+    if (prev && mergeable(prev, b)) {
       out[out.length - 1] = { ...prev, delta: String(prev.delta) + String(b.delta) };
       continue;
     }
     out.push(b);
   }
   return out;
+}
+
+function mergeable(prev: RecordBody, next: RecordBody): boolean {
+  return next.type === "part_delta" && prev.type === "part_delta" && prev.part_id === next.part_id && prev.message_id === next.message_id;
 }

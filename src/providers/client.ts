@@ -74,6 +74,11 @@ export async function* streamOnce(
   yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null, signal);
 }
 
+/** Events handed on from one read before the decoder lets the event loop run (I/O, timers, the journal). */
+export const EVENTS_PER_LOOP_TURN = 256;
+
+const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Decodes a provider's SSE body into normalized events (also used by the benchmark and the fakes' tests). */
 export async function* decodeResponseStream(
   body: ReadableStream<Uint8Array>,
@@ -123,9 +128,16 @@ export async function* decodeResponseStream(
         yield { type: "done", stop_reason: "max_lifetime", raw_stop_reason: null, usage };
         return;
       }
-      for (const e of queue) yield e;
+      for (let i = 0; i < queue.length; i++) {
+        yield queue[i]!;
+        if ((i + 1) % EVENTS_PER_LOOP_TURN === 0) await nextLoopTurn();
+      }
       queue.length = 0;
       if (finished || !open) return;
+      // One read's events per event-loop turn: a provider faster than the engine always has the next
+      // chunk ready, and its read resolves at once, so without this the whole answer ran as one chain
+      // of microtasks (no request served, nothing committed or sent, until the turn ended).
+      await nextLoopTurn();
     }
   } catch (error) {
     if (error instanceof ProviderError) throw error;

@@ -1,0 +1,233 @@
+// bench/long-answer: a real `agent daemon` process (the engine, the journal, the SSE fan-out) streams a
+// 100,000-word answer from a Chat Completions provider on 127.0.0.1 (another process, one SSE chunk per
+// word, written as fast as the socket takes them) while an SSE client follows /events (issue 26 item 3).
+// Prints, each beside its target:
+//   - GET /health latency during the answer (p50, p99, max), probed every 10 ms. Target p99 < 50 ms.
+//   - the daemon's peak RSS (/proc VmHWM, and the highest sampled VmRSS). Target < 150 MB.
+//   - the time from POST /prompt to the client's turn_completed, beside the reference measured in the
+//     same run: the same records (the bodies the daemon committed for the turn, byte for byte) written
+//     to a WAL SQLite store with the daemon's pragmas, in as many transactions as the daemon used.
+//     Target within 1.5x.
+//   - how the client was served while the answer streamed: the longest gap between its reads.
+// Run: bun run bench/long-answer.ts [--words 100000] [--binary] [--prof DIR] (--binary: dist/agent instead of
+// the sources; --prof: the daemon's CPU profile, as markdown, in DIR)
+import { Database } from "bun:sqlite";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { writeFreshCredential } from "../src/daemon/credential.ts";
+import { cpuSeconds } from "./lib/proc-cpu.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const WORDS = arg("words", 100_000);
+const BINARY = process.argv.includes("--binary");
+/** --prof DIR: the daemon (from the sources) writes a markdown CPU profile into DIR on exit. */
+const PROF = process.argv.includes("--prof") ? resolve(process.argv[process.argv.indexOf("--prof") + 1]!) : null;
+const MAIN = resolve(import.meta.dir, "../src/cli/main.ts");
+const DIST = resolve(import.meta.dir, "../dist/agent");
+
+const base = mkdtempSync(join(tmpdir(), "bench-long-answer-"));
+const env = { ...process.env, HOME: join(base, "home"), XDG_CONFIG_HOME: join(base, "cfg"), XDG_DATA_HOME: join(base, "data") };
+mkdirSync(env.HOME, { recursive: true });
+
+/** The provider: every request is answered with the same WORDS-word answer, a chunk per word. */
+async function startProvider(): Promise<{ base: string; stop(): void }> {
+  const script = `
+    const WORDS = ${WORDS};
+    const vocab = "the quick brown fox jumps over a lazy dog while streams of tokens arrive one by one".split(" ");
+    const head = (delta, finish) => 'data: {"id":"chatcmpl-long","object":"chat.completion.chunk","created":1750000000,"model":"fake-model","choices":[{"index":0,"delta":' + delta + ',"logprobs":null,"finish_reason":' + finish + '}]}\\n\\n';
+    const usage = 'data: {"id":"chatcmpl-long","object":"chat.completion.chunk","created":1750000000,"model":"fake-model","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":' + WORDS + ',"total_tokens":' + (WORDS + 10) + '}}\\n\\n';
+    const s = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, async fetch(req) {
+      await req.arrayBuffer();
+      let i = -1;
+      // Pulled: the next frames are made when the socket took the previous ones (64 words a write).
+      const body = new ReadableStream({
+        pull(c) {
+          if (i < 0) { c.enqueue(head('{"role":"assistant","content":""}', "null")); i = 0; return; }
+          let out = "";
+          for (let n = 0; n < 64 && i < WORDS; n++, i++) out += head(JSON.stringify({ content: (i % 12 === 11 ? "\\n" : i ? " " : "") + vocab[i % vocab.length] }), "null");
+          if (i >= WORDS) {
+            out += head("{}", '"stop"') + usage + "data: [DONE]\\n\\n";
+            c.enqueue(out);
+            c.close();
+            return;
+          }
+          c.enqueue(out);
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    } });
+    console.log(s.port);`;
+  const proc = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
+  const first = await proc.stdout.getReader().read();
+  const port = Number(new TextDecoder().decode(first.value).trim());
+  if (!port) throw new Error("the provider did not start");
+  return { base: `http://127.0.0.1:${port}/v1`, stop: () => proc.kill() };
+}
+
+async function readyLine(proc: ReturnType<typeof Bun.spawn>): Promise<{ port: number; pid: number }> {
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the daemon exited before its ready line");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return JSON.parse(text.split("\n")[0]!);
+}
+
+const kb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? NaN;
+};
+const line = (ok: boolean, text: string) => console.log(`${ok ? "PASS" : "FAIL"} ${text}`);
+
+const provider = await startProvider();
+const project = join(base, "project");
+mkdirSync(join(project, ".agent"), { recursive: true });
+mkdirSync(join(project, ".git"));
+writeFileSync(
+  join(project, ".agent", "config.yaml"),
+  `providers:\n  fast: { kind: { type: custom_b_compatible }, url: "${provider.base}", auth: { type: no_auth } }\nmodels:\n  m: { provider: fast, class: full, context_window: 2000000 }\ndefaults: { full: m }\n`,
+);
+const sessionDir = join(base, "session");
+const credFile = join(base, "credential.json");
+const token = writeFreshCredential(credFile);
+const argv = ["daemon", "--session-dir", sessionDir, "--credential-file", credFile, "--project", project];
+const daemon = Bun.spawn(BINARY ? [DIST, ...argv] : ["bun", ...(PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${PROF}`] : []), MAIN, ...argv], { env, cwd: project, stdout: "pipe", stderr: "inherit" });
+const ready = await readyLine(daemon);
+const url = `http://127.0.0.1:${ready.port}`;
+const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+const startRss = kb(ready.pid, "VmRSS") / 1024;
+
+try {
+  const snap = (await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>;
+  const revisionBefore = sourceRevision();
+
+  // The SSE client: reads everything, notes the gaps between its reads and when turn_completed arrives.
+  let completedAt = 0;
+  let firstDeltaAt = 0;
+  let streamBytes = 0;
+  let lastRead = 0;
+  let maxGap = 0;
+  const abort = new AbortController();
+  const res = await fetch(`${url}/events?after=${encodeURIComponent(snap.origin_cursor)}`, { headers, signal: abort.signal });
+  const client = (async () => {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let tail = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      const now = performance.now();
+      if (lastRead && !completedAt && firstDeltaAt) maxGap = Math.max(maxGap, now - lastRead);
+      lastRead = now;
+      streamBytes += value.byteLength;
+      const text = tail + decoder.decode(value, { stream: true });
+      if (!firstDeltaAt && text.includes('"type":"part_delta"')) firstDeltaAt = now;
+      if (text.includes('"type":"turn_completed"')) {
+        completedAt = now;
+        return;
+      }
+      tail = text.slice(-40);
+    }
+  })().catch(() => {});
+
+  // /health probes and RSS samples while the answer streams.
+  const health: number[] = [];
+  let maxRss = startRss;
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const t = performance.now();
+      await (await fetch(`${url}/health`, { headers })).arrayBuffer();
+      health.push(performance.now() - t);
+      maxRss = Math.max(maxRss, kb(ready.pid, "VmRSS") / 1024);
+      await Bun.sleep(10);
+    }
+  })();
+
+  const cpuBefore = cpuSeconds(ready.pid);
+  const started = performance.now();
+  const prompt = await fetch(`${url}/prompt`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ text: "write a very long answer", operation_context: { daemon_epoch: snap.daemon_epoch, window: snap.operation_window.window, operation: crypto.randomUUID() } }),
+  });
+  if (prompt.status !== 202) throw new Error(`POST /prompt answered ${prompt.status}: ${await prompt.text()}`);
+  const deadline = Date.now() + 600_000;
+  while (!completedAt && Date.now() < deadline) await Bun.sleep(20);
+  probing = false;
+  await prober;
+  abort.abort();
+  await client;
+  if (!completedAt) throw new Error("the turn did not complete within 10 minutes");
+  const elapsed = completedAt - started;
+  const cpu = cpuSeconds(ready.pid) - cpuBefore;
+  const peak = kb(ready.pid, "VmHWM") / 1024;
+
+  // What the daemon committed for the turn: its records and its transactions (one revision each).
+  const store = new Database(join(sessionDir, "store", "session.sqlite"), { readonly: true });
+  const rows = store.query("SELECT seq, type, at, body FROM records WHERE seq > ?1 ORDER BY seq").all(Number(snap.seq ?? 0)) as { seq: number; type: string; at: number; body: string }[];
+  const ddl = (store.query("SELECT sql FROM sqlite_master WHERE tbl_name = 'records' AND sql IS NOT NULL").all() as { sql: string }[]).map((r) => r.sql);
+  store.close();
+  const transactions = sourceRevision() - revisionBefore;
+  const bytes = rows.reduce((n, r) => n + r.body.length, 0);
+  const answer = rows.find((r) => r.type === "part_completed" && r.body.includes('"type":"text"'));
+  const answerChars = answer ? (JSON.parse(answer.body).part.text as string).length : 0;
+  const deltas = rows.filter((r) => r.type === "part_delta").length;
+
+  // The reference: the same rows, in as many transactions, into a fresh store with the daemon's pragmas.
+  const reference = referenceWrite(rows, transactions, ddl);
+
+  console.log(`answer: ${WORDS} words (${answerChars} chars) in one chunk a word; daemon ${BINARY ? "dist/agent" : "bun src/cli/main.ts"}, pid ${ready.pid}`);
+  console.log(`journal: ${rows.length} records (${deltas} part_delta), ${(bytes / 1e6).toFixed(1)} MB of bodies, ${transactions} transactions; SSE client read ${(streamBytes / 1e6).toFixed(1)} MB`);
+  console.log(`GET /health during the answer (${health.length} probes): p50 ${pct(health, 50).toFixed(1)} ms, p99 ${pct(health, 99).toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms (target p99 < 50 ms)`);
+  console.log(`SSE client: first delta ${(firstDeltaAt - started).toFixed(0)} ms after the prompt, longest gap between reads ${maxGap.toFixed(0)} ms`);
+  console.log(`daemon RSS: ${startRss.toFixed(1)} MB at start, peak ${peak.toFixed(1)} MB (VmHWM; highest sample ${maxRss.toFixed(1)} MB) (target < 150 MB)`);
+  console.log(`time, prompt to turn_completed at the client: ${elapsed.toFixed(0)} ms; the same records written to SQLite alone (reference): ${reference.toFixed(0)} ms; ratio ${(elapsed / reference).toFixed(2)}x (target <= 1.5x); daemon CPU ${(cpu * 1000).toFixed(0)} ms`);
+  line(pct(health, 99) < 50, "long answer: /health p99 < 50 ms");
+  line(peak < 150, "long answer: peak RSS < 150 MB");
+  line(elapsed / reference <= 1.5, "long answer: time within 1.5x of SQLite alone");
+  line(answerChars > 0, "long answer: the whole answer was journaled");
+} finally {
+  daemon.kill("SIGTERM");
+  await daemon.exited;
+  provider.stop();
+  rmSync(base, { recursive: true, force: true });
+}
+process.exit(0);
+
+function sourceRevision(): number {
+  const store = new Database(join(sessionDir, "store", "session.sqlite"), { readonly: true });
+  try {
+    return (store.query("SELECT source_revision AS n FROM session_meta").get() as { n: number }).n;
+  } finally {
+    store.close();
+  }
+}
+
+/** Writes `rows` to a fresh WAL store (the daemon's table and index, synchronous=FULL) in `transactions` commits; ms. */
+function referenceWrite(rows: { seq: number; type: string; at: number; body: string }[], transactions: number, ddl: string[]): number {
+  const path = join(base, "reference.sqlite");
+  const db = new Database(path, { create: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = FULL");
+  for (const sql of ddl) db.exec(sql);
+  const insert = db.prepare("INSERT INTO records (seq, type, at, body) VALUES (?1, ?2, ?3, ?4)");
+  const per = Math.max(1, Math.ceil(rows.length / Math.max(1, transactions)));
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += per) {
+    db.transaction(() => {
+      for (const r of rows.slice(i, i + per)) insert.run(r.seq, r.type, r.at, r.body);
+    })();
+  }
+  const elapsed = performance.now() - started;
+  db.close();
+  return elapsed;
+}

@@ -20,7 +20,7 @@ import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
 import { AuthFailureCounts } from "./auth/failure-counts.ts";
 import { SessionSupervisor } from "./sessions/supervisor.ts";
-import { DaemonClient } from "./sessions/upstream/daemon-client.ts";
+import { UpstreamClient } from "./sessions/upstream/upstream-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
 
 export interface Logger {
@@ -61,8 +61,8 @@ export interface GatewayContext {
   fleetChanges: FleetChanges;
   /** Sessions and their daemons (sessions/supervisor.ts). */
   sessions: SessionSupervisor;
-  /** The session proxy's pooled HTTP/1.1 connections to daemons (sessions/upstream/daemon-client.ts). */
-  daemonClient: DaemonClient;
+  /** The session proxy's pooled HTTP/1.1 connections to daemons (sessions/upstream/upstream-client.ts). */
+  upstream: UpstreamClient;
   /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
   registryFs?: RegistryFs;
 }
@@ -114,7 +114,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     issuer: issuerUrl(config, config.listen.port, tls),
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp, clock),
     fleetChanges: new FleetChanges(),
-    daemonClient: new DaemonClient(),
+    upstream: new UpstreamClient(),
   };
   ctx.sessions = new SessionSupervisor(ctx as GatewayContext);
   return ctx as GatewayContext;

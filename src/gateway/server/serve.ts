@@ -104,7 +104,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       stopped = true;
       ctx.streams.closeAll();
       ctx.sessions.close();
-      ctx.daemonClient.close();
+      ctx.upstream.close();
       await server.stop();
       pam?.close();
       ctx.sqlite.close();

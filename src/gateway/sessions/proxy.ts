@@ -3,7 +3,7 @@
 // the session's registered port: the request path only ever becomes the upstream PATH. The caller's
 // gateway token and cookies are replaced by the daemon's own token; hop-by-hop headers are dropped both
 // ways; redirects are passed back, never followed; the client going away ends the upstream exchange.
-// Requests go out through the gateway's own HTTP/1.1 client (upstream/daemon-client.ts), not fetch.
+// Requests go out through the gateway's own HTTP/1.1 client (upstream/upstream-client.ts), not fetch.
 import type { Server } from "bun";
 import type { AuthResult } from "../auth/bearer.ts";
 import type { GatewayContext } from "../context.ts";
@@ -12,7 +12,7 @@ import { pairsWithSecurityHeaders, withSecurityHeaders } from "../server/headers
 import type { SessionSupervisor } from "./supervisor.ts";
 import { Deadlines } from "./deadlines.ts";
 import { HOP_BY_HOP } from "./upstream/response-parser.ts";
-import { UpstreamError } from "./upstream/daemon-client.ts";
+import { UpstreamError } from "./upstream/upstream-client.ts";
 
 const PREFIX = "/api/v1/sessions/";
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
@@ -80,7 +80,7 @@ export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSuper
 
   // Bodies are capped by the server (API_BODY_LIMIT), so they are read whole and sent with their length.
   const body = request.method === "GET" || request.method === "HEAD" || !request.body ? null : await request.bytes();
-  const exchange = ctx.daemonClient.send({ port: daemon.port, method: request.method, target: path, headers: forwardedHeaders(request, daemon.token), body });
+  const exchange = ctx.upstream.send({ port: daemon.port, method: request.method, target: path, headers: forwardedHeaders(request, daemon.token), body });
   const timeoutMs = ctx.config.daemon_sessions.proxy_connect_timeout_secs * 1000;
   // Bounds the wait for the daemon's response head (a hung daemon gets a 504, not a hung client), and ends
   // the exchange when the client goes away first.

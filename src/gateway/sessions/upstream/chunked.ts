@@ -6,8 +6,16 @@ const CR = 13;
 const LF = 10;
 const MAX_CHUNK_LINE = 4096;
 const MAX_TRAILERS = 16 * 1024;
-/** Hex size (at most 12 digits), optional whitespace, optional extensions; no CR or LF inside. */
-const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(;[^\r\n]*)?$/;
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\t !#-\\[\\]-~\\x80-\\xff]|\\\\[\\t -~\\x80-\\xff])*"';
+/**
+ * Hex size (at most 12 digits), then extensions as RFC 9112 7.1.1 writes them (`;name` or `;name=token` or
+ * `;name="quoted"`), checked though dropped, as llhttp checks them. No whitespace after the size: RFC
+ * 9112 allows it before a ";", llhttp (node's parser) refuses it, and we frame nothing llhttp would not.
+ */
+const CHUNK_SIZE = new RegExp(`^([0-9A-Fa-f]{1,12})(?:;${TOKEN}(?:=(?:${TOKEN}|${QUOTED}))?)*$`);
+/** A trailer field: a token name, a colon, and a value without control characters but HTAB. */
+const TRAILER_FIELD = new RegExp(`^${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$`);
 
 export class ChunkedFramingError extends Error {
   override name = "ChunkedFramingError";
@@ -45,6 +53,8 @@ export class ChunkedDecoder {
         if (this.trailerBytes > MAX_TRAILERS) throw new ChunkedFramingError("chunked trailers larger than 16 KiB");
         const line = this.buf.toString("latin1", 0, eol);
         if (line.includes("\n") || line.includes("\r")) throw new ChunkedFramingError("bare CR or LF in chunked trailers");
+        // Dropped, but still a field (name, colon), as llhttp requires: anything else is not a trailer section.
+        if (eol > 0 && !TRAILER_FIELD.test(line)) throw new ChunkedFramingError("malformed chunked trailer field");
         this.buf = this.buf.subarray(eol + 2);
         if (eol === 0) {
           this.ended = true;

@@ -1,5 +1,5 @@
 // Incremental parser of a session daemon's HTTP/1.1 responses, for the proxy's own upstream client
-// (daemon-client.ts). The peer is our daemon on loopback, but the parser is still strict: anything it
+// (upstream-client.ts). The peer is our daemon on loopback, but the parser is still strict: anything it
 // cannot frame with certainty (conflicting lengths, obsolete line folding, a bad chunk size, an oversized
 // head) is an error, never a guess; the proxy then answers 502 and drops the connection.
 
@@ -12,7 +12,9 @@ export const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authentica
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/;
 const EMPTY = Buffer.alloc(0);
-const CONTROL = /[\0\r\n]/;
+const INTERIM_REFUSED = new Set(["content-length", "transfer-encoding", "connection"]);
+/** Control characters but HTAB: refused in header values, as llhttp refuses them. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 export class ResponseFramingError extends Error {
   override name = "ResponseFramingError";
@@ -42,6 +44,26 @@ const CLOSE = 3;
  * Feed it bytes as they arrive; it reports the head once, then body bytes (chunked encoding removed), then
  * the end. One parser per response: `rest()` hands over any bytes that follow the response.
  */
+/** One header line as [name, value without surrounding whitespace]; throws on anything not a field. */
+function headerLine(line: string): [string, string] {
+  const first = line.charCodeAt(0);
+  if (first === 32 || first === 9) throw new ResponseFramingError("obsolete line folding in a response header");
+  const colon = line.indexOf(":");
+  const name = line.slice(0, colon);
+  if (colon <= 0 || !TOKEN.test(name)) throw new ResponseFramingError("malformed response header");
+  // A bare CR or LF (the head was split on CRLF) or a NUL would split the header the proxy writes on.
+  if (CONTROL.test(line)) throw new ResponseFramingError("control characters in a response header value");
+  return [name, trimOws(line, colon + 1)];
+}
+
+/** The value from `from`, without leading and trailing spaces and tabs (only those: String.trim takes more). */
+function trimOws(line: string, from: number): string {
+  let end = line.length;
+  while (from < end && (line.charCodeAt(from) === 32 || line.charCodeAt(from) === 9)) from++;
+  while (end > from && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
+  return line.slice(from, end);
+}
+
 export class ResponseParser {
   private buf: Buffer = EMPTY;
   private headSeen = false;
@@ -88,11 +110,20 @@ export class ResponseParser {
       const lines = this.buf.toString("latin1", 0, at).split("\r\n");
       this.buf = this.buf.subarray(at + 4);
       const status = STATUS_LINE.exec(lines[0]!);
-      if (!status) throw new ResponseFramingError("malformed status line");
-      const code = Number(status[2]);
+      const code = Number(status?.[2]);
+      if (!status || code < 100) throw new ResponseFramingError("malformed status line");
       // Interim responses (100 Continue, 103 Early Hints) are not passed on; 101 would switch protocols.
       if (code === 101) throw new ResponseFramingError("the daemon switched protocols");
-      if (code < 200) continue;
+      if (code < 200) {
+        // HTTP/1.0 has no interim responses (llhttp would read one as closing the connection).
+        if (status[1] === "0") throw new ResponseFramingError("an interim response in HTTP/1.0");
+        // Not passed on, but checked like any head (llhttp checks them too); framing or connection headers
+        // on a response that has no body are refused, not weighed.
+        for (let i = 1; i < lines.length; i++) {
+          if (INTERIM_REFUSED.has(headerLine(lines[i]!)[0].toLowerCase())) throw new ResponseFramingError("framing headers on an interim response");
+        }
+        continue;
+      }
       this.headSeen = true;
       this.on.head(this.readHeaders(lines, code, status[3] ?? "", status[1] === "0"));
       return true;
@@ -105,23 +136,19 @@ export class ResponseParser {
     let transferEncoding: string | undefined;
     let connection: string[] | undefined;
     for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const first = line.charCodeAt(0);
-      if (first === 32 || first === 9) throw new ResponseFramingError("obsolete line folding in a response header");
-      const colon = line.indexOf(":");
-      const name = line.slice(0, colon);
-      if (colon <= 0 || !TOKEN.test(name)) throw new ResponseFramingError("malformed response header");
-      const value = line.slice(colon + 1).trim();
-      // A bare CR or LF (the head was split on CRLF) or a NUL would split the header the proxy writes on.
-      if (CONTROL.test(value)) throw new ResponseFramingError("control characters in a response header value");
+      const [name, value] = headerLine(lines[i]!);
       const lower = name.toLowerCase();
       if (HOP_BY_HOP.has(lower)) {
-        if (lower === "transfer-encoding") transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
-        else if (lower === "connection") (connection ??= []).push(...value.toLowerCase().split(",").map((s) => s.trim()));
+        if (lower === "transfer-encoding") {
+          // llhttp does not read "chunked<TAB>" as chunked: a tab in a framing header is refused, not guessed at.
+          if (lines[i]!.includes("\t")) throw new ResponseFramingError("a tab in Transfer-Encoding");
+          transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
+        } else if (lower === "connection") (connection ??= []).push(...value.toLowerCase().split(",").map((s) => s.trim()));
         continue;
       }
       if (lower === "content-length") {
-        if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) throw new ResponseFramingError("invalid or conflicting Content-Length");
+        // A repeated Content-Length is refused even with the same value, and a tab around it, as llhttp refuses them.
+        if (!/^\d{1,15}$/.test(value) || length >= 0 || lines[i]!.includes("\t")) throw new ResponseFramingError("invalid or repeated Content-Length");
         length = Number(value);
       }
       headers.push([name, value]);
@@ -131,9 +158,12 @@ export class ResponseParser {
       headers = headers.filter(([n]) => !named.has(n.toLowerCase()));
     }
     let reusable = http10 ? connection?.includes("keep-alive") === true : connection?.includes("close") !== true;
+    // RFC 9112 6.3: both at once "ought to be handled as an error" (llhttp refuses it too); passing the body
+    // on with the stale Content-Length would misframe it for the client.
+    if (transferEncoding !== undefined && length >= 0) throw new ResponseFramingError("both Transfer-Encoding and Content-Length in a response");
     if (this.method === "HEAD" || status === 204 || status === 304) this.mode = NONE;
     else if (transferEncoding !== undefined) {
-      // RFC 9112 6.3: Transfer-Encoding wins over Content-Length; a final coding other than chunked reads to close.
+      // A final coding other than chunked reads to close.
       const codings = transferEncoding.toLowerCase().split(",");
       if (codings[codings.length - 1]!.trim() === "chunked") {
         this.mode = CHUNKED;
@@ -143,7 +173,6 @@ export class ResponseParser {
         this.mode = CLOSE;
         reusable = false;
       }
-      if (length >= 0) reusable = false;
     } else if (length >= 0) {
       this.mode = LENGTH;
       this.left = length;

@@ -46,7 +46,7 @@ function splitAt(text: string, cuts: number[]): string[] {
   return pieces;
 }
 
-const BODY = "5\r\nhello\r\n1a;name=value;flag\r\nabcdefghijklmnopqrstuvwxyz\r\n3 \r\n\r\n\x00\r\n0\r\nX-Trailer: t\r\n\r\n";
+const BODY = "5\r\nhello\r\n1a;name=value;flag\r\nabcdefghijklmnopqrstuvwxyz\r\n3\r\n\r\n\x00\r\n0\r\nX-Trailer: t\r\n\r\n";
 const BODY_DATA = "hello" + "abcdefghijklmnopqrstuvwxyz" + "\r\n\x00";
 const NEXT = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n";
 
@@ -117,13 +117,27 @@ describe("decoding", () => {
 
 describe("extensions, trailers and what follows", () => {
   test("chunk extensions are accepted and never reach the data", () => {
-    const run = feed(['3;a=b;c="quoted ; value"\r\nabc\r\n2 ; x\r\nde\r\n0;last=1\r\n\r\n']);
+    const run = feed(['3;a=b;c="quoted ; value"\r\nabc\r\n2;x\r\nde\r\n0;last=1\r\n\r\n']);
     expect(run.data).toBe("abcde");
     expect(run.done).toBe(true);
   });
 
-  test("whitespace (space/tab) after the size is accepted", () => {
-    expect(feed(["3 \r\nabc\r\n3\t;x\r\ndef\r\n0\r\n\r\n"]).data).toBe("abcdef");
+  test("whitespace (space/tab) after the size is refused, as llhttp refuses it", () => {
+    expect(frames("3 \r\nabc\r\n0\r\n\r\n")).toBe("ChunkedFramingError");
+    expect(frames("3\t;x\r\nabc\r\n0\r\n\r\n")).toBe("ChunkedFramingError");
+    expect(frames("3 ;x\r\nabc\r\n0\r\n\r\n")).toBe("ChunkedFramingError");
+  });
+
+  test("a trailer line that is not a field (no name, no colon, a control character) is refused, as llhttp refuses it", () => {
+    expect(frames("0\r\nHTTP/1.1 200 OK\r\n\r\n")).toBe("ChunkedFramingError");
+    expect(frames("0\r\n: v\r\n\r\n")).toBe("ChunkedFramingError");
+    expect(frames("0\r\nX: a\x01b\r\n\r\n")).toBe("ChunkedFramingError");
+  });
+
+  test("chunk extensions must be tokens or quoted strings", () => {
+    expect(frames("3;a b\r\nabc\r\n0\r\n\r\n")).toBe("ChunkedFramingError");
+    expect(frames('3;a="unterminated\r\nabc\r\n0\r\n\r\n')).toBe("ChunkedFramingError");
+    expect(frames("3;=v\r\nabc\r\n0\r\n\r\n")).toBe("ChunkedFramingError");
   });
 
   test("trailer fields are read and dropped", () => {
@@ -134,8 +148,8 @@ describe("extensions, trailers and what follows", () => {
   test("the body ends only at an empty line, not at a short trailer line", () => {
     const out: Buffer[] = [];
     const decoder = new ChunkedDecoder((b) => out.push(b));
-    expect(decoder.push(bytes("0\r\nX\r\n"))).toBe(false);
-    expect(decoder.push(bytes("A\r\n"))).toBe(false);
+    expect(decoder.push(bytes("0\r\nX:\r\n"))).toBe(false);
+    expect(decoder.push(bytes("A:\r\n"))).toBe(false);
     expect(decoder.push(bytes(`\r\n${NEXT}`))).toBe(true);
     expect(decoder.rest().toString("latin1")).toBe(NEXT);
   });

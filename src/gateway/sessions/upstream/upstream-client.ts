@@ -20,7 +20,7 @@ const COALESCE_BODY = 16 * 1024;
 /** Methods sent again on a fresh connection when a reused one turns out closed before any answer. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
-export interface DaemonRequest {
+export interface UpstreamRequest {
   port: number;
   method: string;
   /** Path and query, already checked by the proxy. */
@@ -30,7 +30,7 @@ export interface DaemonRequest {
   body: Uint8Array | null;
 }
 
-export interface DaemonResponse {
+export interface UpstreamResponse {
   status: number;
   statusText: string;
   /** End-to-end headers in order, hop-by-hop ones removed. */
@@ -68,13 +68,13 @@ interface Conn {
 
 /** One request and its response on one pooled connection. */
 export class Exchange implements ParserEvents {
-  readonly response: Promise<DaemonResponse>;
+  readonly response: Promise<UpstreamResponse>;
   conn: Conn | undefined;
   /** Any response byte seen: after that, a failure is never retried. */
   answered = false;
   retried = false;
   readonly parser: ResponseParser;
-  private resolve!: (r: DaemonResponse) => void;
+  private resolve!: (r: UpstreamResponse) => void;
   private reject!: (e: Error) => void;
   private parsedHead: ResponseHead | undefined;
   private whole: Buffer[] | undefined = [];
@@ -84,8 +84,8 @@ export class Exchange implements ParserEvents {
   private onOver: (() => void) | undefined;
 
   constructor(
-    private readonly client: DaemonClient,
-    readonly request: DaemonRequest,
+    private readonly client: UpstreamClient,
+    readonly request: UpstreamRequest,
     readonly bytes: Uint8Array[],
   ) {
     this.response = new Promise((resolve, reject) => {
@@ -146,7 +146,7 @@ export class Exchange implements ParserEvents {
   private respond(): void {
     this.responded = true;
     const h = this.parsedHead!;
-    let body: DaemonResponse["body"];
+    let body: UpstreamResponse["body"];
     if (this.whole) {
       // The body ended within the bytes that carried the head (the usual small answer).
       const w = this.whole;
@@ -183,7 +183,7 @@ export class Exchange implements ParserEvents {
 
 const encode = (head: string) => Buffer.from(head, "latin1");
 
-export class DaemonClient {
+export class UpstreamClient {
   private readonly idle = new Map<number, Conn[]>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly idleMs: number;
@@ -200,7 +200,7 @@ export class DaemonClient {
   }
 
   /** Sends the request on an idle pooled connection or a new one; the exchange's `response` settles with the head. */
-  send(req: DaemonRequest): Exchange {
+  send(req: UpstreamRequest): Exchange {
     let head = `${req.method} ${req.target} HTTP/1.1\r\nHost: 127.0.0.1:${req.port}\r\n`;
     for (const [name, value] of req.headers) head += `${name}: ${value}\r\n`;
     const body = req.body && req.body.byteLength > 0 ? req.body : undefined;

@@ -1,11 +1,11 @@
-// The session proxy's own HTTP/1.1 client (src/gateway/sessions/upstream/daemon-client.ts) against raw TCP servers
+// The session proxy's own HTTP/1.1 client (src/gateway/sessions/upstream/upstream-client.ts) against raw TCP servers
 // that write exact bytes: framing (length, chunked, close-delimited, no body), interim responses,
 // hop-by-hop headers, keep-alive reuse and its stale-connection retry, refusals of unframeable answers,
 // aborts, and backpressure on a body nobody reads.
 // Responses are wrapped for the assertions: their header pairs as a Headers, and `finished` once the exchange is over.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
-import { DaemonClient, type DaemonResponse, type Exchange, UpstreamError } from "../../../../src/gateway/sessions/upstream/daemon-client.ts";
+import { UpstreamClient, type UpstreamResponse, type Exchange, UpstreamError } from "../../../../src/gateway/sessions/upstream/upstream-client.ts";
 
 interface Conn {
   received: string;
@@ -46,24 +46,24 @@ function rawServer(answer: (socket: Socket<Conn>, head: string, index: number) =
 }
 
 const servers: TCPSocketListener<Conn>[] = [];
-const clients: DaemonClient[] = [];
+const clients: UpstreamClient[] = [];
 afterEach(() => {
   for (const c of clients.splice(0)) c.close();
   for (const s of servers.splice(0)) s.stop(true);
 });
 
-function client(options?: { idleMs: number }): DaemonClient {
-  const c = new DaemonClient(options);
+function client(options?: { idleMs: number }): UpstreamClient {
+  const c = new UpstreamClient(options);
   clients.push(c);
   return c;
 }
 
-interface Answer extends Omit<DaemonResponse, "headers"> {
+interface Answer extends Omit<UpstreamResponse, "headers"> {
   headers: Headers;
   finished: Promise<void>;
 }
 
-function send(c: DaemonClient, port: number, method = "GET", body: Uint8Array | null = null): Exchange {
+function send(c: UpstreamClient, port: number, method = "GET", body: Uint8Array | null = null): Exchange {
   return c.send({ port, method, target: "/x?y=1", headers: [["authorization", "Bearer daemon-token"], ["x-custom", "v"]], body });
 }
 
@@ -72,7 +72,7 @@ async function answer(ex: Exchange): Promise<Answer> {
   return { ...res, headers: new Headers(res.headers), finished: new Promise<void>((r) => ex.whenOver(r)) };
 }
 
-const get = (c: DaemonClient, port: number, method = "GET", body: Uint8Array | null = null) => answer(send(c, port, method, body));
+const get = (c: UpstreamClient, port: number, method = "GET", body: Uint8Array | null = null) => answer(send(c, port, method, body));
 
 async function text(res: Answer): Promise<string> {
   if (res.body === null) return "";
@@ -172,6 +172,13 @@ describe("answers that cannot be framed are refused (EPROTO), never guessed", ()
     ["a bare LF inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\nSet-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n"],
     ["a bare CR inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\rSet-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n"],
     ["a NUL inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\u0000\r\nContent-Length: 0\r\n\r\n"],
+    // Found by the differential fuzz against llhttp (differential.test.ts): each is refused by llhttp too.
+    ["Transfer-Encoding and Content-Length together", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n2\r\nab\r\n0\r\n\r\n"],
+    ["a repeated Content-Length, even with the same value", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab"],
+    ["a tab after the Transfer-Encoding (llhttp would read to the close)", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\t\r\n\r\n2\r\nab\r\n0\r\n\r\n"],
+    ["a DEL inside a header value", "HTTP/1.1 200 OK\r\nX-A: 1\u007f\r\nContent-Length: 0\r\n\r\n"],
+    ["a Content-Length on an interim response", "HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"],
+    ["a status code below 100", "HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n"],
   ];
   for (const [name, wire] of bad) {
     test(name, async () => {

@@ -228,6 +228,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           contextTokens={store.contextTokens()}
           contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
           sessionState={s.sessionState}
+          costUsd={s.costUsd}
         />
       </Box>
     </>

@@ -65,6 +65,8 @@ export interface ViewState {
   lastUsage: Usage | null;
   /** Tokens used since the session started (input + output of every message). */
   totalTokens: number;
+  /** USD of the session's priced messages (the daemon's `cost_usd`); null until one is priced. */
+  costUsd: number | null;
   queue: QueuedInput[];
   pending: Interrogative[];
   progress: string | null;
@@ -88,6 +90,7 @@ export function emptyViewState(): ViewState {
     catalogRevision: null,
     lastUsage: null,
     totalTokens: 0,
+    costUsd: null,
     queue: [],
     pending: [],
     progress: null,
@@ -217,6 +220,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
       case "assistant_message_completed":
         state.lastUsage = r.usage;
         state.totalTokens += r.usage.input_tokens + r.usage.output_tokens;
+        if (r.cost_usd !== undefined) state.costUsd = (state.costUsd ?? 0) + r.cost_usd;
         break;
       case "tool_call_started": {
         const i = toolBlock(r.part_id, r.call_id, r.seq, (id) => ({ kind: "tool", id, callId: r.call_id, name: r.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false }));

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from "../providers/clock.ts";
 import type { ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
+import { messageCost } from "../providers/cost.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
 import { useRunningLocalServer, wantsLocalServer } from "../providers/local-detect.ts";
@@ -334,6 +335,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       inbox: notifications,
       tracer: telemetry.tracer,
       compaction: compactionSettings(loaded, warnings),
+      costOf: messageCost(loaded, opts.env),
     },
     gate,
     interactive: opts.interactive,

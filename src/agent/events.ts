@@ -69,7 +69,8 @@ export type EngineEvent =
   /** A part dropped from the message: an unfinished one when its attempt broke, or a tool call of a broken
    *  attempt (the retry starts from the text kept so far, and the model may issue the call again). */
   | { type: "part_discarded"; message_id: string; part_id: string }
-  | { type: "assistant_message_completed"; message_id: string; usage: Usage; stop_reason: StopReason | null }
+  /** `cost_usd`: the usage at the model's models.dev price; absent when the model has none. */
+  | { type: "assistant_message_completed"; message_id: string; usage: Usage; stop_reason: StopReason | null; cost_usd?: number }
   /**
    * `call_id` is the provider's and may repeat within a session (some servers send `call_1` every time);
    * `part_id` is the call's tool_call part, unique in the session: clients key a call by it. Records of

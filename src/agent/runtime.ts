@@ -3,6 +3,7 @@
 import type { ResolvedModel } from "../config/models.ts";
 import type { ProviderCallOptions } from "../providers/call.ts";
 import type { Clock } from "../providers/clock.ts";
+import type { Usage } from "../providers/events.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import type { RetrySettings } from "../providers/settings.ts";
@@ -41,6 +42,8 @@ export interface AgentRuntime {
   inbox?: { take(turnStart: boolean): UserMessage[] };
   /** Spans for turns and tool calls (src/telemetry); absent: none. */
   tracer?: Tracer;
+  /** A message's usage at its model's models.dev price in USD (src/providers/cost.ts); null: no price. */
+  costOf?(modelKey: string, usage: Usage): number | null;
   /** Who summarizes when the context fills up, retries, whether /clear is allowed. */
   compaction: CompactionSettings;
 }

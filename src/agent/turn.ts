@@ -171,7 +171,9 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
     else if (caught instanceof ProviderError) error = { code: caught.kind, message: caught.message, status: caught.status };
     else error = { code: "engine", message: (caught as Error)?.message ?? String(caught) };
   }
-  rt.emit({ type: "assistant_message_completed", message_id: messageId, usage: stream.usage, stop_reason: stream.stopReason });
+  const usd = rt.costOf?.(rt.model.key, stream.usage) ?? null;
+  const cost = usd === null ? {} : { cost_usd: usd };
+  rt.emit({ type: "assistant_message_completed", message_id: messageId, usage: stream.usage, stop_reason: stream.stopReason, ...cost });
   if (error) {
     // Completed tool calls of an interrupted or failed message still need results for a consistent history.
     const calls = stream.toolCalls();

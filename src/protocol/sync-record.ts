@@ -41,7 +41,12 @@ export const RecordBodyVariants = [
   variant("part_delta", "Streaming text, reasoning or tool-call argument JSON; consecutive deltas of one part may be coalesced.", { message_id: S, part_id: S, delta: S }),
   variant("part_completed", "The final state of a part (always sent).", { message_id: S, part: AssistantPartSchema }),
   variant("part_discarded", "A part dropped from its message (an attempt broke and is retried).", { message_id: S, part_id: S }),
-  variant("assistant_message_completed", "An assistant message ended.", { message_id: S, usage: UsageSchema, stop_reason: Type.Union([StopReasonSchema, Type.Null()]) }),
+  variant("assistant_message_completed", "An assistant message ended.", {
+    message_id: S,
+    usage: UsageSchema,
+    stop_reason: Type.Union([StopReasonSchema, Type.Null()]),
+    cost_usd: Type.Optional(Type.Number({ minimum: 0, description: "The usage priced at the model's models.dev rates (USD); absent for models without a price and from older daemons." })),
+  }),
   variant("tool_call_started", "A tool began running.", {
     turn_id: S,
     call_id: Type.String({ description: "The provider's call id: it may repeat within a session (some servers reuse `call_1`)." }),

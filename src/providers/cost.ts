@@ -25,6 +25,16 @@ export function modelPrice(loaded: Pick<LoadedConfig, "models" | "config">, mode
   return modelCatalog(dataRoot(env)).models(entry).find((m) => m.provider_name === model.provider_name)?.cost ?? null;
 }
 
+/** Prices one message's usage by model key (prices looked up once per model); null: no known price. */
+export function messageCost(loaded: Pick<LoadedConfig, "models" | "config">, env: Record<string, string | undefined>): (modelKey: string, u: Usage) => number | null {
+  const prices = new Map<string, Price | null>();
+  return (modelKey, u) => {
+    if (!prices.has(modelKey)) prices.set(modelKey, modelPrice(loaded, modelKey, env));
+    const p = prices.get(modelKey)!;
+    return p ? Math.round(usageCostUsd(u, p) * 1e9) / 1e9 : null;
+  };
+}
+
 export interface SessionCost {
   /** Sum over the priced messages; null when none had a price. */
   usd: number | null;

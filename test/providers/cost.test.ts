@@ -1,7 +1,7 @@
 // The session cost figure: usage priced at the models.dev rates of the model that produced it.
 import { describe, expect, test } from "bun:test";
 import { catalogProvider } from "../../src/providers/catalog.ts";
-import { modelPrice, sessionCost, usageCostUsd } from "../../src/providers/cost.ts";
+import { messageCost, modelPrice, sessionCost, usageCostUsd } from "../../src/providers/cost.ts";
 import { modelCatalog } from "../../src/providers/model-catalog.ts";
 import { configEnv } from "../helpers/config-env.ts";
 
@@ -33,5 +33,15 @@ describe("cost", () => {
     );
     expect(cost).toEqual({ usd: snapshot.input + snapshot.output, priced_messages: 2, unpriced_messages: 1 });
     expect(sessionCost([{ model: "local/m", usage: u(5, 5) }], () => null)).toEqual({ usd: null, priced_messages: 0, unpriced_messages: 1 });
+  });
+
+  test("one message's cost, as the daemon records it with assistant_message_completed: null without a price", () => {
+    const c = configEnv();
+    const env = { ...c.env, ANTHROPIC_API_KEY: "k" };
+    const loaded = c.load({ env });
+    const costOf = messageCost(loaded, env);
+    const price = modelPrice(loaded, "anthropic/claude-sonnet-5", env)!;
+    expect(costOf("anthropic/claude-sonnet-5", u(1_000_000, 1_000_000))).toBeCloseTo(price.input + price.output, 9);
+    expect(costOf("nowhere/model", u(5, 5))).toBeNull();
   });
 });

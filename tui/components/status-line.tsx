@@ -49,6 +49,14 @@ export interface StatusProps {
   contextTokens: number | null;
   contextWindow: number | undefined;
   sessionState: string;
+  /** What the session's priced messages cost (USD); null: nothing priced, nothing shown. */
+  costUsd?: number | null;
+}
+
+/** The session's cost: cents from one cent up, "<$0.01" below (a figure of $0.00 would read as free). */
+export function formatCost(usd: number): string {
+  if (usd > 0 && usd < 0.005) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
 }
 
 /** Fetch errors run on with advice for developers; the first sentence says what happened. */
@@ -100,6 +108,7 @@ export function StatusLine(props: StatusProps): ReactNode {
           </>
         ) : null}
         <Text dimColor>{contextMeter(props.contextTokens, props.contextWindow)}</Text>
+        {props.costUsd != null ? <Text dimColor>{` · ${formatCost(props.costUsd)}`}</Text> : null}
       </Text>
     </Box>
   );

@@ -9,9 +9,13 @@
 //     to a WAL SQLite store with the daemon's pragmas, in as many transactions as the daemon used.
 //     Target within 1.5x.
 //   - how the client was served while the answer streamed: the longest gap between its reads.
-// Run: bun run bench/long-answer.ts [--words 100000] [--binary] [--prof DIR] (--binary: dist/agent instead of
-// the sources; --prof: the daemon's CPU profile, as markdown, in DIR)
+// Then (issue 26 item 4) a client that opens /events and never reads while more answers stream, past the
+// 16 MiB a live subscriber may fall behind: the daemon must send it reset_required and keep its RSS bounded.
+// Run: bun run bench/long-answer.ts [--words 100000] [--binary] [--prof DIR] [--no-stalled-client] (--binary: dist/agent instead of
+// the sources; --prof: the daemon's CPU profile, as markdown, in DIR; --no-stalled-client: the second part
+// without the client that never reads, as a control of its RSS)
 import { Database } from "bun:sqlite";
+import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -195,6 +199,7 @@ try {
   line(peak < 150, "long answer: peak RSS < 150 MB");
   line(elapsed / reference <= 1.5, "long answer: time within 1.5x of SQLite alone");
   line(answerChars > 0, "long answer: the whole answer was journaled");
+  await stalledReader(snap.daemon_epoch);
 } finally {
   daemon.kill("SIGTERM");
   await daemon.exited;
@@ -202,6 +207,54 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 process.exit(0);
+
+/**
+ * Issue 26 item 4 at the process level: a client opens /events and never reads while answers stream
+ * (more than the 16 MiB a live subscriber may fall behind). The daemon must end that stream with
+ * `reset_required` and its RSS must not follow the unread bytes.
+ */
+async function stalledReader(epoch: string): Promise<void> {
+  const snap = (await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>;
+  const received: Buffer[] = [];
+  const socket = connect(ready.port, "127.0.0.1");
+  socket.on("data", (b: Buffer) => received.push(b));
+  if (!process.argv.includes("--no-stalled-client")) socket.write(`GET /events?after=${encodeURIComponent(snap.cursor)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  await Bun.sleep(100);
+  socket.pause();
+  const start = kb(ready.pid, "VmRSS") / 1024;
+  let maxRss = start;
+  const from = Number(snap.seq);
+  let journaled = 0;
+  let turns = 0;
+  while (journaled < 24 * 1024 * 1024 && turns < 40) {
+    const window = ((await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>).operation_window.window;
+    const res = await fetch(`${url}/prompt`, { method: "POST", headers, body: JSON.stringify({ text: `again ${turns}`, operation_context: { daemon_epoch: epoch, window, operation: crypto.randomUUID() } }) });
+    if (res.status !== 202) throw new Error(`POST /prompt answered ${res.status}`);
+    turns++;
+    for (;;) {
+      await Bun.sleep(50);
+      maxRss = Math.max(maxRss, kb(ready.pid, "VmRSS") / 1024);
+      const sync = (await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>;
+      if (!sync.turn?.busy) break;
+    }
+    const store = new Database(join(sessionDir, "store", "session.sqlite"), { readonly: true });
+    journaled = (store.query("SELECT coalesce(sum(length(body)), 0) AS n FROM records WHERE seq > ?1").get(from) as { n: number }).n;
+    store.close();
+  }
+  socket.resume();
+  let text = "";
+  for (let i = 0; i < 200 && !text.includes("event: reset"); i++) {
+    await Bun.sleep(50);
+    text = Buffer.concat(received).toString("latin1");
+  }
+  socket.destroy();
+  const reset = /event: reset\ndata: (.*)\n/.exec(text);
+  console.log(
+    `never-reading client: ${turns} answers journaled ${(journaled / 1e6).toFixed(1)} MB after it connected; ${reset ? `reset sent (${JSON.parse(reset[1]!).code}) after ${(text.indexOf("event: reset") / 1e6).toFixed(1)} MB of stream` : "no reset"}; daemon RSS ${start.toFixed(1)} -> highest ${maxRss.toFixed(1)} MB`,
+  );
+  if (!process.argv.includes("--no-stalled-client")) line(reset !== null && JSON.parse(reset[1]!).code === "reset_required", "never-reading client: sent reset_required");
+  // The answers alone grow the engine's conversation (and RSS): compare with a run with --no-stalled-client.
+}
 
 function sourceRevision(): number {
   const store = new Database(join(sessionDir, "store", "session.sqlite"), { readonly: true });

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { READ_ONLY_TOOLS } from "../../src/agent/context/facets.ts";
 import { unansweredCalls } from "../../src/agent/conversation.ts";
-import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { framesFor, startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
 import { makeProject, startSession, waitFor } from "./harness.ts";
 
@@ -26,6 +26,20 @@ models:
 defaults: { full: m }
 default_permission_matcher: bypass
 ${extra}`;
+}
+
+/** The ids of the tool calls in a request's history, as each dialect writes them. */
+function toolCallIds(dialect: Dialect, body: any): string[] {
+  if (dialect === "a_messages") return body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_use").map((b: any) => b.id);
+  if (dialect === "b_chat_completions") return body.messages.flatMap((m: any) => m.tool_calls ?? []).map((c: any) => c.id);
+  return body.input.filter((i: any) => i.type === "function_call").map((i: any) => i.call_id);
+}
+
+/** The call ids the request's tool results answer. */
+function toolResultIds(dialect: Dialect, body: any): string[] {
+  if (dialect === "a_messages") return body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result").map((b: any) => b.tool_use_id);
+  if (dialect === "b_chat_completions") return body.messages.filter((m: any) => m.role === "tool").map((m: any) => m.tool_call_id);
+  return body.input.filter((i: any) => i.type === "function_call_output").map((i: any) => i.call_id);
 }
 
 function systemText(dialect: Dialect, body: any): string {
@@ -68,6 +82,35 @@ describe.each(DIALECTS)("%s", (dialect) => {
     expect(done.usage.output_tokens).toBe(40);
     // The tools were offered with their JSON schemas.
     expect(JSON.stringify(fake.requests[0]!.body)).toContain('"edit"');
+  });
+
+  test("a stream that fails after a tool call: the next request carries a result for that call", async () => {
+    const turn = { text: "Reading.", tool_calls: [{ id: "call_9", name: "read", arguments: JSON.stringify({ path: "a.txt" }) }] };
+    const frames = framesFor(dialect, turn);
+    // Cut after the frame that completes the call, before the end of the message (no retry: it fails at once).
+    const last = frames.findLastIndex((f) => f.includes("content_block_stop") || f.includes("response.output_item.done") || f.includes('"finish_reason":"tool_calls"'));
+    const fake = startProviderFake(dialect, [
+      { kind: "frames", frames, cutAfter: last + 1 },
+      { kind: "turn", turn: { text: "Carrying on." } },
+    ]);
+    fakes.push(fake);
+    const p = makeProject(fakeConfig(dialect, fake, "daemon: { retry: { max_retries: 0 } }\n"), { "a.txt": "a\n" });
+    const r = await startSession(p);
+    r.session.submit({ text: "read it" });
+    await r.session.idle();
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["error"]);
+    // Messages and Responses close the call in the stream: it is answered as not run (never run). Chat
+    // Completions closes calls only at the stream's end, so its cut call is dropped whole, call and all.
+    const kept = dialect === "b_chat_completions" ? [] : ["call_9"];
+    r.session.submit({ text: "go on" });
+    await r.session.idle();
+    expect(fake.requests).toHaveLength(2);
+    const next = fake.requests[1]!.body;
+    expect(toolCallIds(dialect, next)).toEqual(kept);
+    expect(toolResultIds(dialect, next)).toEqual(kept);
+    expect(fake.violations).toEqual([]);
+    expect(r.of("tool_call_completed").map((e) => [e.result.call_id, e.result.status])).toEqual(kept.map((id) => [id, "cancelled"]));
+    expect(r.of("turn_completed").map((e) => e.stop_reason)).toEqual(["error", "end_turn"]);
   });
 
   test("interrupt mid-stream keeps the streamed text, and the next prompt works", async () => {

@@ -1,6 +1,7 @@
 // A manual timer for the streams' silence deadline: time moves only when a test advances it, so a 35 s
 // deadline is tested without waiting 35 s (and without timing assertions).
 import type { SilenceTimers } from "../../src/client/daemon-sse.ts";
+import { StepCap } from "../fakes/step-cap.ts";
 
 export class ManualTimers implements SilenceTimers {
   now = 0;
@@ -8,8 +9,10 @@ export class ManualTimers implements SilenceTimers {
   armed = 0;
   private nextId = 1;
   private readonly pending = new Map<number, { fire: () => void; at: number }>();
+  private readonly cap = new StepCap("ManualTimers");
 
   set(fire: () => void, ms: number): unknown {
+    this.cap.step();
     const id = this.nextId++;
     this.pending.set(id, { fire, at: this.now + ms });
     this.armed++;
@@ -26,6 +29,7 @@ export class ManualTimers implements SilenceTimers {
   }
 
   advance(ms: number): void {
+    this.cap.step();
     this.now += ms;
     for (const [id, timer] of [...this.pending]) {
       if (timer.at > this.now) continue;

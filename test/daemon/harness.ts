@@ -7,6 +7,7 @@ import type { DaemonLimits } from "../../src/daemon/limits.ts";
 import { startDaemon, type RunningDaemon } from "../../src/daemon/serve.ts";
 import type { CatalogSource } from "../../src/daemon/catalog.ts";
 import { FakeEngine, type FakeEngineOptions } from "./fake-engine.ts";
+import { StepCap } from "../fakes/step-cap.ts";
 
 export const TOKEN = "dmn_test-token-0123456789abcdefghijklmnopqrstuvwxyz";
 
@@ -17,7 +18,14 @@ export interface TestClock {
 
 export function testClock(start = Date.parse("2026-01-01T00:00:00Z")): TestClock {
   let t = start;
-  return { now: () => t, advance: (ms) => void (t += ms) };
+  const cap = new StepCap("testClock");
+  return {
+    now: () => t,
+    advance: (ms) => {
+      cap.step();
+      t += ms;
+    },
+  };
 }
 
 export interface Harness {

@@ -1,5 +1,6 @@
 // A manual clock: time moves only when a test calls advance(); sleepers wake in deadline order.
 import type { Clock } from "../../src/providers/clock.ts";
+import { StepCap } from "./step-cap.ts";
 
 interface Sleeper {
   at: number;
@@ -12,9 +13,11 @@ export class FakeClock implements Clock {
   private waiters: (() => void)[] = [];
   /** Every sleep duration requested, in order (retry delays, stall timers). */
   readonly sleeps: number[] = [];
+  private readonly cap: StepCap;
 
-  constructor(start = 1_750_000_000_000) {
+  constructor(start = 1_750_000_000_000, maxSteps?: number) {
     this.t = start;
+    this.cap = new StepCap("FakeClock", maxSteps);
   }
 
   now(): number {
@@ -22,6 +25,7 @@ export class FakeClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.cap.step();
     this.sleeps.push(ms);
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
@@ -51,6 +55,7 @@ export class FakeClock implements Clock {
   }
 
   advance(ms: number): void {
+    this.cap.step();
     this.t += ms;
     const due = this.sleepers.filter((s) => s.at <= this.t).sort((a, b) => a.at - b.at);
     this.sleepers = this.sleepers.filter((s) => s.at > this.t);
@@ -61,12 +66,19 @@ export class FakeClock implements Clock {
 /** A clock whose sleeps complete at once and move time forward: for retry loops run to the end. */
 export class InstantClock implements Clock {
   readonly sleeps: number[] = [];
-  constructor(private t = 1_750_000_000_000) {}
+  private readonly cap: StepCap;
+  constructor(
+    private t = 1_750_000_000_000,
+    maxSteps?: number,
+  ) {
+    this.cap = new StepCap("InstantClock", maxSteps);
+  }
   now(): number {
     return this.t;
   }
   async sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw signal.reason;
+    this.cap.step();
     this.sleeps.push(ms);
     this.t += ms;
   }

@@ -4,6 +4,7 @@ import type { StreamEvent } from "../../src/providers/events.ts";
 import { RATE_LIMIT_SCHEDULE_MS, planRetry, streamWithRetry } from "../../src/providers/retry.ts";
 import { DEFAULT_RETRY } from "../../src/providers/settings.ts";
 import { InstantClock } from "../fakes/fake-clock.ts";
+import { RunawayLoopError } from "../fakes/step-cap.ts";
 
 const err = (init: Partial<ProviderErrorInit> & Pick<ProviderErrorInit, "kind">) => new ProviderError({ message: "x", ...init });
 const zero = { general: 0, rateLimit: 0 };
@@ -44,6 +45,16 @@ describe("planRetry", () => {
       const plans = [0, 1, 2, 3, 4, 5, 6].map((n) => planRetry(err({ kind: "rate_limited", status: 429 }), s, { general: 0, rateLimit: n }, noJitter));
       expect(plans.map((p) => (p.retry ? p.delayMs : null))).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 960_000, null]);
     }
+  });
+
+  test("the retry limit: retries while fewer than max_retries were made, never at or past it", () => {
+    for (const max of [1, 3, 5]) {
+      const s = { ...DEFAULT_RETRY, max_retries: max };
+      const plans = Array.from({ length: max + 2 }, (_, general) => planRetry(err({ kind: "server", status: 500 }), s, { general, rateLimit: 0 }, noJitter).retry);
+      expect({ max, plans }).toEqual({ max, plans: [...Array(max).fill(true), false, false] });
+    }
+    // A provider hint does not lift the limit.
+    expect(planRetry(err({ kind: "overloaded", status: 529, retryAfterMs: 1000 }), { ...DEFAULT_RETRY, max_retries: 2 }, { general: 2, rateLimit: 0 }, noJitter).retry).toBe(false);
   });
 
   test("max_retries 0 disables every retry, rate limits included", () => {
@@ -101,6 +112,36 @@ describe("streamWithRetry", () => {
     expect(e.code).toBe("api_error");
     expect(calls).toBe(3);
     expect(clock.sleeps).toEqual([1000, 2000]);
+  });
+
+  test("a provider that always fails is called max_retries + 1 times, then the error surfaces", async () => {
+    for (const max of [1, 4]) {
+      const clock = new InstantClock();
+      let calls = 0;
+      const error = await (async () => {
+        for await (const _ of streamWithRetry({
+          settings: { ...DEFAULT_RETRY, max_retries: max },
+          clock,
+          random: noJitter,
+          attempt: async function* () {
+            calls++;
+            throw err({ kind: "overloaded", status: 529, code: "overloaded_error" });
+          },
+        }));
+      })().catch((x) => x);
+      expect({ max, calls, sleeps: clock.sleeps.length, code: error.code }).toEqual({ max, calls: max + 1, sleeps: max, code: "overloaded_error" });
+    }
+  });
+
+  test("a loop that never stops sleeping fails fast on the fake clock's step cap instead of hanging the suite", async () => {
+    const clock = new InstantClock(0, 50);
+    const runaway = async () => {
+      for (;;) await clock.sleep(1);
+    };
+    const error = await runaway().catch((x) => x);
+    expect(error).toBeInstanceOf(RunawayLoopError);
+    expect(error.message).toContain("more than 50 steps");
+    expect(clock.sleeps.length).toBe(50);
   });
 
   test("partial content from a failed attempt is handed to the next attempt", async () => {

@@ -26,7 +26,13 @@ const auth = { Authorization: `Bearer ${TOKEN}` };
 async function start(p: { root: string; env: Record<string, string> }, configFile: string) {
   const { engineFactory, reload } = configuredEngine(p.env, false, { configFile });
   running = await startDaemon({ sessionDir: tempSessionDir(), project: p.root, credential: TOKEN, engineFactory, reloadCatalog: reload, limits: { heartbeatMs: 0 } });
-  const state = (await (await fetch(`${running.url}/daemon-state`, { headers: auth })).json()) as { mcp_servers: { name: string; state: string }[] };
+  // Tool servers connect in the background (decisions-mcp 21): wait until none is still connecting.
+  let state: { mcp_servers: { name: string; state: string }[] };
+  for (let i = 0; ; i++) {
+    state = (await (await fetch(`${running.url}/daemon-state`, { headers: auth })).json()) as typeof state;
+    if (!state.mcp_servers.some((s) => s.state === "connecting") || i >= 200) break;
+    await Bun.sleep(100);
+  }
   const snap = (await (await fetch(`${running.url}/sync`, { headers: auth })).json()) as { origin_cursor: string; seq: string };
   const res = await fetch(`${running.url}/events?after=${encodeURIComponent(snap.origin_cursor)}`, { headers: auth });
   const reader = res.body!.getReader();

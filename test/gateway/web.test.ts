@@ -132,6 +132,31 @@ describe("CSRF and cross-site protection", () => {
     expect(loginForged.status).toBe(403);
   });
 
+  test("a token of the right length but the wrong content is refused, on the session's forms and on the login form", async () => {
+    gw = await startTestGateway();
+    await addUser(gw, "ada", "correct horse battery");
+    const web = new WebClient(gw.url);
+    await web.login("ada", "correct horse battery");
+    const { csrf } = await web.dashboard();
+    // The same length, one character changed (first, middle, last), and another session's token.
+    const flip = (t: string, i: number) => t.slice(0, i) + (t[i] === "A" ? "B" : "A") + t.slice(i + 1);
+    const other = new WebClient(gw.url);
+    await other.login("ada", "correct horse battery");
+    const othersCsrf = (await other.dashboard()).csrf;
+    expect(othersCsrf).not.toBe(csrf);
+    for (const forged of [flip(csrf, 0), flip(csrf, csrf.length >> 1), flip(csrf, csrf.length - 1), othersCsrf]) {
+      expect(forged.length).toBe(csrf.length);
+      expect({ forged, status: (await web.post("/tokens", { csrf: forged, label: "evil" })).status }).toEqual({ forged, status: 403 });
+    }
+    expect(gw.ctx.pats.list(gw.ctx.principals.get("ada").id)).toEqual([]);
+    expect((await web.post("/tokens", { csrf, label: "mine" })).status).toBe(303);
+    const login = new WebClient(gw.url);
+    const page = await (await login.get("/login")).text();
+    const loginCsrf = WebClient.csrf(page);
+    const forgedLogin = await login.post("/login", { csrf: flip(loginCsrf, loginCsrf.length - 1), username: "ada", password: "correct horse battery" });
+    expect(forgedLogin.status).toBe(403);
+  });
+
   test("pages forbid framing and load no third-party assets", async () => {
     gw = await startTestGateway();
     const res = await new WebClient(gw.url).get("/login");

@@ -147,7 +147,45 @@ function checkMcp(config: AppConfig, out: ProblemList): void {
           if (!ok) out.error([...path, "auth", "redirect", "uri"], `'${redirect.uri}' must be an HTTPS URL or a loopback http:// URL`);
         }
       }
+      if (server.auth?.type === "client-credentials" || server.auth?.type === "cross-app-access") checkMachineAuth(server.auth, [...path, "auth"], out);
     }
+  }
+}
+
+type MachineAuth = Extract<NonNullable<Extract<NonNullable<AppConfig["mcp_servers"]>[string], { transport: "http" }>["auth"]>, { type: "client-credentials" | "cross-app-access" }>;
+
+/** Exactly one way to authenticate each client; secret files are absolute or under ~ (no working-directory guesses). */
+function checkMachineAuth(auth: MachineAuth, path: (string | number)[], out: ProblemList): void {
+  const exactlyOne = (where: (string | number)[], keys: string[], present: (string | undefined)[], what: string) => {
+    const set = keys.filter((_, i) => present[i] !== undefined);
+    if (set.length !== 1) out.error(where, set.length === 0 ? `needs ${what}` : `sets ${set.join(" and ")}; only one may be set`, { allowed: keys.join(" or ") });
+  };
+  if (auth.type === "client-credentials") {
+    exactlyOne(path, ["client_secret", "client_secret_file", "private_key", "private_key_file"], [auth.client_secret, auth.client_secret_file, auth.private_key, auth.private_key_file], "a client secret (client_secret_basic) or a private key (private_key_jwt)");
+    if (auth.signing_algorithm !== undefined && auth.private_key === undefined && auth.private_key_file === undefined) {
+      out.warn([...path, "signing_algorithm"], "is only used with private_key or private_key_file; ignored");
+    }
+    if (auth.authorization_server !== undefined && urlProblem(auth.authorization_server, ["http:", "https:"])) {
+      out.error([...path, "authorization_server"], `'${auth.authorization_server}' is not an http(s) URL`);
+    }
+  } else {
+    exactlyOne(path, ["client_secret", "client_secret_file"], [auth.client_secret, auth.client_secret_file], "the client's secret at the tool server's authorization server");
+    exactlyOne([...path, "idp"], ["id_token", "id_token_file"], [auth.idp.id_token, auth.idp.id_token_file], "the user's ID token from the identity provider");
+    if (auth.idp.client_secret !== undefined && auth.idp.client_secret_file !== undefined) out.error([...path, "idp"], "sets client_secret and client_secret_file; only one may be set");
+    if (urlProblem(auth.idp.token_endpoint, ["http:", "https:"])) out.error([...path, "idp", "token_endpoint"], `'${auth.idp.token_endpoint}' is not an http(s) URL`);
+  }
+  const files: [(string | number)[], string | undefined][] = [
+    [[...path, "client_secret_file"], auth.client_secret_file],
+    ...(auth.type === "client-credentials" ? [[[...path, "private_key_file"], auth.private_key_file] as [(string | number)[], string | undefined]] : []),
+    ...(auth.type === "cross-app-access"
+      ? ([
+          [[...path, "idp", "client_secret_file"], auth.idp.client_secret_file],
+          [[...path, "idp", "id_token_file"], auth.idp.id_token_file],
+        ] as [(string | number)[], string | undefined][])
+      : []),
+  ];
+  for (const [where, file] of files) {
+    if (file !== undefined && !file.startsWith("/") && !file.startsWith("~/")) out.error(where, `'${file}' is relative; secret files are named by an absolute path or ~/...`);
   }
 }
 

@@ -3,6 +3,7 @@
 // an expired session.
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isLoopbackHttp, startCallbackListener, type CallbackListener } from "./oauth-callback.ts";
+import { isMachineAuth, McpMachineAuthProvider } from "./oauth-machine.ts";
 import { McpOAuthProvider } from "./oauth-provider.ts";
 import { OAuthCredentialStore } from "./oauth-store.ts";
 import type { McpClock, McpServerConfig } from "./types.ts";
@@ -12,6 +13,8 @@ export type HttpServerConfig = Extract<McpServerConfig, { transport: "http" }>;
 /** The OAuth side of one HTTP server: its provider and, while an authorization may happen, a listener. */
 export class HttpAuth {
   readonly provider?: McpOAuthProvider;
+  /** Client credentials or cross-app access: tokens without a user at a browser. */
+  readonly machine?: McpMachineAuthProvider;
   private listener?: CallbackListener;
 
   constructor(
@@ -23,6 +26,8 @@ export class HttpAuth {
     if (config.auth?.type === "oauth") {
       const store = new OAuthCredentialStore(dataRoot, config.auth_key_name ?? name, config.url);
       this.provider = new McpOAuthProvider(config.auth, store, clock, () => this.redirectUri());
+    } else if (isMachineAuth(config.auth)) {
+      this.machine = new McpMachineAuthProvider(config.auth, clock);
     }
   }
 
@@ -34,6 +39,11 @@ export class HttpAuth {
     if (tokens) values.push(tokens.access_token, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
     const registration = this.config.auth?.type === "oauth" ? this.config.auth.registration : undefined;
     if (registration?.type === "pre-registered" && registration.client_secret) values.push(registration.client_secret);
+    const auth = this.config.auth;
+    if (isMachineAuth(auth)) {
+      for (const v of [auth.client_secret, auth.type === "client-credentials" ? auth.private_key : auth.idp.client_secret, auth.type === "cross-app-access" ? auth.idp.id_token : undefined]) if (v) values.push(v);
+    }
+    if (this.machine) values.push(...this.machine.readSecrets);
     return values;
   }
 
@@ -71,7 +81,7 @@ export class HttpAuth {
     }
     return new StreamableHTTPClientTransport(new URL(this.config.url), {
       requestInit: { headers },
-      ...(this.provider ? { authProvider: this.provider } : {}),
+      ...(this.provider || this.machine ? { authProvider: this.provider ?? this.machine } : {}),
     });
   }
 }

@@ -34,14 +34,13 @@ const PASSING = [
   "auth/resource-mismatch",
   "auth/offline-access-scope",
   "auth/offline-access-not-supported",
+  "auth/client-credentials-jwt",
+  "auth/client-credentials-basic",
+  "auth/cross-app-access-complete-flow",
 ];
 
-/** Scenarios that do not apply, with the reason (docs/mcp.md "Conformance"). */
-const NOT_APPLICABLE: Record<string, string> = {
-  "auth/client-credentials-jwt": "extension (SEP-1046): the config has no client-credentials grant; a user authorizes every remote server",
-  "auth/client-credentials-basic": "extension (SEP-1046): the config has no client-credentials grant",
-  "auth/cross-app-access-complete-flow": "extension: the config has no enterprise identity provider to exchange a token with",
-};
+/** Scenarios that do not apply, with the reason (docs/mcp.md "Conformance"). None today. */
+const NOT_APPLICABLE: Record<string, string> = {};
 
 const results = new Map<string, { passed: number; failed: number }>();
 let output = "";

@@ -41,6 +41,41 @@ export const McpRemoteAuth = Type.Union(
       registration: Type.Optional(McpRegistration),
       redirect: Type.Optional(McpRedirect),
     }),
+    Type.Object(
+      {
+        type: Type.Literal("client-credentials"),
+        client_id: Type.String({ minLength: 1 }),
+        client_secret: Type.Optional(Type.String({ minLength: 1, description: "Secret for client_secret_basic (or _post when the server takes only that); use ${VAR}." })),
+        client_secret_file: Type.Optional(Type.String({ minLength: 1, description: "File holding the secret (absolute or ~/...), read at each connection." })),
+        private_key_file: Type.Optional(Type.String({ minLength: 1, description: "PKCS#8 PEM private key for private_key_jwt (absolute or ~/...)." })),
+        private_key: Type.Optional(Type.String({ minLength: 1, description: "The PEM private key itself for private_key_jwt; use ${VAR}." })),
+        signing_algorithm: Type.Optional(Type.String({ minLength: 1, description: "JWS algorithm of the client assertion (RS256, ES256, ...); default RS256." })),
+        scopes: Type.Optional(StringList("Scopes to request; omitted lets the server choose.")),
+        authorization_server: Type.Optional(Type.String({ description: "The authorization server (issuer URL) the credentials belong to; other servers never receive them." })),
+      },
+      { description: "OAuth client-credentials grant (SEP-1046): a machine identity, no user, no browser." },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("cross-app-access"),
+        client_id: Type.String({ minLength: 1, description: "This client at the tool server's authorization server." }),
+        client_secret: Type.Optional(Type.String({ minLength: 1 })),
+        client_secret_file: Type.Optional(Type.String({ minLength: 1 })),
+        scopes: Type.Optional(StringList("Scopes to request; omitted lets the server choose.")),
+        idp: Type.Object(
+          {
+            token_endpoint: Type.String({ minLength: 1, description: "The identity provider's token endpoint (RFC 8693 token exchange)." }),
+            client_id: Type.String({ minLength: 1, description: "This client at the identity provider." }),
+            client_secret: Type.Optional(Type.String({ minLength: 1 })),
+            client_secret_file: Type.Optional(Type.String({ minLength: 1 })),
+            id_token: Type.Optional(Type.String({ minLength: 1, description: "The user's ID token from the identity provider; use ${VAR}." })),
+            id_token_file: Type.Optional(Type.String({ minLength: 1, description: "File holding the ID token, read at each connection." })),
+          },
+          { description: "The enterprise identity provider that issues the identity assertion grant (ID-JAG)." },
+        ),
+      },
+      { description: "Enterprise-managed authorization (SEP-990, cross-app access): the user's identity-provider ID token is exchanged for the tool server's access token, without a consent page." },
+    ),
   ],
   { description: "Remote tool-server auth (discriminator `type`, default none)." },
 );

@@ -134,6 +134,15 @@ describe("snapshot, replay and live records", () => {
       { type: "part_completed", message_id: "msg_1", part: { id: "prt_1", type: "text", text: "hello" } },
     ]);
   });
+
+  test("deltas of two parts committed together stay apart: one record per run of one part, in order", async () => {
+    h = await startHarness();
+    const hub = h.running.daemon.hub;
+    const deltas: [string, string][] = [["prt_1", "Fir"], ["prt_1", "st."], ["prt_2", "Sec"], ["prt_2", "ond."], ["prt_1", "!"]];
+    for (const [part_id, delta] of deltas) hub.publish({ type: "part_delta", message_id: "msg_1", part_id, delta });
+    const stored = hub.flush().map((r) => JSON.parse(r.body));
+    expect(stored.map((r) => [r.part_id, r.delta])).toEqual([["prt_1", "First."], ["prt_2", "Second."], ["prt_1", "!"]]);
+  });
 });
 
 describe("cursor errors", () => {

@@ -11,6 +11,7 @@ import { PromptEditor } from "./components/prompt-editor.tsx";
 import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx";
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
+import { readImage, type Attachment } from "./image-attach.ts";
 import { describeError, type SessionActions } from "./session-actions.ts";
 import { helpTable, helpText, LOCAL_COMMANDS, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
 import type { FacetColorTable } from "./theme/facet-colors.ts";
@@ -32,9 +33,13 @@ export interface AppProps {
   ctrlCInterrupts?: boolean;
   /** The project's files for `@` mentions (a local session's file catalog); without it `@` offers nothing. */
   files?: () => Promise<readonly string[]>;
+  /** `/reload`: restarts the session's daemon so it loads the config files again (local sessions). */
+  reload?: () => Promise<void>;
+  /** Where `/image` resolves a relative path (the directory the view was started in). */
+  cwd?: string;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles, reload, cwd = process.cwd() }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const colors = useTheme().colors;
   const s = store.state;
@@ -46,6 +51,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [answerError, setAnswerError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
   const [history] = useState(() => shared ?? new PromptHistory());
+  // Images attached with /image, sent with the next prompt.
+  const [attached, setAttached] = useState<Attachment[]>([]);
   // The turn a Ctrl+C interrupted: a ref too, since a second Ctrl+C may arrive in the same read.
   const interrupted = useRef<string | null>(null);
   const [, setInterrupted] = useState<string | null>(null);
@@ -119,9 +126,12 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     const command = parseSlash(text);
     if (command) return runCommand(text, command);
     setSending((n) => n + 1);
+    const images = attached;
+    setAttached([]);
     actions
-      .prompt(unescapePrompt(text))
+      .prompt(unescapePrompt(text), images.length ? images.map((a) => a.image) : undefined)
       .catch((error: unknown) => {
+        setAttached((a) => (a.length ? a : images));
         // Never lose what was typed: a refused prompt goes back into an empty editor.
         setEditor((e) => (e.text ? e : editorOf(text)));
         setFlash(`not sent (${describeError(error)}); the text is back in the editor`);
@@ -132,6 +142,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   function runCommand(text: string, command: SlashCommand) {
     if (command.name === "exit") return onExit(0);
     if (command.name === "kill-session") return setConfirmKill(true);
+    if (command.name === "image") return attachImage(text, command.args.join(" "));
+    if (command.name === "reload") return reloadConfig(text);
     if (command.name === "help") {
       actions
         .commands()
@@ -144,6 +156,34 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       .sessionCommand(command.name, command.args)
       .then((r) => store.addCommandOutput(text, r.message, false, undefined, at))
       .catch((e: unknown) => store.addCommandOutput(text, describeError(e), true, undefined, at));
+  }
+
+  /** `/image PATH`: refused for a model the catalog says cannot see images. */
+  function attachImage(text: string, path: string) {
+    if (!path) return store.addCommandOutput(text, "usage: /image PATH (a PNG, JPEG, GIF or WebP file; /image clear drops the attached ones)", true);
+    if (path === "clear") {
+      setAttached([]);
+      return store.addCommandOutput(text, attached.length ? "the attached images were dropped" : "no image was attached", false);
+    }
+    const model = s.model?.replace(/\(.*\)$/, "") ?? null;
+    if (model && store.visionModels.get(model) === false) {
+      const seeing = [...store.visionModels].filter(([, v]) => v).map(([n]) => n);
+      return store.addCommandOutput(text, `the model ${model} cannot see images, so none was attached. ${seeing.length ? `Switch to one that can (/model ${seeing.slice(0, 3).join(", /model ")}), then attach it again.` : "No configured model can see images."}`, true);
+    }
+    const read = readImage(path, cwd);
+    if ("error" in read) return store.addCommandOutput(text, `${read.error}; nothing was attached`, true);
+    setAttached((a) => [...a, read]);
+  }
+
+  /** `/reload`: the session's daemon is restarted (as `agent continue` resumes it) so it reads the config again. */
+  function reloadConfig(text: string) {
+    if (!reload) return store.addCommandOutput(text, "/reload works for local sessions; through a gateway, stop the session and resume it from the picker", true);
+    if (s.busy) return store.addCommandOutput(text, "a turn is running: /reload restarts the daemon, which would interrupt it. Wait for the turn to end (or press Esc), then /reload", true);
+    store.addCommandOutput(text, "restarting the session's daemon to load the config files again (the conversation stays)…", false);
+    reload().then(
+      () => store.addNotice("info", "config reloaded: the session's daemon runs with the current config files"),
+      (e: unknown) => store.addNotice("warning", `the reload failed: ${describeError(e)}`),
+    );
   }
 
   function onHistory(dir: -1 | 1) {
@@ -195,6 +235,9 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           <Text key={q.id} dimColor wrap="truncate-end">{`⧗ queued: ${q.text.replace(/\n/g, " ⏎ ")}`}</Text>
         ))}
         {s.queue.length ? <Text dimColor>{"  (Up on an empty prompt takes back the newest)"}</Text> : null}
+        {attached.map((a, i) => (
+          <Text key={i} color={colors.accent} wrap="truncate-end">{`⎘ image ${a.name} (${Math.max(1, Math.round(a.bytes / 1024))} KB): sent with your next prompt · /image clear drops it`}</Text>
+        ))}
         <ConnectionBanner health={store.health} />
         {flash ? <Text color={colors.error}>{flash}</Text> : null}
         {s.busy && s.turnId && interrupted.current === s.turnId ? <Text dimColor>interrupting the turn… (Ctrl+C again detaches)</Text> : null}

@@ -38,6 +38,22 @@ export class Connection {
     this.current = next;
   }
 
+  private restarting: string | null = null;
+
+  /**
+   * Replaces the session's daemon (`/reload`: stop it, start it again): while `restart` runs the lost
+   * stream and the daemon's "stopped" are expected, then the view follows the new daemon from its snapshot.
+   */
+  async replaceDaemon(why: string, restart: () => Promise<DaemonClient>): Promise<void> {
+    this.restarting = why;
+    try {
+      this.client = await restart();
+    } finally {
+      this.restarting = null;
+      this.loop.restart();
+    }
+  }
+
   /** Follows until `signal` aborts. */
   run(signal: AbortSignal): Promise<void> {
     const loop = this.loop;
@@ -61,6 +77,10 @@ export class Connection {
           )
           .catch((error: unknown) => this.store.onProblem(error instanceof Error ? error.message : String(error), loop.attempts)),
       lost: async (_error, attempts) => {
+        if (this.restarting) {
+          this.store.onProblem(this.restarting, attempts);
+          return "wait";
+        }
         if (this.store.state.sessionState === "stopped") {
           this.store.onEnded();
           return "stop";

@@ -38,6 +38,8 @@ export interface TuiOptions {
   files?: () => Promise<readonly string[]>;
   /** Where the config files are looked for (local sessions): a change is pointed out, since the running session keeps its config. */
   config?: { cwd: string; env: Record<string, string | undefined> };
+  /** `/reload` (local sessions): stops the session's daemon and starts it again, resumed, with the config files as they are now. */
+  restartDaemon?: () => Promise<DaemonClient>;
 }
 
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
@@ -75,6 +77,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
         facetColors={facetColors}
         ctrlCInterrupts={options.ctrlCInterrupts}
         files={options.files}
+        reload={options.restartDaemon ? () => conn.replaceDaemon("restarting the daemon to load the config", options.restartDaemon!) : undefined}
+        cwd={options.config?.cwd}
       />
     </ThemeProvider>,
     {
@@ -87,7 +91,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     },
   );
   const stopReflow = reflowOnResize(options.stdout ?? process.stdout, store);
-  const stopWatch = options.config ? await configChanges(options.config, store, options.sessionId) : () => {};
+  const stopWatch = options.config ? await configChanges(options.config, store) : () => {};
   const finish = async (leaving = true) => {
     stopReflow();
     stopWatch();
@@ -130,10 +134,10 @@ export async function runTui(options: TuiOptions): Promise<number> {
 }
 
 /** Points out a changed config file once per change: the session keeps the config it started with. */
-async function configChanges(config: { cwd: string; env: Record<string, string | undefined> }, store: ViewStore, sessionId: string): Promise<() => void> {
+async function configChanges(config: { cwd: string; env: Record<string, string | undefined> }, store: ViewStore): Promise<() => void> {
   const { watchConfigFiles } = await import("./config-watch.ts");
   return watchConfigFiles(config.cwd, config.env, (path) =>
-    store.addNotice("warning", `${path} changed; this session keeps the config it started with. To use the new one: /kill-session, then agent continue ${sessionId} (the conversation stays)`),
+    store.addNotice("warning", `${path} changed; this session keeps the config it started with until /reload (which restarts its daemon; the conversation stays)`),
   );
 }
 
@@ -205,6 +209,7 @@ function watchCatalog(conn: Connection, store: ViewStore, facetColors: FacetColo
       .json<{ models?: CatalogModelEntry[]; facets?: unknown }>("GET", "/daemon-state")
       .then((catalog) => {
         for (const m of catalog.models ?? []) if (m.capabilities?.context_window) store.contextWindows.set(m.name, m.capabilities.context_window);
+        for (const m of catalog.models ?? []) store.visionModels.set(m.name, m.capabilities?.vision === true);
         store.catalogModels = (catalog.models ?? []).map((m) => ({ name: m.name, detail: modelDetail(m) }));
         store.catalogFacets = Array.isArray(catalog.facets) ? (catalog.facets as FacetEntry[]).filter((f) => typeof f?.name === "string").map((f) => ({ name: f.name, detail: facetDetail(f) })) : [];
         readFacetColors(catalog.facets, facetColors);

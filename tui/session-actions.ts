@@ -7,6 +7,12 @@ import type { OperationContext } from "../src/protocol/operation.ts";
 import type { Connection } from "./connection.ts";
 import type { ViewStore } from "./view-store.ts";
 
+/** An image sent with a prompt (`/image PATH`), for vision models. */
+export interface PromptImage {
+  media_type: string;
+  data_base64: string;
+}
+
 export function describeError(error: unknown): string {
   if (error instanceof DaemonRequestError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
@@ -35,13 +41,13 @@ export class SessionActions {
   }
 
   /** Sends a prompt (queued by the daemon while a turn runs). Throws a DaemonRequestError when refused. */
-  async prompt(text: string): Promise<void> {
+  async prompt(text: string, images?: PromptImage[]): Promise<void> {
     let ctx: OperationContext | null = null;
     while (!this.signal.aborted) {
       if (this.store.health.state === "ended") throw new Error("the session is stopped");
       try {
         ctx ??= await this.conn.client.operationContext();
-        await this.conn.client.prompt(text, { ctx });
+        await this.conn.client.prompt(text, { ctx, images });
         return;
       } catch (error) {
         if (error instanceof DaemonRequestError) throw error;

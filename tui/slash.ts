@@ -1,4 +1,4 @@
-// Slash commands typed in the prompt editor. Three are the client's own (/help, /exit, /kill-session);
+// Slash commands typed in the prompt editor. Five are the client's own (/help, /exit, /kill-session, /image, /reload);
 // every other `/name args` goes to the daemon as a session command, so commands the engine adds
 // (/mcp, /facet, /model, /clear, /compact, ...) work here without a client change.
 
@@ -11,6 +11,8 @@ export const LOCAL_COMMANDS = [
   { name: "help", usage: "/help", summary: "List the commands (these and the session's own)" },
   { name: "exit", usage: "/exit", summary: "Detach; the session keeps running (also Ctrl+D)" },
   { name: "kill-session", usage: "/kill-session", summary: "Stop the session and its daemon (asks first), then detach" },
+  { name: "image", usage: "/image PATH", summary: "Attach an image to the next prompt (vision models; /image clear drops it)" },
+  { name: "reload", usage: "/reload", summary: "Load changed config: restarts the session's daemon (the conversation stays)" },
 ] as const;
 
 /** `/name a "b c"` -> {name, args}; null when the text is not a command (`//x` sends `/x` as a prompt). */

@@ -118,10 +118,12 @@ export function applySnapshot(state: ViewState, snap: SyncSnapshotBody): void {
 }
 
 function userText(content: { type: string; text?: string }[]): string {
-  return content
+  const text = content
     .filter((c) => c.type === "text")
     .map((c) => c.text ?? "")
     .join("\n");
+  const images = content.filter((c) => c.type === "image").length;
+  return images ? `${text}\n⎘ ${images === 1 ? "an image" : `${images} images`} attached` : text;
 }
 
 /** Folds records into the state; blocks that change are replaced (never mutated), so memoized views stay correct. */

@@ -47,6 +47,8 @@ export class ViewStore {
   /** The catalog's models and facets with a line about each, for the /model and /facet menus. */
   catalogModels: { name: string; detail: string }[] = [];
   catalogFacets: { name: string; detail: string }[] = [];
+  /** Whether each catalog model can see images (`/image` is refused for one that cannot). */
+  visionModels = new Map<string, boolean>();
   private printedIds = new Set<string>();
   private committed = 0;
   private catchUpSeq = 0;

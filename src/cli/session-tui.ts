@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { DaemonClient } from "../client/daemon-client.ts";
 import { dataRoot } from "../config/files.ts";
-import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
+import { ensureDaemon, findLiveDaemon, retire, type DaemonHandle } from "../client/daemon-launch.ts";
 import type { Io } from "./command.ts";
 
 export interface LocalTuiOptions {
@@ -39,6 +39,21 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
       return projectFiles(sessionDir, io.cwd);
     },
     config: { cwd: io.cwd, env: io.env },
+    // `/reload`: the daemon is stopped (finalizing its history as an idle exit does) and started again,
+    // resumed, so providers, models, tool servers and facets come from the config files as they are now.
+    restartDaemon: async () => {
+      // A config the daemon would refuse leaves the running daemon alone.
+      const { loadConfig } = await import("../config/load.ts");
+      const { formatProblem } = await import("../config/problems.ts");
+      const loaded = loadConfig({ cwd: io.cwd, env: io.env });
+      if (!loaded.ok) throw new Error(`the config has errors, so the session keeps running as it was:\n${loaded.problems.filter((p) => p.severity === "error").map(formatProblem).join("\n")}`);
+      const live = await findLiveDaemon(sessionDir);
+      if (live) {
+        await clientFor(live).stop(true);
+        await retire(live.pid, null);
+      }
+      return clientFor(await ensureDaemon({ sessionDir, env: io.env, demo: options.demo, resume: true }));
+    },
     // Only asked once the first client was made (a launched session has its dir). A session its daemon
     // stopped for being idle (the view lost its stream for that long) is resumed too.
     recover: async () => {

@@ -157,10 +157,10 @@ export class DaemonClient {
     throw lastError;
   }
 
-  prompt(text: string, options: { whenBusy?: "queue" | "reject"; ctx?: OperationContext } = {}) {
+  prompt(text: string, options: { whenBusy?: "queue" | "reject"; ctx?: OperationContext; images?: { media_type: string; data_base64: string }[] } = {}) {
     return this.command<{ prompt_id: string; generation: number; queued: boolean; operation: ClientOperationResult | null }>(
       "/prompt",
-      { text, ...(options.whenBusy ? { when_busy: options.whenBusy } : {}) },
+      { text, ...(options.whenBusy ? { when_busy: options.whenBusy } : {}), ...(options.images?.length ? { images: options.images } : {}) },
       options.ctx,
     );
   }

@@ -3,7 +3,7 @@
 import type { Static } from "@sinclair/typebox";
 import { didYouMean } from "../cli/suggest.ts";
 import { catalogNames, catalogProvider, type CatalogProvider } from "../providers/catalog.ts";
-import { catalogModelKey, LEGACY_MODEL_ALIASES, legacyAliasTarget, modelCatalog, type ModelCatalog } from "../providers/model-catalog.ts";
+import { catalogModelKey, LEGACY_MODEL_ALIASES, legacyAliasTarget, modelCatalog, type CatalogModel, type ModelCatalog } from "../providers/model-catalog.ts";
 import type { AppConfig } from "./schema.ts";
 import type { ModelOverride, ModelReasoning } from "./schema/models.ts";
 import { REQUEST_OPTION_MAX_BYTES } from "./schema/models.ts";
@@ -35,6 +35,8 @@ export interface ResolvedModel {
   origin: "catalog" | "custom" | "inherited";
   /** Fields whose value was computed rather than written (max_output_tokens_per_turn, ...). */
   derived: string[];
+  /** USD per million tokens from the model catalog (catalog models only; unknown: null or absent). */
+  cost?: CatalogModel["cost"];
 }
 
 /** An overlay for a model a provider reports at runtime (`<provider>/<model id>` keys); applied on discovery. */
@@ -90,16 +92,18 @@ function configuredCatalog(config: AppConfig, out: ProblemList): Map<string, Cat
 type Base = Partial<Override> & { origin: ResolvedModel["origin"] };
 
 /** Catalog models of every configured catalog provider, and their other names (legacy letters, bare ids). */
-function catalogBase(catalog: Map<string, CatalogProvider>, models: ModelCatalog): { base: Map<string, Base>; aliases: Map<string, string> } {
+function catalogBase(catalog: Map<string, CatalogProvider>, models: ModelCatalog): { base: Map<string, Base>; aliases: Map<string, string>; costs: Map<string, CatalogModel["cost"]> } {
   const base = new Map<string, Base>();
+  const costs = new Map<string, CatalogModel["cost"]>();
   const aliases = new Map<string, string>();
   const bareCount = new Map<string, number>();
   for (const [providerKey, entry] of catalog) {
     for (const m of models.models(entry)) {
-      const { cost: _c, title: _t, ...fields } = m;
+      const { cost, title: _t, ...fields } = m;
       const key = catalogModelKey(entry, providerKey, m.provider_name);
       if (base.has(key)) continue;
       base.set(key, { ...fields, provider: providerKey, origin: "catalog" });
+      costs.set(key, cost);
       if (key !== m.provider_name) {
         bareCount.set(m.provider_name, (bareCount.get(m.provider_name) ?? 0) + 1);
         aliases.set(m.provider_name, key);
@@ -112,13 +116,13 @@ function catalogBase(catalog: Map<string, CatalogProvider>, models: ModelCatalog
     const providerKey = [...catalog].find(([, e]) => e === target.entry)?.[0];
     if (providerKey) aliases.set(legacy, catalogModelKey(target.entry, providerKey, target.id));
   }
-  return { base, aliases };
+  return { base, aliases, costs };
 }
 
 export function resolveModels(config: AppConfig, out: ProblemList, models: ModelCatalog = modelCatalog(null)): ModelTable {
   const providers = config.providers ?? {};
   const catalog = configuredCatalog(config, out);
-  const { base, aliases } = catalogBase(catalog, models);
+  const { base, aliases, costs } = catalogBase(catalog, models);
   const overrides: Record<string, Override> = Object.create(null);
   // An override may name a catalog model by another name (`a-large`, a bare id): it overlays that model.
   for (const [k, v] of Object.entries(config.models ?? {})) {
@@ -205,7 +209,7 @@ export function resolveModels(config: AppConfig, out: ProblemList, models: Model
     }
     checkModelLimits(m, path, out);
     if (m.enabled === false || !m.provider || !m.class || m.context_window === undefined) continue;
-    table.set(key, finish(key, m));
+    table.set(key, { ...finish(key, m), cost: m.origin === "catalog" ? (costs.get(key) ?? null) : null });
   }
   return { models: table, pending, aliases };
 }

@@ -32,6 +32,8 @@ export function catalogFromConfig(loaded: LoadedConfig, model: ResolvedModel | n
       tool_loading: m.tool_loading,
     },
     request_option_defaults: m.request_option_defaults,
+    // USD per million tokens (models.dev), for pickers; null for local and custom models.
+    cost: m.cost ?? null,
   }));
   const toolList = live ? live.tools.list() : createToolRegistry({ editFormat: model?.edit_format ?? null, disabledTools: config.daemon?.disabled_tools ?? [] }).list();
   const tools = toolList.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t), strict: false, origin: toolOrigin(t.name) }));

@@ -1,7 +1,7 @@
 // The conversation a session holds: user messages, assistant messages (text, reasoning, tool calls)
 // and the tool results that answer them. It is a fold of engine events (applyEvent), so a store that
 // keeps the ordered events can always rebuild it.
-import type { ReasoningReplay, Usage } from "../providers/events.ts";
+import type { ReasoningReplay, ToolCallReplay, Usage } from "../providers/events.ts";
 
 export type UserContentPart =
   | { type: "text"; text: string }
@@ -23,7 +23,7 @@ export interface UserMessage {
 export type AssistantContentPart =
   | { id: string; type: "text"; text: string }
   | { id: string; type: "reasoning"; text: string; replay: ReasoningReplay | null }
-  | { id: string; type: "tool_call"; call_id: string; name: string; arguments: Record<string, unknown> };
+  | { id: string; type: "tool_call"; call_id: string; name: string; arguments: Record<string, unknown>; replay?: ToolCallReplay };
 
 export interface AssistantMessage {
   id: string;

@@ -59,7 +59,7 @@ export class MessageStream {
         return;
       }
       case "tool_call_done":
-        this.finish(e.index, (id) => ({ id, type: "tool_call", call_id: e.id, name: e.name, arguments: e.arguments }));
+        this.finish(e.index, (id) => ({ id, type: "tool_call", call_id: e.id, name: e.name, arguments: e.arguments, ...(e.replay ? { replay: e.replay } : {}) }));
         return;
       case "usage":
         this.usage = addUsage(this.earlierUsage, e.usage);

@@ -22,7 +22,7 @@ export function toProviderMessages(conversation: Conversation, supportsVision: b
     else if (entry.role === "assistant") {
       const content: AssistantPart[] = entry.content.map((p) =>
         p.type === "tool_call"
-          ? { type: "tool_call", id: p.call_id, name: p.name, arguments: p.arguments }
+          ? { type: "tool_call", id: p.call_id, name: p.name, arguments: p.arguments, ...(p.replay ? { replay: p.replay } : {}) }
           : p.type === "text"
             ? { type: "text", text: p.text }
             : { type: "reasoning", text: p.text, replay: p.replay },

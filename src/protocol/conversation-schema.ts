@@ -39,10 +39,24 @@ const ReasoningReplaySchema = Type.Union([
   }),
 ]);
 
+/** Provider data a tool call carries back (Gemini's thought signature); absent from other providers' calls. */
+const ToolCallReplaySchema = Type.Object({
+  dialect: Type.Literal("b_chat_completions"),
+  model: Type.String(),
+  extra_content: Type.Record(Type.String(), Type.Unknown()),
+});
+
 export const AssistantPartSchema = Type.Union([
   Type.Object({ id: Type.String(), type: Type.Literal("text"), text: Type.String() }),
   Type.Object({ id: Type.String(), type: Type.Literal("reasoning"), text: Type.String(), replay: Type.Union([ReasoningReplaySchema, Type.Null()]) }),
-  Type.Object({ id: Type.String(), type: Type.Literal("tool_call"), call_id: Type.String(), name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) }),
+  Type.Object({
+    id: Type.String(),
+    type: Type.Literal("tool_call"),
+    call_id: Type.String(),
+    name: Type.String(),
+    arguments: Type.Record(Type.String(), Type.Unknown()),
+    replay: Type.Optional(ToolCallReplaySchema),
+  }),
 ]);
 
 export const PartKindSchema = Type.Union([Type.Literal("text"), Type.Literal("reasoning"), Type.Literal("tool_call")]);

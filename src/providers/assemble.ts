@@ -41,7 +41,7 @@ export class ResponseAssembler {
         return;
       case "tool_call_done":
         this.open.delete(e.index);
-        this.done.set(e.index, { type: "tool_call", id: e.id, name: e.name, arguments: e.arguments });
+        this.done.set(e.index, { type: "tool_call", id: e.id, name: e.name, arguments: e.arguments, ...(e.replay ? { replay: e.replay } : {}) });
         return;
       case "usage":
         this.usage = { ...e.usage };

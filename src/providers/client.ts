@@ -29,12 +29,12 @@ export interface ProviderCallDeps {
   cwd?: string;
 }
 
-export function createDecoder(provider: Pick<ResolvedProvider, "dialect" | "info">, emit: Emit): DialectDecoder {
+export function createDecoder(provider: Pick<ResolvedProvider, "dialect" | "info">, emit: Emit, model: string | null = null): DialectDecoder {
   switch (provider.dialect) {
     case "a_messages":
       return new MessagesDecoder(emit);
     case "b_chat_completions":
-      return new ChatCompletionsDecoder(emit, provider.info);
+      return new ChatCompletionsDecoder(emit, provider.info, model);
     case "b_responses":
       return new ResponsesDecoder(emit);
     case "test":
@@ -71,7 +71,7 @@ export async function* streamOnce(
   const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
   const body = JSON.stringify(buildRequestBody(provider, request));
   const res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);
-  yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null, signal);
+  yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null, signal, request.model);
 }
 
 /** Events handed on from one read before the decoder lets the event loop run (I/O, timers, the journal). */
@@ -86,16 +86,22 @@ export async function* decodeResponseStream(
   clock: Clock,
   stream: StreamSettings | null,
   signal?: AbortSignal,
+  /** The model the request named (kept with a tool call's thought signature). */
+  model: string | null = null,
 ): AsyncGenerator<StreamEvent> {
   const health = resolveStreamHealth(stream);
   const queue: StreamEvent[] = [];
   let usage: Usage = emptyUsage();
   let finished = false;
-  const decoder = createDecoder(provider, (e) => {
-    if (e.type === "usage") usage = e.usage;
-    else if (e.type === "done") finished = true;
-    queue.push(e);
-  });
+  const decoder = createDecoder(
+    provider,
+    (e) => {
+      if (e.type === "usage") usage = e.usage;
+      else if (e.type === "done") finished = true;
+      queue.push(e);
+    },
+    model,
+  );
   const sse = new SseDecoder((event, data) => decoder.onSse(event, data));
   const reader = body.getReader();
   const startedAt = clock.now();

@@ -35,6 +35,13 @@ export type ReasoningReplay =
   | { dialect: "a_messages"; block: { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string } }
   | { dialect: "b_responses"; item: Record<string, unknown> & { type: "reasoning"; id: string } };
 
+/**
+ * What a tool call must carry back next turn: Gemini's Chat Completions endpoint attaches a thought signature
+ * to function calls (`extra_content.google.thought_signature`) and refuses the next request without it.
+ * Kept verbatim with the model that sent it; sent back only to that model.
+ */
+export type ToolCallReplay = { dialect: "b_chat_completions"; model: string; extra_content: Record<string, unknown> };
+
 export type StreamEvent =
   | { type: "response_start"; id: string | null; model: string | null }
   | { type: "text_delta"; index: number; text: string }
@@ -43,7 +50,7 @@ export type StreamEvent =
   | { type: "reasoning_done"; index: number; text: string; replay: ReasoningReplay | null }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; id: string; arguments_delta: string }
-  | { type: "tool_call_done"; index: number; id: string; name: string; arguments: Record<string, unknown> }
+  | { type: "tool_call_done"; index: number; id: string; name: string; arguments: Record<string, unknown>; replay?: ToolCallReplay }
   /** Cumulative usage so far (each event replaces the previous figure). */
   | { type: "usage"; usage: Usage }
   | { type: "done"; stop_reason: StopReason; raw_stop_reason: string | null; usage: Usage }
@@ -54,7 +61,7 @@ export type StreamEvent =
 export type AssistantPart =
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string; replay: ReasoningReplay | null }
-  | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown> };
+  | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown>; replay?: ToolCallReplay };
 
 /** The assistant message assembled from events; also the "partial" kept across a stall or truncation. */
 export interface AssembledResponse {

@@ -6,6 +6,8 @@ export interface FakeToolCall {
   name: string;
   /** Raw JSON text of the arguments (may be deliberately invalid in negative controls). */
   arguments: string;
+  /** Chat Completions: the call's `extra_content` (Gemini sends its thought signature there). */
+  extra_content?: Record<string, unknown>;
 }
 
 export interface TurnSpec {

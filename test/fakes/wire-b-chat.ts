@@ -13,7 +13,7 @@ export function chatFrames(spec: TurnSpec, options: { reasoningField?: string; i
   if (spec.reasoning) for (const p of pieces(spec.reasoning.text, n)) chunk({ [options.reasoningField ?? "reasoning_content"]: p });
   if (spec.text !== undefined) for (const p of pieces(spec.text, n)) chunk({ content: p });
   (spec.tool_calls ?? []).forEach((call, i) => {
-    chunk({ tool_calls: [{ index: i, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
+    chunk({ tool_calls: [{ index: i, id: call.id, type: "function", function: { name: call.name, arguments: "" }, ...(call.extra_content ? { extra_content: call.extra_content } : {}) }] });
     for (const p of pieces(call.arguments, n)) chunk({ tool_calls: [{ index: i, function: { arguments: p } }] });
   });
   chunk({}, spec.stop ?? ((spec.tool_calls ?? []).length > 0 ? "tool_calls" : "stop"));

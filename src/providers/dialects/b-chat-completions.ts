@@ -30,7 +30,15 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
     } else {
       const text = m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
       const calls = m.content.flatMap((p) =>
-        p.type === "tool_call" ? [{ id: p.id, type: "function", function: { name: p.name, arguments: JSON.stringify(p.arguments) } }] : [],
+        p.type === "tool_call"
+          ? [{
+              id: p.id,
+              type: "function",
+              function: { name: p.name, arguments: JSON.stringify(p.arguments) },
+              // Gemini's thought signature goes back to the model that sent it, and to no other.
+              ...(p.replay?.dialect === "b_chat_completions" && p.replay.model === req.model ? { extra_content: p.replay.extra_content } : {}),
+            }]
+          : [],
       );
       const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null };
       if (calls.length > 0) msg.tool_calls = calls;
@@ -66,6 +74,8 @@ interface CallState {
   name: string;
   args: string;
   started: boolean;
+  /** `extra_content` of the call (Gemini's thought signature), sent back with it next turn. */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -102,6 +112,8 @@ export class ChatCompletionsDecoder implements DialectDecoder {
   constructor(
     private readonly emit: Emit,
     private readonly info: ProtocolInfo,
+    /** The model the request named: a tool call's thought signature is kept for it (ToolCallReplay). */
+    private readonly model: string | null = null,
   ) {}
 
   onSse(_event: string, data: string): void {
@@ -169,6 +181,7 @@ export class ChatCompletionsDecoder implements DialectDecoder {
     this.lastCall = state;
     if (tc.id) state.id = tc.id;
     if (tc.function?.name) state.name += tc.function.name;
+    if (tc.extra_content && typeof tc.extra_content === "object" && !Array.isArray(tc.extra_content)) state.extra = tc.extra_content;
     if (!state.started && state.id && state.name) {
       state.started = true;
       this.emit({ type: "tool_call_start", index: state.part, id: state.id, name: state.name });
@@ -219,7 +232,8 @@ export class ChatCompletionsDecoder implements DialectDecoder {
       // Older Gemini sent id ""; the call still needs an id to pair with its result.
       if (!c.id) c.id = `call_${c.part}`;
       if (!c.started) this.emit({ type: "tool_call_start", index: c.part, id: c.id, name: c.name });
-      this.emit({ type: "tool_call_done", index: c.part, id: c.id, name: c.name, arguments: parseToolArguments(c.args, c.name, c.id) });
+      const replay = c.extra && this.model ? { replay: { dialect: "b_chat_completions" as const, model: this.model, extra_content: c.extra } } : {};
+      this.emit({ type: "tool_call_done", index: c.part, id: c.id, name: c.name, arguments: parseToolArguments(c.args, c.name, c.id), ...replay });
       calls++;
     }
     let stop: StopReason = FINISH[this.finishReason] ?? "other";

@@ -31,6 +31,11 @@ export function whenHighlighterLoads(callback: () => void): () => void {
   return () => waiting.delete(callback);
 }
 
+/** Whether the grammars are there (a code block printed now is highlighted). */
+export function highlighterLoaded(): boolean {
+  return engine !== null;
+}
+
 /** Lines of tokens, or null: no language, an unknown one, or the grammars not loaded yet. */
 export function highlight(code: string, lang: string): Token[][] | null {
   return engine ? engine.highlightLines(code, lang) : null;

@@ -6,6 +6,7 @@
 import { contextTokens } from "../src/agent/compaction/estimate.ts";
 import type { SyncRecord } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import { highlighterLoaded, whenHighlighterLoads } from "./highlight.ts";
 import type { HelpTable } from "./slash.ts";
 import { lineCount, tailLines } from "./tail-lines.ts";
 import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState } from "./view-state.ts";
@@ -219,11 +220,31 @@ export class ViewStore {
     if (shown.length) this.printed = this.printed.concat(shown);
   }
 
+  private waitingForHighlighter = false;
+
+  /**
+   * Printed output cannot change, so an answer with a fenced code block in a language waits in the live
+   * tail until the grammars have loaded (tens of milliseconds after the first frame), then prints highlighted.
+   */
+  private waitsForHighlighter(b: Block): boolean {
+    if (b.kind !== "text" || highlighterLoaded() || !/^\s*(```|~~~)\s*[\w+-]+/m.test(b.text)) return false;
+    if (!this.waitingForHighlighter) {
+      this.waitingForHighlighter = true;
+      whenHighlighterLoads(() => {
+        this.waitingForHighlighter = false;
+        if (!this.catchingUp) this.commit();
+        this.changed();
+      });
+    }
+    return true;
+  }
+
   private commit(): void {
     const fresh: Block[] = [];
     while (this.committed < this.state.blocks.length && this.state.blocks[this.committed]!.done) {
       // A notice a running command may have caused waits for that command's output.
       if (this.committed >= this.heldFrom && this.state.blocks[this.committed]!.kind === "notice") break;
+      if (this.waitsForHighlighter(this.state.blocks[this.committed]!)) break;
       const b = this.state.blocks[this.committed++]!;
       if (this.printedIds.has(b.id)) continue;
       this.printedIds.add(b.id);

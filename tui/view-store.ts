@@ -222,15 +222,18 @@ export class ViewStore {
 
   private waitingForHighlighter = false;
 
+  /** The code highlighter's readiness (tests pass their own). */
+  constructor(private readonly highlighter: { loaded(): boolean; whenLoaded(callback: () => void): unknown } = { loaded: highlighterLoaded, whenLoaded: whenHighlighterLoads }) {}
+
   /**
    * Printed output cannot change, so an answer with a fenced code block in a language waits in the live
    * tail until the grammars have loaded (tens of milliseconds after the first frame), then prints highlighted.
    */
   private waitsForHighlighter(b: Block): boolean {
-    if (b.kind !== "text" || highlighterLoaded() || !/^\s*(```|~~~)\s*[\w+-]+/m.test(b.text)) return false;
+    if (b.kind !== "text" || this.highlighter.loaded() || !/^\s*(```|~~~)\s*[\w+-]+/m.test(b.text)) return false;
     if (!this.waitingForHighlighter) {
       this.waitingForHighlighter = true;
-      whenHighlighterLoads(() => {
+      this.highlighter.whenLoaded(() => {
         this.waitingForHighlighter = false;
         if (!this.catchingUp) this.commit();
         this.changed();

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
 import { App } from "../../tui/app.tsx";
-import { highlighterLoaded, loadHighlighter } from "../../tui/highlight.ts";
+import { loadHighlighter } from "../../tui/highlight.ts";
 import { ViewStore } from "../../tui/view-store.ts";
 import { recordSequence, testSnapshot } from "./sync-fixtures.ts";
 
@@ -16,9 +16,10 @@ describe("code blocks and the lazily loaded highlighter", () => {
     const level = chalk.level;
     chalk.level = 3;
     try {
-      // This file's own module registry: nothing has loaded the grammars yet.
-      expect(highlighterLoaded()).toBe(false);
-      const store = new ViewStore();
+      // The store sees grammars that have not loaded yet (other tests in this process may have loaded the real ones).
+      let loaded = false;
+      const waiting: (() => void)[] = [];
+      const store = new ViewStore({ loaded: () => loaded, whenLoaded: (cb) => waiting.push(cb) });
       store.onSnapshot(testSnapshot(0), false);
       const ui = render(<App store={store} actions={{} as never} onExit={() => {}} />);
       const seq = recordSequence();
@@ -35,6 +36,8 @@ describe("code blocks and the lazily loaded highlighter", () => {
       expect(store.printed.some((b) => b.id === "p1")).toBe(false);
       expect(store.tail().some((b) => b.id === "p1")).toBe(true);
       await loadHighlighter();
+      loaded = true;
+      for (const cb of waiting) cb();
       const deadline = Date.now() + 5000;
       while (!store.printed.some((b) => b.id === "p1") && Date.now() < deadline) await Bun.sleep(10);
       expect(store.printed.some((b) => b.id === "p1")).toBe(true);

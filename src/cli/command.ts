@@ -26,6 +26,8 @@ export interface PositionalSpec {
   name: string;
   summary: string;
   required?: boolean;
+  /** The last positional may take every remaining argument (e.g. a command line after `--`). */
+  variadic?: boolean;
 }
 
 export interface ParsedArgs {

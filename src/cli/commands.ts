@@ -8,6 +8,7 @@ import { continueCommand, newCommand, sessionsCommand } from "./session-commands
 import { execCommand } from "./exec-commands.ts";
 import { acpCommand } from "./acp-commands.ts";
 import { gatewayCommand } from "./gateway-commands.ts";
+import { mcpCommand } from "./mcp-commands.ts";
 import { modelsCommand } from "./models-commands.ts";
 import { printCommand } from "./print-commands.ts";
 import { setupCommand } from "./setup-commands.ts";
@@ -29,7 +30,7 @@ the project ('agent trust').
 Run 'agent' with no command on a terminal to start a session in the current directory (with no provider
 configured it uses a local model server running on its default port, else offers 'agent setup' or the
 offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`,
-  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, setupCommand, modelsCommand, configCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
+  subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, setupCommand, modelsCommand, configCommand, mcpCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent", "agent setup", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],

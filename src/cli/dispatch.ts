@@ -93,7 +93,7 @@ export function parseFlags(command: CommandSpec, path: string[], rest: string[])
     const missing = specsPos.filter((p) => p.required)[positionals.length]!;
     throw new UsageError(`missing argument <${missing.name}> for '${where}'`);
   }
-  if (positionals.length > specsPos.length) {
+  if (positionals.length > specsPos.length && !specsPos.at(-1)?.variadic) {
     const extra = positionals[specsPos.length]!;
     throw new UsageError(
       `unexpected argument '${extra}' for '${where}'${command.subcommands ? didYouMean(extra, command.subcommands.map((c) => c.name), "'") : ""}`,

@@ -57,9 +57,9 @@ describe("a refused client", () => {
         return new Response("not found", { status: 404 });
       },
     });
-    const mcp = Bun.serve({
+    const mcp: ReturnType<typeof Bun.serve> = Bun.serve({
       port: 0,
-      fetch: (req) => {
+      fetch: (req): Response => {
         const url = new URL(req.url);
         if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
           return Response.json({ resource: `http://localhost:${mcp.port}/mcp`, authorization_servers: [`http://localhost:${as.port}`] });

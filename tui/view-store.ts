@@ -12,7 +12,7 @@ import { lineCount, tailLines } from "./tail-lines.ts";
 import { applyRecords, applySnapshot, emptyViewState, type Block, type ViewState } from "./view-state.ts";
 
 /** Lines of history printed on attach (older blocks are counted, not drawn). */
-export const HISTORY_LINES = 3000;
+export const HISTORY_LINES = 1000;
 
 /** The shortest time between two redraws. */
 export const FRAME_MS = 66;

@@ -13,7 +13,7 @@ import type { FetchLike } from "../providers/http.ts";
 import type { ProviderAuthSettings } from "../providers/settings.ts";
 import type { AuthRunners } from "./auth-commands.ts";
 import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "./command.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 
 export interface AuthCliDeps {
   clock: Clock;

@@ -1,7 +1,7 @@
 // argv -> the command in the tree, its flags and positionals; `--help` at every level.
 import { type CommandSpec, type FlagSpec, type Io, type ParsedArgs, CliError, EXIT, UsageError } from "./command.ts";
 import { renderHelp } from "./help.ts";
-import { didYouMean, suggestOrList } from "./suggest.ts";
+import { didYouMean, suggestOrList } from "../util/did-you-mean.ts";
 
 const HELP_FLAG: FlagSpec = { name: "help", type: "boolean", summary: "Show help for this command" };
 

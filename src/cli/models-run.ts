@@ -9,7 +9,7 @@ import { CACHED_SNAPSHOT, type CatalogModel, modelCatalog, modelsCacheDir } from
 import { compactCatalog, isModelsDevApi, MODELS_DEV_API_URL } from "../providers/models-dev.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "./command.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 
 interface ModelRow {
   key: string;

@@ -2,7 +2,7 @@
 // allowed. Written instead of TypeBox's Value.Errors because discriminated unions deserve precise
 // messages ("unknown type 'x' (allowed: ...)") rather than "expected union value".
 import { Kind, type TSchema } from "@sinclair/typebox";
-import { didYouMean } from "../cli/suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 import type { KeyPath, ProblemList } from "./problems.ts";
 
 type Schema = TSchema & Record<string, any>;

@@ -1,6 +1,6 @@
 // `defaults.full/mini/nano`: a model name with an optional effort suffix `name(level)`, with the
 // fallbacks nano -> mini -> full.
-import { didYouMean } from "../cli/suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 import { findModelKey, type ModelClassName, type ModelTable, type ResolvedModel } from "./models.ts";
 import type { ProblemList } from "./problems.ts";
 import type { AppConfig } from "./schema.ts";

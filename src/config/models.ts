@@ -1,7 +1,7 @@
 // The model table: built-in catalog models of configured catalog providers, then `models` overrides
 // (partial overlays, `inherits`, new custom models, `enabled: false`), then derived values.
 import type { Static } from "@sinclair/typebox";
-import { didYouMean } from "../cli/suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 import { catalogNames, catalogProvider, type CatalogProvider } from "../providers/catalog.ts";
 import { catalogModelKey, LEGACY_MODEL_ALIASES, legacyAliasTarget, modelCatalog, type CatalogModel, type ModelCatalog } from "../providers/model-catalog.ts";
 import type { AppConfig } from "./schema.ts";

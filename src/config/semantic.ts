@@ -1,7 +1,7 @@
 // Checks that need more than the schema: cross references, names, URLs, files.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { didYouMean } from "../cli/suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 import { PROTOCOL_INFO } from "../providers/protocols.ts";
 import { catalogDefaults, catalogProvider } from "../providers/catalog.ts";
 import { ProviderConfigError, resolveProvider } from "../providers/resolve.ts";

@@ -3,7 +3,7 @@
 // specifier depends on the tool: a command for `shell` (`:*` at the end makes it a prefix), a path glob
 // for the file tools, `domain:host` for `web_fetch`.
 import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES } from "../config/builtin-names.ts";
-import { didYouMean } from "../cli/suggest.ts";
+import { didYouMean } from "../util/did-you-mean.ts";
 import { splitShellCommand } from "./shell-parse.ts";
 
 export type RuleEffect = "allow" | "ask" | "deny";

@@ -2,7 +2,7 @@
 // YAML frontmatter (description, model, tools, tags, max_tool_turns) and a body that is the prompt.
 // Every problem is reported as `file:line: what is wrong, and what is allowed`.
 import { isMap, isScalar, LineCounter, parseDocument, type Pair } from "yaml";
-import { didYouMean } from "../../cli/suggest.ts";
+import { didYouMean } from "../../util/did-you-mean.ts";
 import type { SubagentModel } from "./definitions.ts";
 
 export const DEFINITION_KEYS = ["description", "model", "tools", "tags", "max_tool_turns"] as const;

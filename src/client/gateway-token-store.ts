@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path";
 import { dataRoot, type Env } from "../config/files.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { fileFormatVersion } from "../daemon/store/migrate/file-version.ts";
+import { fileFormatVersion } from "../util/file-format-version.ts";
 
 /** The token file format this binary reads and writes. */
 export const GATEWAY_TOKENS_VERSION = 1;

@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import { timingSafeEqual } from "node:crypto";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { newSecret } from "../util/ids.ts";
-import { fileFormatVersion } from "./store/migrate/file-version.ts";
+import { fileFormatVersion } from "../util/file-format-version.ts";
 
 export const CREDENTIAL_FILE = "credential.json";
 export const CREDENTIAL_ENV = "AGENT_DAEMON_CREDENTIAL_FILE";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { fileFormatVersion } from "../daemon/store/migrate/file-version.ts";
+import { fileFormatVersion } from "../util/file-format-version.ts";
 
 /** The credentials file format this binary reads and writes. */
 export const MCP_CREDENTIALS_VERSION = 1;

@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.ts";
-import { fileFormatVersion } from "../../daemon/store/migrate/file-version.ts";
+import { fileFormatVersion } from "../../util/file-format-version.ts";
 import type { DeviceTokenSource } from "../auth-headers.ts";
 import { ProviderError } from "../errors.ts";
 import { type DeviceFlowDeps, type DeviceTokens, DeviceAuthError, refreshDeviceTokens } from "./device-flow.ts";

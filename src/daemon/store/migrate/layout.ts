@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../../util/atomic-write.ts";
+import { LayoutTooNewError } from "../../../util/file-format-version.ts";
 
 /** The newest layout this binary reads and writes. */
 export const LAYOUT_VERSION = 2;
@@ -21,18 +22,6 @@ export interface LayoutFile {
   /** Set on a migrated session: the layout it was migrated from, and when. */
   migrated_from?: number;
   migrated_at?: string;
-}
-
-/** A format written by a newer binary than this one: never read or rewritten, only refused. */
-export class LayoutTooNewError extends Error {
-  /**
-   * `subject` names what was refused ("this session", "the gateway database"), `unit` what is counted
-   * ("layout", "schema", "version"); `where` says which file or dir.
-   */
-  constructor(subject: string, unit: string, found: number, supported: number, where: string) {
-    super(`${subject} was written by a newer agent (${unit} ${found}); this binary reads up to ${supported}; update agent (${where})`);
-    this.name = "LayoutTooNewError";
-  }
 }
 
 /** Refuses a session dir of a layout newer than this binary's. */

@@ -2,7 +2,7 @@
 // migrator only applies what is missing and says nothing about a database that has MORE than it knows:
 // an older binary would then run on a newer schema. This check refuses that before anything is applied.
 import type { Database } from "bun:sqlite";
-import { LayoutTooNewError } from "./layout.ts";
+import { LayoutTooNewError } from "../../../util/file-format-version.ts";
 
 /** The schema version of a database: how many migrations were applied, and the newest one's timestamp. */
 export function appliedSchema(sqlite: Database): { count: number; last: number } {

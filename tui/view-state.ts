@@ -9,6 +9,7 @@ import type { Usage } from "../src/providers/events.ts";
 import { isEngineRecordType } from "../src/protocol/record-types.ts";
 import type { SyncRecord, SyncRecordBody } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import { progressText } from "../src/util/progress-text.ts";
 import type { HelpTable } from "./slash.ts";
 
 export type Block =
@@ -31,6 +32,8 @@ export type Block =
       result: ToolResultEntry | null;
       durationMs: number | null;
       done: boolean;
+      /** The running call's latest progress report ("3/10 (30%) copying"), if its tool sends any. */
+      progress?: string;
     }
   | { kind: "retry"; id: string; attempt: number; max: number; delayMs: number; reason: string; done: true }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; message: string; done: true }
@@ -228,6 +231,12 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         const i = toolBlock(r.part_id, r.call_id, r.seq, (id) => ({ kind: "tool", id, callId: r.call_id, name: r.name, argsText: "", args: null, running: false, result: null, durationMs: null, done: false }));
         const b = state.blocks[i]!;
         if (b.kind === "tool") state.blocks[i] = { ...b, args: r.arguments, running: true };
+        break;
+      }
+      case "tool_call_progress": {
+        const i = r.part_id ? indexOf(r.part_id) : -1;
+        const b = i >= 0 ? state.blocks[i]! : undefined;
+        if (b?.kind === "tool" && b.running) state.blocks[i] = { ...b, progress: progressText(r) };
         break;
       }
       case "tool_call_completed": {

@@ -77,6 +77,8 @@ export type EngineEvent =
    * older daemons lack it (then the newest call with that call_id is meant).
    */
   | { type: "tool_call_started"; turn_id: string; call_id: string; part_id?: string; name: string; arguments: Record<string, unknown> }
+  /** A running tool's own progress report (an MCP server's progress notification), at most 4 a second per call. */
+  | { type: "tool_call_progress"; turn_id: string; call_id: string; part_id?: string; name: string; progress: number; total?: number; message?: string }
   | {
       type: "tool_call_completed";
       turn_id: string;

@@ -2,7 +2,7 @@
 // batch limit from tool-batch.ts. Every call gets exactly one result event, even when denied or cancelled.
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 import type { Clock } from "../providers/clock.ts";
-import { runTool, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { runTool, type Tool, type ToolContext, type ToolProgress, type ToolResult } from "../tools/tool.ts";
 import type { AssistantContentPart, ToolCallStatus, ToolResultEntry } from "./conversation.ts";
 import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
@@ -79,7 +79,7 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         // The duration is the tool's own run: the wait for a person's answer is not part of it.
         const ran = deps.clock.now();
         if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, ran);
-        const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id }, batchSignal);
+        const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id, onProgress: progressReporter(deps, call) }, batchSignal);
         if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, ran);
         finish(call, r.isError ? "error" : "completed", r, ran);
       }),
@@ -96,3 +96,25 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
   }
   return calls.map((c) => results.get(c.call_id)!);
 }
+
+/** Progress reports of one call as events, at most one per PROGRESS_INTERVAL_MS (the last of a burst may wait for the next). */
+function progressReporter(deps: { emit(e: EngineEvent): void; clock: { now(): number }; turnId: string }, call: { call_id: string; id: string; name: string }) {
+  let last = -Infinity;
+  return (p: ToolProgress) => {
+    const now = deps.clock.now();
+    if (now - last < PROGRESS_INTERVAL_MS && !(p.total !== undefined && p.progress >= p.total)) return;
+    last = now;
+    deps.emit({
+      type: "tool_call_progress",
+      turn_id: deps.turnId,
+      call_id: call.call_id,
+      part_id: call.id,
+      name: call.name,
+      progress: p.progress,
+      ...(p.total !== undefined ? { total: p.total } : {}),
+      ...(p.message ? { message: p.message.slice(0, 200) } : {}),
+    });
+  };
+}
+
+const PROGRESS_INTERVAL_MS = 250;

@@ -1,5 +1,6 @@
 // One stderr line per event worth showing while `agent exec` runs in plain mode.
 import type { EngineEvent } from "../agent/events.ts";
+import { progressText } from "../util/progress-text.ts";
 import { retryText } from "../util/retry-text.ts";
 
 const MAX_ARGS = 100;
@@ -17,6 +18,8 @@ export function describeEvent(e: EngineEvent): string | null {
       return e.result.status === "completed" ? null : `  ${e.result.name} ${e.result.status}: ${e.result.output.split("\n")[0]!.slice(0, 200)}`;
     case "progress":
       return `… ${e.text}`;
+    case "tool_call_progress":
+      return `  ${e.name} … ${progressText(e)}`;
     case "retry":
       return `${retryText(e.attempt, e.max_retries, e.delay_ms)}: ${e.code}${e.status ? ` (HTTP ${e.status})` : ""}`;
     case "notice":
@@ -39,3 +42,4 @@ export function describeEvent(e: EngineEvent): string | null {
       return null;
   }
 }
+

@@ -19,7 +19,7 @@ import { redactText } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
 import { HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
 import { StdioChildTransport } from "./stdio-transport.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES, engineToolName, toEngineTool } from "./tools.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, engineToolName, type McpCall, toEngineTool } from "./tools.ts";
 import type {
   McpClock,
   McpElicitationHandler,
@@ -163,7 +163,7 @@ export class ServerConnection {
     await this.finishAuthorization(this.generation, code);
   }
 
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, retried = false): Promise<CallToolResult> {
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (p: { progress: number; total?: number; message?: string }) => void, retried = false): Promise<CallToolResult> {
     if (this.reinit) await this.reinit;
     const client = this.client;
     if (!client || this.state !== "connected") throw this.unavailable();
@@ -175,7 +175,10 @@ export class ServerConnection {
       const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
         timeout: NO_SDK_TIMEOUT,
-        onprogress: (p) => this.deps.onProgress({ server: this.name, tool, progress: p.progress, total: p.total, message: p.message }),
+        onprogress: (p) => {
+          this.deps.onProgress({ server: this.name, tool, progress: p.progress, total: p.total, message: p.message });
+          onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) });
+        },
       })) as CallToolResult;
       this.authorizationsWithoutSuccess = 0;
       return result;
@@ -197,7 +200,7 @@ export class ServerConnection {
           throw this.unavailable();
         }
         await this.reinitialize();
-        return this.call(tool, args, signal, true);
+        return this.call(tool, args, signal, onProgress, true);
       }
       if (generation !== this.generation) throw this.unavailable();
       throw new Error(this.describe(error));
@@ -339,7 +342,7 @@ export class ServerConnection {
       return;
     }
     if (generation !== this.generation) return;
-    const call = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => this.call(tool, args, signal);
+    const call: McpCall = (tool, args, signal, onProgress) => this.call(tool, args, signal, onProgress);
     const limits = { maxOutputBytes: this.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, outputDir: this.deps.outputDir };
     const offered = tools.filter((t) => !this.blocked.has(engineToolName(this.name, t.name)) && !this.blocked.has(`mcp__${this.name}__${t.name}`));
     // Two tools whose names become the same after unsafe characters are replaced would shadow one another:

@@ -37,7 +37,7 @@ export function engineToolName(server: string, tool: string): string {
 }
 
 /** Calls one tool on the server; the connection handles sessions, timeouts and reconnects. */
-export type McpCall = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CallToolResult>;
+export type McpCall = (tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: ToolContext["onProgress"]) => Promise<CallToolResult>;
 
 const validators = new AjvJsonSchemaValidator();
 
@@ -65,7 +65,7 @@ export function toEngineTool(server: string, tool: McpTool, call: McpCall, limit
         const problems = checked.errorMessage.replace(/(^|, )data\//g, "$1").replace(/(^|, )data /g, "$1the input ");
         return toolError(`Invalid arguments for \`${name}\`: ${problems}. Fix the arguments and call \`${name}\` again.`);
       }
-      const result = await call(tool.name, (input ?? {}) as Record<string, unknown>, signal);
+      const result = await call(tool.name, (input ?? {}) as Record<string, unknown>, signal, ctx.onProgress?.bind(ctx));
       return toToolResult(result, ctx, { server, tool: tool.name }, limits);
     },
   };

@@ -54,6 +54,15 @@ export const RecordBodyVariants = [
     name: S,
     arguments: Type.Record(S, Type.Unknown()),
   }),
+  variant("tool_call_progress", "A running tool reported progress (an MCP server's progress notification); at most 4 a second per call.", {
+    turn_id: S,
+    call_id: S,
+    part_id: Type.Optional(Type.String({ description: "The call's tool_call part id (see tool_call_started)." })),
+    name: S,
+    progress: Type.Number(),
+    total: Type.Optional(Type.Number()),
+    message: Type.Optional(S),
+  }),
   variant("tool_call_completed", "A tool finished; the result joins the tool_results message.", {
     turn_id: S,
     part_id: Type.Optional(Type.String({ description: "The call's tool_call part id (see tool_call_started)." })),

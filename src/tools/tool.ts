@@ -40,6 +40,15 @@ export interface ToolContext {
   isSecretFile?(absolute: string): boolean;
   /** The id of the model's tool call being run (set by the engine for each call). */
   callId?: string;
+  /** Reports the call's progress (shown on its line); set by the engine for each call. */
+  onProgress?(update: ToolProgress): void;
+}
+
+/** How far a running call is: `progress` of `total` (when known), with an optional message. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export interface Tool<S extends TSchema = TSchema> {

@@ -174,7 +174,7 @@ function ToolRun({ block, details, stale }: { block: ToolBlock; details: boolean
           {output.more > 0 && !((diff || numbered) && result!.status === "completed" && !details) ? <Text dimColor>{`  … ${output.more} more lines (Ctrl+O: details)`}</Text> : null}
         </Box>
       ) : (
-        <Text dimColor>{`  ⎿ ${status}…`}</Text>
+        <Text dimColor wrap="truncate-end">{`  ⎿ ${status}…${block.running && block.progress ? ` ${block.progress}` : ""}`}</Text>
       )}
     </Box>
   );

@@ -1,5 +1,5 @@
 // `agent acp`: the Agent Client Protocol over stdio, for editors (Zed, JetBrains IDEs, Neovim, Emacs).
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const acpCommand: CommandSpec = {
   name: "acp",

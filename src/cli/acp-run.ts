@@ -8,7 +8,7 @@ import { createAcpAgent, type AcpHost, type LoginMethod } from "../acp/agent.ts"
 import { serveStdio } from "../acp/stdio.ts";
 import { VERSION } from "../version.ts";
 import { newId } from "../util/ids.ts";
-import { EXIT, type Io, type ParsedArgs } from "./command.ts";
+import { EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 export async function acpRun(args: ParsedArgs, io: Io): Promise<number> {
   const demo = args.flags.demo === true;

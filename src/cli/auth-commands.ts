@@ -1,6 +1,6 @@
 // `agent auth provider login|logout|status`: device logins (auth type device_a / device_b) of model
 // providers. The implementation loads lazily; tests build the same tree with injected dependencies.
-import type { CommandSpec, FlagSpec, ParsedArgs, Io } from "./command.ts";
+import type { CommandSpec, FlagSpec, ParsedArgs, Io } from "../util/cli-command.ts";
 
 export interface AuthRunners {
   login(args: ParsedArgs, io: Io): Promise<number>;

@@ -12,7 +12,7 @@ import { type AuthProfile, type DeviceKind, deleteProfile, listProfiles, loadPro
 import type { FetchLike } from "../providers/http.ts";
 import type { ProviderAuthSettings } from "../providers/settings.ts";
 import type { AuthRunners } from "./auth-commands.ts";
-import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "./command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "../util/cli-command.ts";
 import { didYouMean } from "../util/did-you-mean.ts";
 
 export interface AuthCliDeps {

@@ -1,5 +1,5 @@
 // The command tree. Each group lives in its own file and imports its implementation lazily.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 import { authCommand } from "./auth-commands.ts";
 import { configCommand } from "./config-commands.ts";
 import { connectCommand } from "./connect-commands.ts";

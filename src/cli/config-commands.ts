@@ -1,5 +1,5 @@
 // `agent config ...`: check, show, locate and upgrade the app config.
-import type { CommandSpec, FlagSpec } from "./command.ts";
+import type { CommandSpec, FlagSpec } from "../util/cli-command.ts";
 
 const CONFIG_FLAG: FlagSpec = {
   name: "config",

@@ -10,7 +10,7 @@ import { CURRENT_CONFIG_VERSION } from "../config/schema.ts";
 import { formatOf } from "../config/parse.ts";
 import { writeVersion } from "../config/upgrade.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { type Io, type ParsedArgs, EXIT } from "./command.ts";
+import { type Io, type ParsedArgs, EXIT } from "../util/cli-command.ts";
 
 /** Every setting is checked and shown, trusted or not: these commands start nothing (`agent trust`). */
 function load(args: ParsedArgs, io: Io): LoadedConfig {

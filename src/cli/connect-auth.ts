@@ -7,7 +7,7 @@
 import { hostname, userInfo } from "node:os";
 import { GatewayAuthError, GatewayClient } from "../client/gateway-client.ts";
 import { describeTrustQuestion, type FetchLike, gatewayTransport, isLoopbackHost, TlsPinError, type TrustQuestion } from "../client/tls-pin.ts";
-import { CliError, EXIT, type Io } from "./command.ts";
+import { CliError, EXIT, type Io } from "../util/cli-command.ts";
 
 export const DEFAULT_GATEWAY_PORT = 19870;
 /** Exit code when the gateway cannot be reached or trusted. */

@@ -1,5 +1,5 @@
 // `agent connect <host | host:port>`: the remote client (gateway.md, `agent connect`). Lazily imported.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const connectCommand: CommandSpec = {
   name: "connect",

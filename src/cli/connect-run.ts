@@ -2,7 +2,7 @@
 // same conversation view as local sessions on a DaemonClient that goes through the gateway's session
 // proxy (pinned transport, refreshed gateway token). Detaching leaves the session running and ends the
 // command; /kill-session stops it through the gateway first.
-import { CliError, EXIT, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { connectTransport, parseTarget, signIn } from "./connect-auth.ts";
 import { GatewaySessions, type ProxiedSessionClient } from "./connect-sessions.ts";
 

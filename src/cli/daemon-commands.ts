@@ -1,5 +1,5 @@
 // `agent daemon`: one session's daemon process (started by `agent new` / `agent continue` and the gateway).
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const daemonCommand: CommandSpec = {
   name: "daemon",

@@ -18,7 +18,7 @@ import { crashReportDir } from "../platform/crash/store.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
 import { BootstrapError, checkIn, takeBootstrapFromEnv, type BootstrapFile } from "../daemon/bootstrap.ts";
 import { isLayoutRefusal, prepareSessionDir } from "../daemon/store/migrate/session-dir.ts";
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 export interface DaemonProcessOptions {
   sessionDir: string;

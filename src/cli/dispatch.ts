@@ -1,5 +1,5 @@
 // argv -> the command in the tree, its flags and positionals; `--help` at every level.
-import { type CommandSpec, type FlagSpec, type Io, type ParsedArgs, CliError, EXIT, UsageError } from "./command.ts";
+import { type CommandSpec, type FlagSpec, type Io, type ParsedArgs, CliError, EXIT, UsageError } from "../util/cli-command.ts";
 import { renderHelp } from "./help.ts";
 import { didYouMean, suggestOrList } from "../util/did-you-mean.ts";
 

@@ -1,5 +1,5 @@
 // `agent exec`: one headless session in the current directory.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const execCommand: CommandSpec = {
   name: "exec",

@@ -10,7 +10,7 @@ import { modelPrice, sessionCost } from "../providers/cost.ts";
 import type { Usage } from "../providers/events.ts";
 import { initSessionDir, sessionsRoot, titleFrom, type SessionStore } from "../daemon/store/index.ts";
 import { newId } from "../util/ids.ts";
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { describeEvent } from "./exec-progress.ts";
 
 export const EXIT_STOPPED = 3;

@@ -6,7 +6,7 @@
 // the help, as every other command group does.
 import { NO_MODEL_HELP } from "../agent/facets/model-choice.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import { EXIT, type Io, type ParsedArgs } from "./command.ts";
+import { EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { renderHelp } from "./help.ts";
 import { rootCommand } from "./commands.ts";
 

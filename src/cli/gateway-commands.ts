@@ -1,5 +1,5 @@
 // `agent gateway ...`: the gateway server and its administration commands. Implementations load lazily.
-import type { CommandSpec, FlagSpec } from "./command.ts";
+import type { CommandSpec, FlagSpec } from "../util/cli-command.ts";
 
 const CONFIG: FlagSpec = { name: "config", type: "string", valueName: "FILE", summary: "Gateway config file (default $XDG_CONFIG_HOME/agent-gateway/gateway-config.yaml)" };
 const JSON_FLAG: FlagSpec = { name: "json", type: "boolean", summary: "Print JSON for scripts instead of a table" };

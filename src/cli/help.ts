@@ -1,4 +1,4 @@
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 function table(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([a]) => a.length));

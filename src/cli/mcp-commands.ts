@@ -1,5 +1,5 @@
 // `agent mcp ...`: add, list, remove, authorize and try tool servers (MCP) without starting a session.
-import type { CommandSpec, FlagSpec } from "./command.ts";
+import type { CommandSpec, FlagSpec } from "../util/cli-command.ts";
 
 const JSON_FLAG: FlagSpec = { name: "json", type: "boolean", summary: "Print JSON for scripts" };
 const PROJECT_FLAG: FlagSpec = { name: "project", type: "boolean", summary: "Edit the project's .agent/config file instead of the global one" };

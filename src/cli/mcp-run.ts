@@ -10,7 +10,7 @@ import { formatPath } from "../config/problems.ts";
 import type { McpManager, McpServerConfig, McpServerStatus } from "../mcp/index.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { redactText } from "../util/redact.ts";
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 const DEFAULT_LOGIN_SECONDS = 300;
 

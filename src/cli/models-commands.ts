@@ -1,6 +1,6 @@
 // `agent models`: the models of the built-in catalog, which are usable now and why the others are not;
 // `agent models refresh`: a newer copy of the models.dev data, on request.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const modelsCommand: CommandSpec = {
   name: "models",

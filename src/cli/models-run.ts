@@ -8,7 +8,7 @@ import { type CatalogProvider, CATALOG_PROVIDERS, catalogNames, catalogProvider 
 import { CACHED_SNAPSHOT, type CatalogModel, modelCatalog, modelsCacheDir } from "../providers/model-catalog.ts";
 import { compactCatalog, isModelsDevApi, MODELS_DEV_API_URL } from "../providers/models-dev.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "./command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "../util/cli-command.ts";
 import { didYouMean } from "../util/did-you-mean.ts";
 
 interface ModelRow {

@@ -1,5 +1,5 @@
 // `agent print ...`: exports of the wire contracts, generated from the schemas that the code itself uses.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 const FORMAT_FLAG = {
   name: "format",

@@ -1,18 +1,6 @@
-import { stringify } from "yaml";
-import type { Io, ParsedArgs } from "./command.ts";
-import { EXIT } from "./command.ts";
-
-/** Serializes a schema document in the format chosen with `--format`. */
-export function formatDocument(doc: unknown, format: string | undefined): string {
-  switch (format ?? "json-pretty") {
-    case "json":
-      return `${JSON.stringify(doc)}\n`;
-    case "yaml":
-      return stringify(doc, { aliasDuplicateObjects: false });
-    default:
-      return `${JSON.stringify(doc, null, 2)}\n`;
-  }
-}
+import type { Io, ParsedArgs } from "../util/cli-command.ts";
+import { EXIT } from "../util/cli-command.ts";
+import { formatDocument } from "../util/format-document.ts";
 
 export async function printConfigSchema(args: ParsedArgs, io: Io): Promise<number> {
   const { appConfigJsonSchema } = await import("../config/schema.ts");

@@ -1,4 +1,4 @@
-import type { Io } from "./command.ts";
+import type { Io } from "../util/cli-command.ts";
 import { rootCommand } from "./commands.ts";
 import { dispatch } from "./dispatch.ts";
 import { isLaunch } from "../update/launch-commands.ts";

@@ -4,7 +4,7 @@ import { dataRoot, findProject } from "../config/files.ts";
 import { findLiveDaemon, retire } from "../client/daemon-launch.ts";
 import { DaemonClient } from "../client/daemon-client.ts";
 import { listSessions, openSession, sessionDirOf, titleFrom, type SessionMeta } from "../daemon/store/index.ts";
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 /**
  * What a person is told about a session: its stored state, except that a session the store calls running

@@ -1,6 +1,6 @@
 // `agent new`, `agent continue`, `agent sessions list|stop|rm`: sessions of the current project, each
 // served by its own daemon process.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 const DEMO = { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" } as const;
 const DETACH = { name: "detach", type: "boolean", summary: "Print the session id and leave the daemon running" } as const;

@@ -1,7 +1,7 @@
 // A plain streaming view of a session's records (until the terminal UI attaches instead): assistant text
 // on stdout as it streams, tool calls, questions, retries and turn ends on stderr.
 import type { SyncRecord } from "../protocol/sync-record.ts";
-import type { Io } from "./command.ts";
+import type { Io } from "../util/cli-command.ts";
 import { retryText } from "../util/retry-text.ts";
 
 export class SessionPrinter {

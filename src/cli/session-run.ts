@@ -8,7 +8,7 @@ import { DaemonClient } from "../client/daemon-client.ts";
 import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import { newId } from "../util/ids.ts";
-import { CliError, EXIT, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { SessionPrinter } from "./session-printer.ts";
 
 /** Ctrl+C in the trust dialog: nothing was started. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { DaemonClient } from "../client/daemon-client.ts";
 import { dataRoot } from "../config/files.ts";
 import { ensureDaemon, findLiveDaemon, retire, type DaemonHandle } from "../client/daemon-launch.ts";
-import type { Io } from "./command.ts";
+import type { Io } from "../util/cli-command.ts";
 
 export interface LocalTuiOptions {
   /** Starts (or finds) the session's daemon, after the first frame; a new session's store is created here too. */

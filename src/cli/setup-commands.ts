@@ -1,5 +1,5 @@
 // `agent setup`: the guided first configuration (provider, key, connection test, default models).
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const setupCommand: CommandSpec = {
   name: "setup",

@@ -13,7 +13,7 @@ import { resolveProvider } from "../providers/resolve.ts";
 import type { ProviderSettings } from "../providers/settings.ts";
 import { redactText } from "../util/redact.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { EXIT, type Io, type ParsedArgs, UsageError } from "./command.ts";
+import { EXIT, type Io, type ParsedArgs, UsageError } from "../util/cli-command.ts";
 import { type KeySource, saveKeyFile, setupConfigText } from "./setup-config.ts";
 
 type Clack = typeof import("@clack/prompts");

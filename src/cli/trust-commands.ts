@@ -1,6 +1,6 @@
 // `agent trust`: allow (or revoke, or list) a project's tool servers, scripts and credential-bearing
 // addresses, as direnv's `allow` does for .envrc.
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const trustCommand: CommandSpec = {
   name: "trust",

@@ -6,7 +6,7 @@ import { dataRoot } from "../config/files.ts";
 import { loadConfig } from "../config/load.ts";
 import { grantTrust } from "../config/trust/assess.ts";
 import { ProjectTrustStore, projectTrustFile } from "../config/trust/store.ts";
-import type { Io } from "./command.ts";
+import type { Io } from "../util/cli-command.ts";
 
 /** False when the person cancelled (Ctrl+C): no session should start. */
 export async function confirmProjectTrust(project: string, io: Io): Promise<boolean> {

@@ -6,7 +6,7 @@ import { loadConfig } from "../config/load.ts";
 import { grantTrust, type ProjectTrust } from "../config/trust/assess.ts";
 import { RuleAnswerStore, ruleAnswersFile } from "../config/trust/rule-answers.ts";
 import { ProjectTrustStore, ProjectTrustStoreError, projectTrustFile, type ProjectTrustRecord } from "../config/trust/store.ts";
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "./command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 function projectDir(args: ParsedArgs, io: Io): string {
   const given = args.positionals[0];

@@ -1,5 +1,5 @@
 // `agent update`: replace this agent with the newest release of its channel, or only check (`--check`).
-import type { CommandSpec } from "./command.ts";
+import type { CommandSpec } from "../util/cli-command.ts";
 
 export const updateCommand: CommandSpec = {
   name: "update",

@@ -2,7 +2,7 @@
 // answer a previous check left, and, at most once a day, start a detached `agent update --check` that
 // writes the next answer. The command itself never waits for the network.
 import { spawn } from "node:child_process";
-import type { Io } from "../cli/command.ts";
+import type { Io } from "../util/cli-command.ts";
 import { UpdatesConfig } from "../config/schema/session.ts";
 import { globalBlock, readGlobalLayer } from "../platform/global-layer.ts";
 import { VERSION } from "../version.ts";

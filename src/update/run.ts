@@ -2,7 +2,7 @@
 // channel from `updates.channel` (or --channel), the running binary (or --binary FILE) as the target.
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CliError, EXIT, type Io, type ParsedArgs } from "../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { loadConfig } from "../config/load.ts";
 import { parseVersionLine, VERSION } from "../version.ts";
 import { checkForUpdate, rememberCheck, type Channel, type CheckResult } from "./check.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { CommandSpec } from "../../src/cli/command.ts";
+import type { CommandSpec } from "../../src/util/cli-command.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
 import { captureIo } from "../helpers/io.ts";
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CommandSpec, Io } from "../../src/cli/command.ts";
+import type { CommandSpec, Io } from "../../src/util/cli-command.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
 import { rootCommand } from "../../src/cli/commands.ts";
 import { CRASH_EXIT } from "../../src/platform/crash/install.ts";

@@ -1,4 +1,4 @@
-import type { Io } from "../../src/cli/command.ts";
+import type { Io } from "../../src/util/cli-command.ts";
 
 export interface CapturedIo extends Io {
   stdout: string;

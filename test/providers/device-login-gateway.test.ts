@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { authCommandWith } from "../../src/cli/auth-commands.ts";
 import { authRunners } from "../../src/cli/auth-run.ts";
-import type { CommandSpec } from "../../src/cli/command.ts";
+import type { CommandSpec } from "../../src/util/cli-command.ts";
 import { rootCommand } from "../../src/cli/commands.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
 import type { Clock } from "../../src/providers/clock.ts";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Io } from "../../src/cli/command.ts";
+import type { Io } from "../../src/util/cli-command.ts";
 import { afterCommand } from "../../src/update/launch.ts";
 import { VERSION } from "../../src/version.ts";
 import { startReleaseServer, type ReleaseServer } from "./release-server.ts";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Io } from "../../src/cli/command.ts";
+import type { Io } from "../../src/util/cli-command.ts";
 import { runCli } from "../../src/cli/run.ts";
 import { fakeBinary, installedBinary, startReleaseServer, type ReleaseServer, type ReleaseSpec } from "./release-server.ts";
 

@@ -1,7 +1,7 @@
 // Opens the gateway database for the (db) admin commands: the same config, data dir and pepper as the
 // server, no listener. Without --config and without a config file, the built-in defaults apply.
 import { existsSync } from "node:fs";
-import { CliError, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { createGatewayContext, type GatewayContext } from "../context.ts";
 import { defaultConfigPath, defaultGatewayConfig, GatewayConfigError, loadGatewayConfig } from "../config/load.ts";
 import type { GatewayConfig } from "../config/types.ts";

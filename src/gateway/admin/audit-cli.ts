@@ -1,5 +1,5 @@
 // `agent gateway audit list`: the audit log, newest first, filtered by principal, start time and count.
-import { EXIT, UsageError, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { EXIT, UsageError, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { withAdmin } from "./admin-context.ts";
 import { printJson, printTable, wantsJson } from "./format.ts";
 

@@ -1,5 +1,5 @@
 // `agent gateway client ...`: OAuth client registrations. A confidential client's secret goes to stderr once.
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { OAuthClientError, OAuthClientStore, type ClientType, type OAuthClientInfo } from "../auth/oauth-clients.ts";
 import { cliActor, withAdmin } from "./admin-context.ts";
 import { iso, printJson, printTable, wantsJson } from "./format.ts";

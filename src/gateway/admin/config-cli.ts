@@ -1,7 +1,7 @@
 // `agent gateway config register|list|show|remove` (http): the configuration registry of a running gateway.
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import type { ConfigurationDetail, ConfigurationView } from "../registry/configurations.ts";
 import type { RegistryFormat } from "../registry/config-content.ts";
 import { printJson, printTable, wantsJson } from "./format.ts";

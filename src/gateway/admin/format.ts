@@ -1,5 +1,5 @@
 // Output for admin commands: aligned tables for people, JSON for scripts.
-import type { Io, ParsedArgs } from "../../cli/command.ts";
+import type { Io, ParsedArgs } from "../../util/cli-command.ts";
 
 export function wantsJson(args: ParsedArgs): boolean {
   return args.flags.json === true;

@@ -3,7 +3,7 @@
 // follows the URL scheme (src/client/tls-pin.ts): plaintext only to loopback, HTTPS with trust on first
 // use; the trust prompt goes to stderr so `--json` output stays clean, and runs only on a terminal.
 // Shared by the config, project and session commands; their flags are HTTP_TARGET in src/cli/gateway-commands.ts.
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { GatewayAuthError, GatewayClient } from "../../client/gateway-client.ts";
 import { describeTrustQuestion, type FetchLike, gatewayTransport, TlsPinError, type TrustQuestion } from "../../client/tls-pin.ts";
 

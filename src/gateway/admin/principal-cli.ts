@@ -1,5 +1,5 @@
 // `agent gateway principal ...`: principals and their password / PAM bindings, straight in the database.
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { PasswordRuleError } from "../auth/password.ts";
 import { PrincipalError, type PrincipalDetail } from "../auth/principals.ts";
 import type { GatewayContext } from "../context.ts";

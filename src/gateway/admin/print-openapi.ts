@@ -1,7 +1,7 @@
 // `agent print gateway-openapi`: the same document the server serves at /api/v1/openapi.json, rendered
 // from the route schemas with an in-memory database (no data dir, no server).
-import { EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
-import { formatDocument } from "../../cli/print-run.ts";
+import { EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
+import { formatDocument } from "../../util/format-document.ts";
 import { defaultGatewayConfig } from "../config/load.ts";
 import { createGatewayContext } from "../context.ts";
 import { renderOpenApi } from "../server/app.ts";

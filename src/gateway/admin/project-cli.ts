@@ -1,6 +1,6 @@
 // `agent gateway project register|list|remove` (http). The path is a path on the gateway machine: the
 // gateway checks that it exists and canonicalizes it, not this client.
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import type { ProjectView } from "../registry/projects.ts";
 import { printJson, printTable, wantsJson } from "./format.ts";
 import { resolveGatewayTarget, type TargetOptions } from "./http-target.ts";

@@ -1,5 +1,5 @@
 // `agent gateway serve`: starts the server in the foreground and stops it gracefully on SIGTERM/SIGINT.
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { redactText } from "../../util/redact.ts";
 import { processTracer } from "../../telemetry/start.ts";
 import { PepperError } from "../auth/pepper.ts";

@@ -1,5 +1,5 @@
 // `agent gateway token ...`: personal access tokens. `create` prints the token once, to stdout only.
-import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { PatError, type PatInfo } from "../auth/pats.ts";
 import { PrincipalError } from "../auth/principals.ts";
 import type { GatewayContext } from "../context.ts";

@@ -1,6 +1,6 @@
 // `agent gateway session list|create|stop|resume|rm` (http): scripting sessions on a running gateway.
 // `create --wait` polls until the daemon runs (exit 0) or failed (exit 1, with the reason).
-import { CliError, EXIT, type Io, type ParsedArgs } from "../../cli/command.ts";
+import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { printJson, printTable, wantsJson } from "../admin/format.ts";
 import { resolveGatewayTarget, type GatewayTarget, type TargetOptions } from "../admin/http-target.ts";
 import type { SessionView } from "./registry.ts";

@@ -1,7 +1,7 @@
 // What a crash report holds: the version, the role and command (names only: never argument values, which
 // can be prompt text), the error's type, message and stack, and the runtime; every text is scrubbed of
 // secrets: the environment's secret-named values and token shapes (one redaction helper, src/util).
-import type { CommandSpec } from "../../cli/command.ts";
+import type { CommandSpec } from "../../util/cli-command.ts";
 import { isSecretKey, redactText } from "../../util/redact.ts";
 import { VERSION } from "../../version.ts";
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Io, ParsedArgs } from "../../../src/cli/command.ts";
+import type { Io, ParsedArgs } from "../../../src/util/cli-command.ts";
 import { PinStore } from "../../../src/client/tls-pin.ts";
 import * as configCli from "../../../src/gateway/admin/config-cli.ts";
 import { BINARY, ensureBinary } from "../../helpers/binary.ts";

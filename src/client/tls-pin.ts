@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import tls, { type PeerCertificate } from "node:tls";
 import { dataRoot, type Env } from "../config/files.ts";
-import { isLoopback } from "../gateway/net/ip.ts";
+import { isLoopback } from "../util/ip.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../src/gateway/clock.ts";
-import { canonicalIp, clientAddress, parseCidr, rateLimitKey, type Cidr } from "../../src/gateway/net/ip.ts";
+import { canonicalIp, clientAddress, parseCidr, rateLimitKey, type Cidr } from "../../src/util/ip.ts";
 import { RateLimiter } from "../../src/gateway/net/rate-limit.ts";
 import { startTestGateway } from "./helpers.ts";
 

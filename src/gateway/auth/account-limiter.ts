@@ -14,7 +14,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitState } from "../db/schema.ts";
-import { canonicalIp, ipBytes } from "../net/ip.ts";
+import { canonicalIp, ipBytes } from "../../util/ip.ts";
 import { sha256Hex } from "../../util/ids.ts";
 import type { Ticket } from "../net/rate-limit.ts";
 

@@ -1,6 +1,6 @@
 // The gateway config file's shape: every key of the spec's table, its type, default and bounds.
 // The parser walks this tree, so unknown keys and bad values are reported from one description.
-import { isValidIp, parseCidr } from "../net/ip.ts";
+import { isValidIp, parseCidr } from "../../util/ip.ts";
 
 export type FieldSpec =
   | { t: "str"; def?: string; check?: (v: string) => string | undefined; summary: string }

@@ -1,5 +1,5 @@
 // Source-IP policy: exact allow/deny lists (deny beats allow) and the trusted proxies for X-Forwarded-For.
-import { canonicalIp, clientAddress, parseCidr, type Cidr } from "./ip.ts";
+import { canonicalIp, clientAddress, parseCidr, type Cidr } from "../../util/ip.ts";
 
 export class NetworkPolicy {
   private readonly allow: Set<string>;

@@ -6,7 +6,7 @@ import type { Clock } from "../clock.ts";
 import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitState } from "../db/schema.ts";
-import { rateLimitKey } from "./ip.ts";
+import { rateLimitKey } from "../../util/ip.ts";
 
 export type LimiterName = "login" | "device" | "oauth_resource" | "oauth_token";
 

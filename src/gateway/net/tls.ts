@@ -7,7 +7,7 @@ import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { writeFileAtomic } from "../../util/atomic-write.ts";
 import type { GatewayConfig } from "../config/types.ts";
-import { isLoopback } from "./ip.ts";
+import { isLoopback } from "../../util/ip.ts";
 
 export interface TlsMaterial {
   cert: string;

@@ -34,5 +34,5 @@ offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`
   examples: ["agent", "agent setup", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
   flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],
-  run: async (args, io) => (await import("./front-door.ts")).frontDoorRun(args, io),
+  run: async (args, io) => (await import("./front-door.ts")).frontDoorRun(args, io, rootCommand),
 };

@@ -134,7 +134,7 @@ export async function dispatch(root: CommandSpec, argv: string[], io: Io): Promi
     }
     // A command that threw something unexpected is a crash: the report's path is printed with the error.
     const { reportCrash } = await import("../platform/crash/handler.ts");
-    await reportCrash({ error, kind: "internal_error", argv, env: io.env, err: io.err });
+    await reportCrash({ error, kind: "internal_error", argv, commands: root, env: io.env, err: io.err });
     return EXIT.failure;
   }
 }

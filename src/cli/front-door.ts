@@ -6,11 +6,11 @@
 // the help, as every other command group does.
 import { NO_MODEL_HELP } from "../agent/facets/model-choice.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import { EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
+import { type CommandSpec, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { renderHelp } from "./help.ts";
-import { rootCommand } from "./commands.ts";
 
-export async function frontDoorRun(args: ParsedArgs, io: Io): Promise<number> {
+/** `rootCommand` is passed in by the command tree that runs this, so the two modules do not import each other. */
+export async function frontDoorRun(args: ParsedArgs, io: Io, rootCommand: CommandSpec): Promise<number> {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
     io.out(renderHelp(rootCommand, []));
     return EXIT.ok;

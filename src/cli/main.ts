@@ -8,7 +8,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${versionLine()}\n`);
 } else {
   // Crash handlers first: an uncaught error anywhere leaves a redacted report under the data root.
-  (await import("../platform/crash/install.ts")).installCrashHandlers(argv);
+  (await import("../platform/crash/install.ts")).installCrashHandlers(argv, async () => (await import("./commands.ts")).rootCommand);
   const { runCli, processIo } = await import("./run.ts");
   process.exitCode = await runCli(argv, processIo());
 }

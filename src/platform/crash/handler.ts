@@ -1,7 +1,7 @@
 // Handling a crash in any role: build the redacted report, write it under the data root, send it when
 // the global `data` block says so, and tell the user on stderr where it is.
-import { rootCommand } from "../../cli/commands.ts";
 import { DataConfig } from "../../config/schema/session.ts";
+import type { CommandSpec } from "../../util/cli-command.ts";
 import { globalBlock, literalSecrets, readGlobalLayer } from "../global-layer.ts";
 import { buildCrashReport, type CrashReport } from "./report.ts";
 import { sendCrashReport, type DataBlock } from "./send.ts";
@@ -11,6 +11,8 @@ export interface CrashContext {
   error: unknown;
   kind: CrashReport["kind"];
   argv: readonly string[];
+  /** The CLI's command tree, to tell command names from arguments in argv. */
+  commands: CommandSpec;
   env: Readonly<Record<string, string | undefined>>;
   err: (text: string) => void;
   fetch?: typeof fetch;
@@ -30,7 +32,7 @@ function configFacts(ctx: CrashContext): { data: DataBlock | null; secrets: stri
 export async function reportCrash(ctx: CrashContext): Promise<string | null> {
   const { data, secrets } = configFacts(ctx);
   const now = new Date();
-  const report = buildCrashReport({ error: ctx.error, kind: ctx.kind, argv: ctx.argv, commands: rootCommand, env: ctx.env, secrets, now, id: newCrashId(now) });
+  const report = buildCrashReport({ error: ctx.error, kind: ctx.kind, argv: ctx.argv, commands: ctx.commands, env: ctx.env, secrets, now, id: newCrashId(now) });
   const what = ctx.kind === "internal_error" ? "internal error" : "crashed";
   ctx.err(`agent: ${what}: ${report.error.type}: ${report.error.message}\n`);
   let path: string | null = null;

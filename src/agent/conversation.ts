@@ -1,59 +1,19 @@
 // The conversation a session holds: user messages, assistant messages (text, reasoning, tool calls)
 // and the tool results that answer them. It is a fold of engine events (applyEvent), so a store that
-// keeps the ordered events can always rebuild it.
-import type { ReasoningReplay, ToolCallReplay, Usage } from "../providers/events.ts";
+// keeps the ordered events can always rebuild it. Its entries' shapes are defined once, as schemas
+// (src/protocol/conversation-schema.ts); the types here are their Static types.
+import type { ConversationEntry } from "../protocol/conversation-schema.ts";
 
-export type UserContentPart =
-  | { type: "text"; text: string }
-  | { type: "image"; media_type: string; data_base64: string };
-
-export interface UserMessage {
-  id: string;
-  role: "user";
-  /**
-   * `prompt`: typed by the user; `reminder`: a system reminder the engine added; `continuation`: after a
-   * lifetime cut, or a goal's automatic continuation; `handoff`: the plan carried into a new context;
-   * `notification`: a notification (the message id is the notification's).
-   */
-  origin: "prompt" | "reminder" | "continuation" | "handoff" | "notification";
-  content: UserContentPart[];
-  created_at: number;
-}
-
-export type AssistantContentPart =
-  | { id: string; type: "text"; text: string }
-  | { id: string; type: "reasoning"; text: string; replay: ReasoningReplay | null }
-  | { id: string; type: "tool_call"; call_id: string; name: string; arguments: Record<string, unknown>; replay?: ToolCallReplay };
-
-export interface AssistantMessage {
-  id: string;
-  role: "assistant";
-  model: string;
-  content: AssistantContentPart[];
-  usage: Usage | null;
-  created_at: number;
-}
-
-export type ToolCallStatus = "completed" | "error" | "cancelled" | "denied";
-
-export interface ToolResultEntry {
-  call_id: string;
-  name: string;
-  status: ToolCallStatus;
-  output: string;
-  /** Images go to the model only when it supports vision (base64). */
-  images?: { media_type: string; data_base64: string }[];
-  metadata?: Record<string, unknown>;
-}
-
-export interface ToolResultsMessage {
-  id: string;
-  role: "tool_results";
-  results: ToolResultEntry[];
-  created_at: number;
-}
-
-export type ConversationEntry = UserMessage | AssistantMessage | ToolResultsMessage;
+export type {
+  AssistantContentPart,
+  AssistantMessage,
+  ConversationEntry,
+  ToolCallStatus,
+  ToolResultEntry,
+  ToolResultsMessage,
+  UserContentPart,
+  UserMessage,
+} from "../protocol/conversation-schema.ts";
 
 /**
  * Where the provider-visible context begins after a compaction or /clear; `entries` keeps the full

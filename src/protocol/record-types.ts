@@ -1,6 +1,6 @@
 // The record types of the journal: engine events are stored verbatim (so the conversation can be folded
 // back from the journal); the daemon adds a few records of its own, named here.
-import type { EngineEventType } from "../agent/events.ts";
+import type { EngineEventType } from "./sync-record.ts";
 
 /** Records written by the daemon, not the engine. */
 export const DAEMON_RECORD_TYPES = ["session_state", "operation_result", "daemon_catalog_changed"] as const;

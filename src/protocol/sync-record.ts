@@ -11,14 +11,15 @@ import {
   PartKindSchema,
   QueuedInputSchema,
   StopReasonSchema,
+  SubagentStatusSchema,
   ToolResultSchema,
   TurnStopReasonSchema,
   UsageSchema,
   UserMessageSchema,
 } from "./conversation-schema.ts";
+import { GoalChangeSchema, GoalSchema } from "./goal.ts";
+import { NotificationDeliverySchema, NotificationSchema } from "./notification.ts";
 import { ClientOperationResultV1 } from "./operation.ts";
-import { GoalChangeSchema, GoalSchema } from "../agent/goals/schema.ts";
-import { NotificationDeliverySchema, NotificationSchema } from "../agent/notifications/schema.ts";
 
 const S = Type.String();
 
@@ -26,8 +27,11 @@ function variant<T extends string, P extends TProperties>(type: T, description: 
   return Type.Object({ type: Type.Literal(type), ...fields }, { description });
 }
 
-/** The bodies of the records, one per engine event type, then the daemon's own. */
-export const RecordBodyVariants = [
+/**
+ * The engine's events, the one definition of them: EngineEvent (src/agent/events.ts) is their Static type,
+ * and each is a record body as it is.
+ */
+export const EngineEventVariants = [
   variant("user_message", "A user message (typed prompt, reminder, continuation) entered the conversation.", { turn_id: S, message: UserMessageSchema }),
   variant("turn_started", "A turn began.", { turn_id: S, model: S, facet: S }),
   variant("assistant_message_started", "An assistant message began streaming.", { turn_id: S, message_id: S, model: S, created_at: Type.Number() }),
@@ -40,6 +44,8 @@ export const RecordBodyVariants = [
   }),
   variant("part_delta", "Streaming text, reasoning or tool-call argument JSON; consecutive deltas of one part may be coalesced.", { message_id: S, part_id: S, delta: S }),
   variant("part_completed", "The final state of a part (always sent).", { message_id: S, part: AssistantPartSchema }),
+  // An unfinished part when its attempt broke, or a tool call of a broken attempt: the retry starts from the
+  // text kept so far, and the model may issue the call again.
   variant("part_discarded", "A part dropped from its message (an attempt broke and is retried).", { message_id: S, part_id: S }),
   variant("assistant_message_completed", "An assistant message ended.", {
     message_id: S,
@@ -66,9 +72,11 @@ export const RecordBodyVariants = [
   variant("tool_call_completed", "A tool finished; the result joins the tool_results message.", {
     turn_id: S,
     part_id: Type.Optional(Type.String({ description: "The call's tool_call part id (see tool_call_started)." })),
+    /** The tool_results message this result belongs to (one per assistant message with calls). */
     results_message_id: S,
     result: ToolResultSchema,
     duration_ms: Type.Number({ minimum: 0 }),
+    /** Milliseconds since the epoch when the call finished. */
     completed_at: Type.Number(),
   }),
   variant("retry", "The provider call failed and will be retried.", {
@@ -106,6 +114,7 @@ export const RecordBodyVariants = [
     tokens_before: Type.Integer({ minimum: 0 }),
     tokens_after: Type.Integer({ minimum: 0 }),
     model: S,
+    /** Summary calls made (1 + retries); the token counts are estimates. */
     attempts: Type.Integer({ minimum: 1 }),
     usage: UsageSchema,
   }),
@@ -150,12 +159,21 @@ export const RecordBodyVariants = [
   variant("subagent_completed", "A subagent ended; report (bounded) is the parent's tool result.", {
     subagent_id: S,
     name: S,
-    status: Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("cancelled")]),
+    status: SubagentStatusSchema,
     report: S,
     usage: UsageSchema,
     tool_turns: Type.Integer({ minimum: 0 }),
     error: Type.Optional(EngineErrorSchema),
   }),
+] as const;
+
+export const EngineEventSchema = Type.Union([...EngineEventVariants]);
+export type EngineEvent = Static<typeof EngineEventSchema>;
+export type EngineEventType = EngineEvent["type"];
+
+/** The bodies of the records: the engine's events, then the daemon's own. */
+export const RecordBodyVariants = [
+  ...EngineEventVariants,
   variant("session_state", "The session's lifecycle changed (a stopped, finalized session serves its history).", {
     state: Type.Union([Type.Literal("running"), Type.Literal("stopping"), Type.Literal("stopped")]),
     finalized: Type.Boolean(),

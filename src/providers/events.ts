@@ -1,46 +1,12 @@
-// The normalized stream event model: every dialect's decoder turns its wire events into these.
+// The normalized stream event model: every dialect's decoder turns its wire events into these. The shapes
+// that reach the conversation and the wire (usage, stop reason, replay data) are defined once, as schemas.
+import type { ReasoningReplay, StopReason, ToolCallReplay, Usage } from "../protocol/conversation-schema.ts";
 
-/** Why the model stopped, normalized across dialects; `raw_stop_reason` keeps the wire value. */
-export type StopReason =
-  | "end_turn"
-  | "max_tokens"
-  | "stop_sequence"
-  | "tool_use"
-  | "pause_turn"
-  | "refusal"
-  | "content_filter"
-  | "context_window_exceeded"
-  /** Proactively cut by `provider_stream_max_lifetime_secs`; continue with a continuation prompt. */
-  | "max_lifetime"
-  | "other";
-
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-}
+export type { ReasoningReplay, StopReason, ToolCallReplay, Usage };
 
 export function emptyUsage(): Usage {
   return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 }
-
-/**
- * What must be sent back verbatim next turn so the provider can continue its reasoning:
- * Messages thinking / redacted_thinking blocks (with signature), Responses reasoning items
- * (with encrypted_content). Opaque to the engine.
- */
-export type ReasoningReplay =
-  | { dialect: "a_messages"; block: { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string } }
-  | { dialect: "b_responses"; item: Record<string, unknown> & { type: "reasoning"; id: string } };
-
-/**
- * What a tool call must carry back next turn: Gemini's Chat Completions endpoint attaches a thought signature
- * to function calls (`extra_content.google.thought_signature`) and refuses the next request without it.
- * Kept verbatim with the model that sent it; sent back only to that model.
- */
-export type ToolCallReplay = { dialect: "b_chat_completions"; model: string; extra_content: Record<string, unknown> };
 
 export type StreamEvent =
   | { type: "response_start"; id: string | null; model: string | null }

@@ -6,7 +6,7 @@ import type { Clock } from "../../providers/clock.ts";
 import type { EngineEvent, InterrogativeAnswer } from "../events.ts";
 import { wrapReminder, type Reminders } from "../reminders.ts";
 import continuationText from "./continuation.txt" with { type: "text" };
-import type { Goal, GoalChange } from "./types.ts";
+import type { Goal, GoalChange } from "../../protocol/goal.ts";
 
 export const DEFAULT_MAX_CONTINUATIONS_PER_GOAL = 50;
 

@@ -10,7 +10,7 @@
 import type { Clock } from "../../providers/clock.ts";
 import type { UserMessage } from "../conversation.ts";
 import type { EngineEvent } from "../events.ts";
-import type { AgentNotification } from "./types.ts";
+import type { AgentNotification } from "../../protocol/notification.ts";
 
 export interface NotificationHost {
   readonly busy: boolean;

@@ -259,6 +259,16 @@ export class ServerConnection {
     return client.getPrompt({ name, arguments: args }, { timeout: this.requestTimeout() });
   }
 
+  /** Whether the server is connected and offers resources (the model then gets the resource tools). */
+  offersResources(): boolean {
+    return !!this.readyClient()?.getServerCapabilities()?.resources;
+  }
+
+  /** The cap and the place for whole results, for results produced on this server's behalf. */
+  outputLimits(): { maxOutputBytes: number; outputDir: string } {
+    return { maxOutputBytes: this.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, outputDir: this.deps.outputDir };
+  }
+
   private readyClient(): Client | undefined {
     return this.state === "connected" ? this.client : undefined;
   }

@@ -1,5 +1,6 @@
 // One manager per session: every configured tool server, its state, and the engine tools of the connected
 // ones. `/mcp` calls list/enable/disable/reconnect; the daemon catalog listens to change events.
+import { resourceTools, type ResourceSource } from "./resource-tools.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServerConnection } from "./connection.ts";
@@ -115,6 +116,15 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     return connection;
   };
 
+  const withResources = () => [...connections.values()].filter((c) => c.offersResources());
+  const resourceSource: ResourceSource = {
+    servers: () => withResources().map((c) => c.name),
+    resources: async (server) => (await Promise.all((server ? [get(server)] : withResources()).map((c) => c.resources().catch(() => [])))).flat(),
+    resourceTemplates: async (server) => (await Promise.all((server ? [get(server)] : withResources()).map((c) => c.resourceTemplates().catch(() => [])))).flat(),
+    read: (server, uri, signal) => get(server).readResource(uri, signal) as never,
+    limits: (server) => get(server).outputLimits(),
+  };
+
   return {
     start() {
       const enabled = Object.entries(options.servers ?? {}).filter(([, c]) => c.default_enabled !== false);
@@ -122,7 +132,8 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       return started;
     },
     tools() {
-      return [...connections.values()].flatMap((c) => traceMcpTools(options.tracer, c.name, c.tools()));
+      const tools = [...connections.values()].flatMap((c) => traceMcpTools(options.tracer, c.name, c.tools()));
+      return [...connections.values()].some((c) => c.offersResources()) ? [...tools, ...resourceTools(resourceSource)] : tools;
     },
     servers() {
       return [...connections.values()].map((c) => c.status());

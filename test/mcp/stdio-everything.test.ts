@@ -30,7 +30,7 @@ describe("everything server over stdio", () => {
     const names = manager.tools().map((t) => t.name);
     expect(names).toContain("mcp__ev__echo");
     expect(names).toContain("mcp__ev__get-sum");
-    expect(status!.toolCount).toBe(names.length);
+    expect(status!.toolCount).toBe(names.filter((n) => n.startsWith("mcp__ev__")).length); // plus the session-wide resource tools
     expect(events.map((e) => e.server.state)).toEqual(["connecting", "connected"]);
     const echo = manager.tools().find((t) => t.name === "mcp__ev__echo")!;
     expect(JSON.parse(JSON.stringify(echo.inputSchema))).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
@@ -114,7 +114,7 @@ describe("everything server over stdio", () => {
     expect(names).not.toContain("mcp__ev__get-env");
     expect(names).not.toContain("mcp__ev__echo");
     expect(names).toContain("mcp__ev__get-sum");
-    expect(manager.servers()[0]!.toolCount).toBe(names.length);
+    expect(manager.servers()[0]!.toolCount).toBe(names.filter((n) => n.startsWith("mcp__ev__")).length);
   });
 
   test("stderr goes to the session log by default, and not when log_stderr is false", async () => {

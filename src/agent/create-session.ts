@@ -25,6 +25,7 @@ import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
 import { redactText } from "../util/redact.ts";
+import { traceProviderCall } from "../telemetry/engine-spans.ts";
 import { sessionTracer } from "../telemetry/start.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
 import { FacetError, facetNames, resolveFacet } from "./context/facets.ts";
@@ -321,7 +322,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         stream: { provider_stream_idle_timeout_secs: daemon.provider_stream_idle_timeout_secs, provider_stream_max_lifetime_secs: daemon.provider_stream_max_lifetime_secs },
         cwd: opts.cwd,
         autopsy: opts.sessionDir ? { enabled: daemon.logging?.provider_autopsy ?? false, sessionDir: opts.sessionDir } : null,
-        tracer: telemetry.tracer,
+        traceCall: (info, events) => traceProviderCall(telemetry.tracer, info, events),
       },
       clock,
       newId: (prefix) => newId(prefix, clock.now()),

@@ -7,8 +7,6 @@ import type { ProviderRequest } from "./request.ts";
 import type { ResolvedProvider } from "./resolve.ts";
 import { streamWithRetry } from "./retry.ts";
 import type { RetrySettings } from "./settings.ts";
-import { traceProviderCall } from "../telemetry/engine-spans.ts";
-import type { Tracer } from "../telemetry/tracer.ts";
 
 /** Text the engine sends after a `max_lifetime` cut to let the model continue where it stopped. */
 export const CONTINUATION_PROMPT =
@@ -23,8 +21,8 @@ export interface ProviderCallOptions {
     autopsy?: { enabled: boolean; sessionDir: string } | null;
     /** Called after a report is written (path) or could not be written (error); never masks the provider error. */
     onAutopsy?: (result: { path: string } | { error: Error }) => void;
-    /** A span per call (model, tokens, retries); absent: none. */
-    tracer?: Tracer;
+    /** Wraps each call's events, the engine's telemetry span (model, tokens, retries); absent: none. */
+    traceCall?: ProviderCallHook;
   };
   /**
    * Builds the request for an attempt. `partial` is the content kept from earlier failed attempts
@@ -34,12 +32,24 @@ export interface ProviderCallOptions {
   signal?: AbortSignal;
 }
 
+/** What a span hook learns of a call; `scope` is the deps object the call was given. */
+export interface ProviderCallInfo {
+  provider: string;
+  protocol: string;
+  /** The request's model, known once the first attempt is built. */
+  model: () => string;
+  scope: object;
+}
+
+/** Wraps a call's event stream (a telemetry span): passed in, so providers/ imports no telemetry. */
+export type ProviderCallHook = (info: ProviderCallInfo, events: AsyncGenerator<StreamEvent>) => AsyncGenerator<StreamEvent>;
+
 export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEvent> {
   const { provider, deps } = opts;
   const auth = provider.settings.auth;
   const secrets = auth?.type === "static_key" ? [auth.key.trim()] : [];
   let model = "";
-  return traceProviderCall(deps.tracer, { provider: provider.name, protocol: provider.protocol, model: () => model, scope: deps }, streamWithRetry({
+  const events = streamWithRetry({
     settings: opts.retry,
     clock: deps.clock,
     random: deps.random,
@@ -63,5 +73,6 @@ export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEv
         deps.onAutopsy?.({ error: error as Error });
       }
     },
-  }));
+  });
+  return deps.traceCall ? deps.traceCall({ provider: provider.name, protocol: provider.protocol, model: () => model, scope: deps }, events) : events;
 }

@@ -5,10 +5,19 @@
 // Parents are found without an async context (AsyncLocalStorage slows every await under Bun): a turn's
 // provider and tool spans find it through the session's own objects (its callDeps and toolContext), and
 // a tool-server call (src/telemetry/mcp-spans.ts) finds its tool call's span by the call id.
-import type { AgentRuntime } from "../agent/runtime.ts";
-import type { ToolCallStatus } from "../agent/conversation.ts";
 import type { StreamEvent, Usage } from "../providers/events.ts";
 import { errorKind, TURN_SPAN_NAME, type TraceSpan, type Tracer } from "./tracer.ts";
+
+/** What a turn's span reads of the engine's runtime (AgentRuntime fits it; telemetry/ does not import the engine). */
+export interface TurnSpanScope {
+  tracer?: Tracer;
+  sessionId: string;
+  facet: string;
+  model: { key: string; provider_name: string };
+  /** The objects the turn's provider and tool calls receive: their spans find the turn's under them. */
+  callDeps: object;
+  toolContext: object;
+}
 
 /** The running turn's span, under the session objects its provider and tool calls receive. */
 const turnSpans = new WeakMap<object, TraceSpan>();
@@ -30,7 +39,7 @@ const usageAttributes = (usage: Usage) => ({
 });
 
 /** Runs one turn inside an `agent.turn` span; records how it stopped and the turn's token usage. */
-export async function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: AgentRuntime, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
+export async function traceTurn<T extends { stop: string; error?: { code: string } }>(rt: TurnSpanScope, turnId: string, usage: () => Usage, fn: () => Promise<T>): Promise<T> {
   if (!rt.tracer?.enabled) return fn();
   const span = rt.tracer.start(TURN_SPAN_NAME, { "gen_ai.conversation.id": rt.sessionId, "agent.turn.id": turnId, "agent.model": rt.model.key, "gen_ai.request.model": rt.model.provider_name, "agent.facet": rt.facet });
   turnSpans.set(rt.callDeps, span);
@@ -55,12 +64,12 @@ export async function traceTurn<T extends { stop: string; error?: { code: string
  * `scope` is); `status` reads the call's result once it ran. A throw marks the span failed (with the
  * error's kind) and is rethrown.
  */
-export function traceToolCall(tracer: Tracer | undefined, scope: object, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
+export function traceToolCall(tracer: Tracer | undefined, scope: object, call: { call_id: string; name: string }, status: () => string | undefined, fn: () => Promise<void>): Promise<void> {
   if (!tracer?.enabled) return fn();
   return tracedToolCall(tracer, scope, call, status, fn);
 }
 
-async function tracedToolCall(tracer: Tracer, scope: object, call: { call_id: string; name: string }, status: () => ToolCallStatus | undefined, fn: () => Promise<void>): Promise<void> {
+async function tracedToolCall(tracer: Tracer, scope: object, call: { call_id: string; name: string }, status: () => string | undefined, fn: () => Promise<void>): Promise<void> {
   const span = tracer.start(`execute_tool ${call.name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.call_id }, "internal", turnSpans.get(scope));
   toolSpans.set(call.call_id, span);
   try {

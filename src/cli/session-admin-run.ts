@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { dataRoot, findProject } from "../config/files.ts";
 import { findLiveDaemon, retire } from "../client/daemon-launch.ts";
 import { DaemonClient } from "../client/daemon-client.ts";
-import { listSessions, openSession, sessionDirOf, titleFrom, type SessionMeta } from "../daemon/store/index.ts";
+import { listSessions, markSessionStopped, openSession, sessionDirOf, titleFrom, type SessionMeta } from "../daemon/store/index.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 
 /**
@@ -53,15 +53,7 @@ async function stopSession(dir: string): Promise<void> {
     await retire(live.pid, null);
     return;
   }
-  const store = openSession(dir);
-  try {
-    if (store.meta().state !== "stopped") {
-      store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
-      store.setState("stopped", true);
-    }
-  } finally {
-    store.close();
-  }
+  markSessionStopped(dir);
 }
 
 export async function stopRun(args: ParsedArgs, io: Io): Promise<number> {

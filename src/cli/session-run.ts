@@ -120,16 +120,7 @@ async function launch(dir: string, io: Io, demo: boolean, resume = false): Promi
 }
 
 async function markStopped(dir: string): Promise<void> {
-  const { openSession } = await import("../daemon/store/index.ts");
-  const store = openSession(dir);
-  try {
-    if (store.meta().state !== "stopped") {
-      store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
-      store.setState("stopped", true);
-    }
-  } finally {
-    store.close();
-  }
+  (await import("../daemon/store/index.ts")).markSessionStopped(dir);
 }
 
 async function follow(handle: DaemonHandle, id: string, io: Io, options: { prompt?: string; detach: boolean }): Promise<number> {

@@ -187,6 +187,19 @@ export function openSession(dir: string, options: StoreOptions = {}): SessionSto
   return new SessionStore(dir, meta.id, db, sqlite, options);
 }
 
+/** Records a session with no daemon serving it as stopped (finalized), unless it already is. */
+export function markSessionStopped(dir: string): void {
+  const store = openSession(dir);
+  try {
+    if (store.meta().state !== "stopped") {
+      store.appendEvents([{ type: "session_state", state: "stopped", finalized: true }]);
+      store.setState("stopped", true);
+    }
+  } finally {
+    store.close();
+  }
+}
+
 /**
  * Every session under the data root, newest first. Sessions of an older layout are listed from a
  * read-only look (they are migrated when resumed); sessions of a newer layout are left out.

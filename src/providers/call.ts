@@ -6,6 +6,7 @@ import { buildAutopsyReport, writeAutopsyReport } from "./autopsy.ts";
 import type { ProviderRequest } from "./request.ts";
 import type { ResolvedProvider } from "./resolve.ts";
 import { streamWithRetry } from "./retry.ts";
+import { scriptedProvider } from "./scripted-server.ts";
 import type { RetrySettings } from "./settings.ts";
 
 /** Text the engine sends after a `max_lifetime` cut to let the model continue where it stopped. */
@@ -57,7 +58,7 @@ export function callProvider(opts: ProviderCallOptions): AsyncGenerator<StreamEv
     attempt: (_n, partial) => {
       const request = opts.buildRequest(partial);
       model = request.model;
-      return streamOnce(provider, request, deps, opts.signal);
+      return streamOnce(provider.protocol === "test" ? scriptedProvider(provider, deps.cwd ?? process.cwd()) : provider, request, deps, opts.signal);
     },
     onFinalFailure: (error, history, partial) => {
       if (!deps.autopsy?.enabled) return;

@@ -17,7 +17,6 @@ import { type DialectDecoder, type Emit } from "./dialects/decoder.ts";
 import { MessagesDecoder, buildMessagesBody } from "./dialects/a-messages.ts";
 import { ChatCompletionsDecoder, buildChatBody } from "./dialects/b-chat-completions.ts";
 import { ResponsesDecoder, buildResponsesBody } from "./dialects/b-responses.ts";
-import { loadTestScript, scriptPathFromUrl, scriptedEvents } from "./test-provider.ts";
 
 export interface ProviderCallDeps {
   clock: Clock;
@@ -25,7 +24,7 @@ export interface ProviderCallDeps {
   trustStore?: TrustStore | null;
   devices?: DeviceTokenSource | null;
   stream?: StreamSettings | null;
-  /** Daemon working directory (relative `test` script paths). */
+  /** Daemon working directory (relative `test` script paths, call.ts). */
   cwd?: string;
 }
 
@@ -37,8 +36,6 @@ export function createDecoder(provider: Pick<ResolvedProvider, "dialect" | "info
       return new ChatCompletionsDecoder(emit, provider.info, model);
     case "b_responses":
       return new ResponsesDecoder(emit);
-    case "test":
-      throw new Error("the test protocol has no wire decoder");
   }
 }
 
@@ -50,8 +47,6 @@ export function buildRequestBody(provider: Pick<ResolvedProvider, "dialect" | "i
       return buildChatBody(request, provider.info as ProtocolInfo);
     case "b_responses":
       return buildResponsesBody(request);
-    case "test":
-      throw new Error("the test protocol sends no request body");
   }
 }
 
@@ -62,11 +57,6 @@ export async function* streamOnce(
   deps: ProviderCallDeps,
   signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
-  if (provider.dialect === "test") {
-    const path = scriptPathFromUrl(provider.base, deps.cwd ?? process.cwd());
-    yield* scriptedEvents(loadTestScript(path), request, path);
-    return;
-  }
   const auth = await resolveAuth(provider.settings.auth, provider.authFormat, deps.devices ?? null);
   const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
   const body = JSON.stringify(buildRequestBody(provider, request));

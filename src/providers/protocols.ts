@@ -34,14 +34,14 @@ export const AUTH_FORMATS = ["bearer_token", "a_x_api_key", "c_api_key"] as cons
 export type AuthFormat = (typeof AUTH_FORMATS)[number];
 
 /** The wire dialects actually implemented; every protocol maps to one of them. */
-export type BaseDialect = "a_messages" | "b_chat_completions" | "b_responses" | "test";
+export type BaseDialect = "a_messages" | "b_chat_completions" | "b_responses";
 
 /**
  * How a configured `url` becomes a request URL:
  * - `origin`: the url is the origin (optionally with a path prefix); `/v1/<endpoint>` is appended.
  * - `versioned_base`: the url already carries the version; `/<endpoint>` is appended.
  * - `origin_or_v1`: origin or a base ending in `/v1` (incl. `/openai/v1`); `/v1` is never doubled.
- * - `none`: no HTTP (the offline `test` provider).
+ * - `none`: the offline `test` provider: its url is a script file, served on 127.0.0.1 at call time.
  */
 export type UrlStyle = "origin" | "versioned_base" | "origin_or_v1" | "none";
 
@@ -197,8 +197,9 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
     defaultHeaders: { originator: "agent" },
     summary: "Responses dialect of the coding-plan backend: bearer auth (device_a login), originator header.",
   }),
+  // Its script is served as Chat Completions by an in-process server (scripted-server.ts).
   test: {
-    baseDialect: "test",
+    baseDialect: "b_chat_completions",
     defaultUrl: null,
     defaultAuthFormat: null,
     defaultHeaders: {},

@@ -8,7 +8,7 @@ import { ProviderError } from "./errors.ts";
 /** Wire types of request options; `json` parses a value written as a JSON object/array, else keeps it. */
 export type OptionType = "number" | "integer" | "boolean" | "string" | "json";
 
-type WireDialect = Exclude<BaseDialect, "test">;
+type WireDialect = BaseDialect;
 
 const SAMPLING: Record<string, OptionType> = { temperature: "number", top_p: "number" };
 

@@ -20,7 +20,7 @@ export interface ResolvedProvider {
   dialect: BaseDialect;
   /** The base URL (for `test`: the script file path). */
   base: string;
-  /** Streaming endpoint (null for `test`). */
+  /** Streaming endpoint (null for `test`: its server is started at call time, call.ts). */
   streamUrl: string | null;
   /** Models listing endpoint (null for `test`). */
   modelsUrl: string | null;
@@ -47,9 +47,9 @@ export function defaultProtocolForKind(settings: ProviderSettings, catalog: Cata
 
 const KIND_DIALECTS: Record<ProviderSettings["kind"]["type"], readonly BaseDialect[] | null> = {
   catalog: null,
-  custom_a_compatible: ["a_messages", "test"],
-  custom_b_compatible: ["b_chat_completions", "b_responses", "test"],
-  custom_b_responses: ["b_responses", "test"],
+  custom_a_compatible: ["a_messages"],
+  custom_b_compatible: ["b_chat_completions", "b_responses"],
+  custom_b_responses: ["b_responses"],
 };
 
 export function resolveProvider(name: string, settings: ProviderSettings, catalog: CatalogProviderDefaults | null = null): ResolvedProvider {
@@ -59,8 +59,9 @@ export function resolveProvider(name: string, settings: ProviderSettings, catalo
   if (!protocol) throw new ProviderConfigError(name, "protocol could not be determined");
   const info = PROTOCOL_INFO[protocol];
   const allowed = KIND_DIALECTS[settings.kind.type];
-  if (allowed && !allowed.includes(info.baseDialect))
-    throw new ProviderConfigError(name, `protocol '${protocol}' does not fit kind '${settings.kind.type}' (allowed dialects: ${allowed.join(", ")})`);
+  // The offline demo fits every kind.
+  if (allowed && protocol !== "test" && !allowed.includes(info.baseDialect))
+    throw new ProviderConfigError(name, `protocol '${protocol}' does not fit kind '${settings.kind.type}' (allowed dialects: ${[...allowed, "test"].join(", ")})`);
   const custom = settings.kind.type !== "catalog";
   const base = settings.url ?? (custom ? null : catalog?.url ?? info.defaultUrl);
   if (!base)
@@ -78,7 +79,7 @@ export function resolveProvider(name: string, settings: ProviderSettings, catalo
 
   let streamUrl: string | null = null;
   let modelsUrl: string | null = null;
-  if (info.baseDialect !== "test") {
+  if (info.urlStyle !== "none") {
     try {
       streamUrl = providerEndpoint(base, info.baseDialect, "stream", info.urlStyle);
       modelsUrl = providerEndpoint(base, info.baseDialect, "models", info.urlStyle);

@@ -38,7 +38,7 @@ function endsWithVersion(path: string): boolean {
  * `<base>` + the dialect's endpoint (`what` = "stream" for the streaming endpoint, "models" for listing);
  * `style` is the protocol's own rule where it differs from its dialect's (c_responses).
  */
-export function providerEndpoint(base: string, dialect: Exclude<BaseDialect, "test">, what: "stream" | "models", style?: UrlStyle): string {
+export function providerEndpoint(base: string, dialect: BaseDialect, what: "stream" | "models", style?: UrlStyle): string {
   const url = parseBase(base);
   const path = trimSlash(url.pathname);
   switch (dialect) {

@@ -7,6 +7,7 @@ import { streamOnce } from "../../src/providers/client.ts";
 import { ProviderError } from "../../src/providers/errors.ts";
 import type { ProviderRequest } from "../../src/providers/request.ts";
 import { resolveProvider } from "../../src/providers/resolve.ts";
+import { scriptedProvider } from "../../src/providers/scripted-server.ts";
 import { TEST_PROVIDER_MODEL_LABEL, TestScriptError } from "../../src/providers/test-provider.ts";
 import { FakeClock } from "../fakes/fake-clock.ts";
 
@@ -29,6 +30,10 @@ const base: ProviderRequest = { model: "demo", system: null, messages: [{ role: 
 async function run(url: string, request: ProviderRequest) {
   const provider = resolveProvider("demo", { kind: { type: "custom_b_compatible" }, protocol: "test", url });
   expect(provider.streamUrl).toBeNull();
+  // The script is served as Chat Completions on 127.0.0.1; the real client calls it.
+  const served = scriptedProvider(provider, dir);
+  expect(served.dialect).toBe("b_chat_completions");
+  expect(served.streamUrl).toStartWith("http://127.0.0.1:");
   const a = new ResponseAssembler();
   for await (const e of streamOnce(provider, request, { clock: new FakeClock(), cwd: dir })) a.push(e);
   return a.snapshot();
@@ -57,10 +62,22 @@ describe("test protocol (offline demo)", () => {
 
   test("scripted errors are typed provider errors; running past the script is an error", async () => {
     const twoTurns = { ...base, messages: [...base.messages, { role: "assistant" as const, content: [] }, { role: "assistant" as const, content: [] }] };
-    expect(await run("demo.yaml", twoTurns).catch((e) => e)).toMatchObject({ kind: "overloaded", message: "scripted overload" });
+    const overload = await run("demo.yaml", twoTurns).catch((e) => e);
+    expect(overload).toMatchObject({ kind: "overloaded", status: 529 });
+    expect(overload.message).toContain("scripted overload");
     const e = await run("demo.yaml", { ...twoTurns, messages: [...twoTurns.messages, { role: "assistant", content: [] }] }).catch((x) => x);
     expect(e).toBeInstanceOf(ProviderError);
     expect(e.message).toContain("has no response #4");
+  });
+
+  test("every scripted error kind the wire can carry comes back as that kind", async () => {
+    const kinds = ["rate_limited", "overloaded", "context_length_exceeded", "auth", "invalid_request", "server", "network", "protocol", "invalid_tool_arguments"];
+    for (const kind of kinds) {
+      writeFileSync(join(dir, `${kind}.yaml`), `responses:\n  - error: { kind: ${kind}, message: "scripted ${kind}" }\n`);
+      const e = await run(`${kind}.yaml`, base).catch((x) => x);
+      expect(e).toBeInstanceOf(ProviderError);
+      expect(e.kind).toBe(kind);
+    }
   });
 
   test("a malformed script is a clear error naming the file and entry", async () => {

@@ -65,7 +65,8 @@ describe("protocol table and provider resolution", () => {
     expect(PROTOCOLS.length).toBe(17);
     expect(PROTOCOLS.filter((p) => p.endsWith("_chat_completions")).length).toBe(9);
     expect(PROTOCOLS.filter((p) => p.endsWith("_messages")).length).toBe(5);
-    for (const p of PROTOCOLS) expect(PROTOCOL_INFO[p].baseDialect).toBe(p === "test" ? "test" : p.endsWith("_messages") ? "a_messages" : p.endsWith("_chat_completions") ? "b_chat_completions" : "b_responses");
+    // `test` (the offline demo) is served as Chat Completions by an in-process server.
+    for (const p of PROTOCOLS) expect(PROTOCOL_INFO[p].baseDialect).toBe(p.endsWith("_messages") ? "a_messages" : p === "test" || p.endsWith("_chat_completions") ? "b_chat_completions" : "b_responses");
     // Real vendor addresses: https on a vendor's domain, or a local server on loopback; never a placeholder.
     for (const p of PROTOCOLS) if (PROTOCOL_INFO[p].defaultUrl) expect(PROTOCOL_INFO[p].defaultUrl).toMatch(/^(https:\/\/[a-z0-9.-]+\.(com|ai|io)(\/|$)|http:\/\/127\.0\.0\.1:\d+\/v1$)/);
     for (const p of PROTOCOLS) expect(PROTOCOL_INFO[p].defaultUrl ?? "").not.toContain(".example");

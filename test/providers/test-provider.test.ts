@@ -35,7 +35,7 @@ async function run(url: string, request: ProviderRequest) {
   expect(served.dialect).toBe("b_chat_completions");
   expect(served.streamUrl).toStartWith("http://127.0.0.1:");
   const a = new ResponseAssembler();
-  for await (const e of streamOnce(provider, request, { clock: new FakeClock(), cwd: dir })) a.push(e);
+  for await (const e of streamOnce(served, request, { clock: new FakeClock() })) a.push(e);
   return a.snapshot();
 }
 

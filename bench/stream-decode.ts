@@ -5,7 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { streamOnce } from "../src/providers/client.ts";
-import { systemClock } from "../src/providers/clock.ts";
+import { systemClock } from "../src/util/clock.ts";
 import type { ProviderRequest } from "../src/providers/request.ts";
 import { resolveProvider } from "../src/providers/resolve.ts";
 import type { TurnSpec } from "../test/fakes/turn-spec.ts";

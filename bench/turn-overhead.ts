@@ -11,7 +11,7 @@ import { callProvider } from "../src/providers/call.ts";
 import type { FetchLike } from "../src/providers/http.ts";
 import { resolveProvider } from "../src/providers/resolve.ts";
 import { DEFAULT_RETRY } from "../src/providers/settings.ts";
-import { systemClock } from "../src/providers/clock.ts";
+import { systemClock } from "../src/util/clock.ts";
 import { chatFrames } from "../test/fakes/wire-b-chat.ts";
 
 const CALLS_PER_SESSION = 50;

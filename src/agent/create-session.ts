@@ -8,7 +8,7 @@ import { resolveDefaults } from "../config/defaults.ts";
 import { formatProblem, ProblemList } from "../config/problems.ts";
 import { untrustedNotice, type UntrustedPolicy } from "../config/trust/assess.ts";
 import { DEMO_MODEL, withDemoProvider, writeDemoScript } from "./demo.ts";
-import { systemClock, type Clock } from "../providers/clock.ts";
+import { systemClock, type Clock } from "../util/clock.ts";
 import type { ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";

@@ -2,7 +2,7 @@
 // no module-level singletons, so tests build one with fakes.
 import type { ResolvedModel } from "../config/models.ts";
 import type { ProviderCallOptions } from "../providers/call.ts";
-import type { Clock } from "../providers/clock.ts";
+import type { Clock } from "../util/clock.ts";
 import type { Usage } from "../providers/events.ts";
 import type { ReasoningRequest, ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";

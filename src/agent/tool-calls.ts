@@ -1,7 +1,7 @@
 // Runs the tool calls of one assistant message: permission first, then the tool, with lock keys and the
 // batch limit from tool-batch.ts. Every call gets exactly one result event, even when denied or cancelled.
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
-import type { Clock } from "../providers/clock.ts";
+import type { Clock } from "../util/clock.ts";
 import { runTool, type Tool, type ToolContext, type ToolProgress, type ToolResult } from "../tools/tool.ts";
 import type { AssistantContentPart, ToolCallStatus, ToolResultEntry } from "./conversation.ts";
 import type { EngineEvent } from "./events.ts";

@@ -3,7 +3,7 @@
 import { dataRoot } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { formatProblem } from "../config/problems.ts";
-import { type Clock, systemClock } from "../providers/clock.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
 import { catalogProvider } from "../providers/catalog.ts";
 import { DeviceAuthError } from "../providers/device-auth/device-flow.ts";
 import { DeviceLoginConfigError, resolveDeviceLogin } from "../providers/device-auth/endpoints.ts";

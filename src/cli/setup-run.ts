@@ -5,7 +5,7 @@ import { copyFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { dataRoot, findConfigIn, globalConfigDir } from "../config/files.ts";
 import { CATALOG_PROVIDERS, type CatalogProvider, catalogDefaults } from "../providers/catalog.ts";
-import { systemClock } from "../providers/clock.ts";
+import { systemClock } from "../util/clock.ts";
 import { detectLocalServer, LOCAL_DEFAULT_CONTEXT_WINDOW } from "../providers/local-detect.ts";
 import { catalogModelKey, modelCatalog } from "../providers/model-catalog.ts";
 import { listProviderModels, type DiscoveredModel } from "../providers/models-list.ts";

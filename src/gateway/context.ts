@@ -1,6 +1,6 @@
 // The gateway's context, built once at startup and passed to every part: config, clock, paths,
 // database, pepper, credential stores, limiters, audit log. Nothing is a module-level singleton.
-import { systemClock, type Clock } from "./clock.ts";
+import { systemClock, type Clock } from "../util/clock.ts";
 import { resolveDataDir } from "./config/load.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import { openGatewayDb, type GatewayDb, type OpenedDb } from "./db/open.ts";

@@ -5,7 +5,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { parseModelRef } from "../config/defaults.ts";
 import { callProvider } from "../providers/call.ts";
 import type { ProviderCallDeps } from "../providers/client.ts";
-import type { Clock } from "../providers/clock.ts";
+import type { Clock } from "../util/clock.ts";
 import { catalogDefaults } from "../providers/catalog.ts";
 import type { ProviderRequest } from "../providers/request.ts";
 import { resolveProvider } from "../providers/resolve.ts";

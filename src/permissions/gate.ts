@@ -8,7 +8,7 @@ import { RuleAnswerStore } from "../config/trust/rule-answers.ts";
 import { ProjectTrustStoreError } from "../config/trust/store.ts";
 import type { PERMISSION_MATCHERS } from "../config/schema/session.ts";
 import type { ProviderCallDeps } from "../providers/client.ts";
-import type { Clock } from "../providers/clock.ts";
+import type { Clock } from "../util/clock.ts";
 import { type Classifier, providerClassifier } from "./classifier.ts";
 import { type Evaluation, RuleEvaluator } from "./evaluate.ts";
 import { appendAllowRule, PermissionRuleError, readRuleFile, RULE_FILE_NAME, type RuleProblem } from "./rule-file.ts";

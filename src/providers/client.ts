@@ -1,6 +1,6 @@
 // One streaming provider call (one attempt): build the dialect's body, POST it, decode the SSE bytes
 // into normalized events under stall and lifetime supervision.
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/clock.ts";
 import type { StreamEvent, Usage } from "./events.ts";
 import { emptyUsage } from "./events.ts";
 import { ProviderError } from "./errors.ts";

@@ -1,6 +1,6 @@
 // One streaming POST to a provider: headers, TLS trust, HTTP error mapping to typed errors with the
 // server's retry hints. Error text is built from status and provider error fields, then redacted.
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/clock.ts";
 import { ProviderError, kindForStatus } from "./errors.ts";
 import type { TrustStore } from "./tls.ts";
 import { fetchTlsOptions } from "./tls.ts";

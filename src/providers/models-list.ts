@@ -1,6 +1,6 @@
 // Model discovery: lists the models a provider reports at its models endpoint (the same base as its
 // requests). `applyDiscoveredModels` (discovered-models.ts) then applies the pending `models.<key>` overlays.
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/clock.ts";
 import { mergeHeaders, resolveAuth, type DeviceTokenSource } from "./auth-headers.ts";
 import { ProviderError } from "./errors.ts";
 import { type FetchLike, errorFromResponse } from "./http.ts";

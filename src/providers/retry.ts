@@ -1,6 +1,6 @@
 // daemon.retry: which failures are retried, how long to wait, and the runner that retries a call,
 // emits a `retry` event before each wait, and carries partial content into the next attempt.
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/clock.ts";
 import type { AssembledResponse, StreamEvent } from "./events.ts";
 import { ProviderError } from "./errors.ts";
 import { ResponseAssembler } from "./assemble.ts";

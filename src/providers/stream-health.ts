@@ -1,6 +1,6 @@
 // Stream health: idle (stall) detection and maximum stream lifetime, both read from the injected clock.
 // Any received bytes (including keep-alive pings) reset the idle timer.
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/clock.ts";
 import type { StreamSettings } from "./settings.ts";
 
 /** Built-in default of provider_stream_idle_timeout_secs (also used when the setting is 0). */

@@ -6,7 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { configuredEngine } from "../../src/cli/daemon-run.ts";
 import { startDaemon, type RunningDaemon } from "../../src/daemon/serve.ts";
-import { systemClock } from "../../src/providers/clock.ts";
+import { systemClock } from "../../src/util/clock.ts";
 import { EVENTS_PER_LOOP_TURN, decodeResponseStream } from "../../src/providers/client.ts";
 import { chatFrames } from "../fakes/wire-b-chat.ts";
 import { startProviderFake, type ProviderFake } from "../fakes/provider-fake.ts";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pamUnavailableReason } from "../../src/gateway/auth/pam.ts";
-import { systemClock } from "../../src/gateway/clock.ts";
+import { systemClock } from "../../src/util/clock.ts";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { addUser, startTestGateway, type TestGateway } from "../gateway/helpers.ts";
 import { WebClient } from "../gateway/web-client.ts";

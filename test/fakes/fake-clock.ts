@@ -1,5 +1,5 @@
 // A manual clock: time moves only when a test calls advance(); sleepers wake in deadline order.
-import type { Clock } from "../../src/providers/clock.ts";
+import type { Clock } from "../../src/util/clock.ts";
 import { StepCap } from "./step-cap.ts";
 
 interface Sleeper {

@@ -125,7 +125,7 @@ describe("a device code redeemed twice", () => {
     expect(first.status).toBe(200);
     expect((await listConfigurations(first.body.access_token)).status).toBe(200);
 
-    gw.clock.advance(10);
+    gw.clock.advance(10_000);
     const replay = await call(gw, "token", { grant_type: DEVICE_GRANT, client_id: client, device_code: started.device_code });
     expect(replay.status).toBe(400);
     expect(replay.body).toEqual({ error: "invalid_grant", error_description: "the device code was already used; the tokens issued for it are now revoked" });
@@ -175,7 +175,7 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     const page = await fifth.text();
     expect(page).toContain("Too many failed sign-ins. Try again in 60 seconds.");
     expect(page).not.toContain(PASSWORD);
-    gw.clock.advance(60);
+    gw.clock.advance(60_000);
     expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(303);
     expect(gw.ctx.audit.list({ limit: 30 }).some((e) => e.detail === "rate limited (account)" && e.source_ip === "172.16.5.5")).toBe(true);
   });
@@ -195,20 +195,20 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     gw = await startTestGateway("", { auth: proxied });
     await addUser(gw, "ada", PASSWORD);
     expect((await from("198.51.100.20").login("ada", PASSWORD)).status).toBe(303); // ada at home, last week
-    gw.clock.advance(7 * 24 * 3600);
+    gw.clock.advance(7 * 24 * 3600 * 1000);
     await spray("ada");
     expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(429);
     expect((await from("198.51.100.21").login("ada", PASSWORD)).status).toBe(303); // home network, another address
     // The attacker keeps going from new networks: each failure past the allowance doubles the wait, up to 15 minutes.
     const waits: string[] = [];
     for (let i = 0; i < 6; i++) {
-      gw.clock.advance(900); // past any lock, inside the hour after which a counter is forgotten
+      gw.clock.advance(900_000); // past any lock, inside the hour after which a counter is forgotten
       expect((await from(`10.${i}.0.1`).login("ada", `again-${i}-xxxx`)).status).toBe(401);
       waits.push((await from(`10.${i}.0.2`).login("ada", PASSWORD)).headers.get("retry-after")!);
     }
     expect(waits).toEqual(["120", "240", "480", "900", "900", "900"]);
     expect((await from("198.51.100.22").login("ada", PASSWORD)).status).toBe(303);
-    gw.clock.advance(900);
+    gw.clock.advance(900_000);
     expect((await from("172.16.9.9").login("ada", PASSWORD)).status).toBe(303);
   });
 

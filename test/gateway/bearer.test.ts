@@ -66,7 +66,7 @@ describe("oat_ and dsc_ bearer families", () => {
     expect(scoped.status).toBe(403);
     expect(await scoped.json()).toEqual({ error: "insufficient_scope", message: "this route needs the 'machine' scope" });
     expect(scoped.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="machine"');
-    gw.clock.advance(900);
+    gw.clock.advance(900_000);
     const expired = await health(oat);
     expect(expired.status).toBe(401);
     expect(await expired.text()).toBe('{"error":"unauthorized"}');

@@ -102,7 +102,7 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await page.waitForSelector("text=Approved: agent connect");
     expect(gw.ctx.sqlite.query("SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'").get()).toEqual({ status: "approved", scopes: '["project"]' });
 
-    gw.clock.advance(601);
+    gw.clock.advance(601_000);
     await page.reload();
     expect(page.url()).toBe(`${gw.url}/login?next=%2Fdevice`);
     await page.fill("#username", "ada");
@@ -136,7 +136,7 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await expect(poll()).rejects.toMatchObject({ error: "authorization_pending" });
     await page.click("#approve");
     await page.waitForSelector("text=Approved: CI laptop");
-    gw.clock.advance(started.interval ?? 5);
+    gw.clock.advance((started.interval ?? 5) * 1000);
     const tokens = await poll();
     expect(tokens.scope).toBe("machine project");
     const health = await tlsFetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });

@@ -34,7 +34,7 @@ describe("POST /api/v1/auth/login", () => {
     const list = await fetch(`${gw.url}/api/v1/sessions`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
     expect(list.status).toBe(200);
     // Past the access token's life the stored refresh token gets a new one.
-    gw.clock.advance(901);
+    gw.clock.advance(901_000);
     const next = await client.accessToken();
     expect(next).not.toBe(tokens.access_token);
     expect((await fetch(`${gw.url}/api/v1/sessions`, { headers: { Authorization: `Bearer ${next}` } })).status).toBe(200);
@@ -57,7 +57,7 @@ describe("POST /api/v1/auth/login", () => {
     const locked = await post({ client_id: clientId, username: "grace", password: "hopper-1906" });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
-    gw.clock.advance(301);
+    gw.clock.advance(301_000);
     expect((await post({ client_id: clientId, username: "grace", password: "hopper-1906" })).status).toBe(200);
   });
 

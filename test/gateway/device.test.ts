@@ -59,7 +59,7 @@ describe("/device", () => {
     await web.post("/device/approve", { csrf, user_code: "EEEE-FFFF" });
     expect(await (await web.get("/device")).text()).toContain("Choose at least one scope");
     expect(row("EEEE-FFFF").status).toBe("pending");
-    gw.clock.advance(61);
+    gw.clock.advance(61_000);
     const expired = await web.get("/device?user_code=CCCC-DDDD");
     expect(expired.status).toBe(404);
     await web.post("/device/approve", { csrf, user_code: "CCCC-DDDD", scope_machine: "1" });
@@ -76,7 +76,7 @@ describe("/device", () => {
     const locked = await web.get("/device?user_code=REAL-CODE");
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBe("60");
-    gw.clock.advance(60);
+    gw.clock.advance(60_000);
     expect((await web.get("/device?user_code=REAL-CODE")).status).toBe(200);
   });
 

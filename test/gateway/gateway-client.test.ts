@@ -27,7 +27,7 @@ function clientFor(env: Record<string, string>, sleeps: number[], short = false)
     clientName: "agent connect (test)",
     sleep: async (ms) => {
       sleeps.push(ms);
-      gw.clock.advance((short && sleeps.length === 2 ? ms - 1000 : ms) / 1000);
+      gw.clock.advance(short && sleeps.length === 2 ? ms - 1000 : ms);
     },
   });
 }
@@ -59,7 +59,7 @@ describe("GatewayClient", () => {
 
     const first = await client.accessToken();
     expect(first).toBe(tokens.access_token!);
-    gw.clock.advance(900 - 59); // within a minute of expiry: refreshed (and rotated) before it lapses
+    gw.clock.advance((900 - 59) * 1000); // within a minute of expiry: refreshed (and rotated) before it lapses
     const [second, again] = await Promise.all([client.accessToken(), client.accessToken()]);
     expect(second).not.toBe(first);
     expect(again).toBe(second); // concurrent callers share one refresh (two would look like reuse)
@@ -85,7 +85,7 @@ describe("GatewayClient", () => {
     const grant = (gw.ctx.sqlite.query("SELECT id FROM oauth_grants ORDER BY created_at DESC LIMIT 1").get() as { id: string }).id;
     const dash = await web.dashboard();
     await web.post(`/grants/${grant}/revoke`, { csrf: dash.csrf });
-    gw.clock.advance(900);
+    gw.clock.advance(900_000);
     await expect(client.accessToken()).rejects.toThrow(/sign in again/);
 
     const [id, secret] = confidentialClient(gw, ["machine"]);
@@ -93,7 +93,7 @@ describe("GatewayClient", () => {
     const issued = await machine.clientCredentials(id, secret);
     expect(issued.refresh_token).toBeUndefined();
     expect(await Bun.file(machine.store.pathFor(gw.url)).text()).not.toContain(secret);
-    gw.clock.advance(900);
+    gw.clock.advance(900_000);
     const renewed = await machine.accessToken(secret);
     expect(renewed).not.toBe(issued.access_token);
     await expect(machine.clientCredentials(id, "cs_wrong")).rejects.toMatchObject({ code: "invalid_client" });

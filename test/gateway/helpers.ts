@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FakeClock } from "../../src/gateway/clock.ts";
+import { FakeClock } from "../fakes/fake-clock.ts";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import { startGateway, type RunningGateway, type StartOptions } from "../../src/gateway/server/serve.ts";
 
@@ -17,7 +17,7 @@ export async function startTestGateway(extra = "", options: Partial<StartOptions
   const yaml = `data_dir: ${options.dataDir ?? join(dir, "data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
   const file = join(dir, "gateway-config.yaml");
   writeFileSync(file, yaml);
-  const clock = new FakeClock();
+  const clock = new FakeClock(Date.parse("2026-01-01T00:00:00Z"));
   const gw = await startGateway({ config: parseGatewayConfig(yaml, file), env: process.env, clock, pam: null, ...options });
   return Object.assign(gw, { clock, dir });
 }

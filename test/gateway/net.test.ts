@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../src/gateway/clock.ts";
+import { FakeClock } from "../fakes/fake-clock.ts";
 import { canonicalIp, clientAddress, parseCidr, rateLimitKey, type Cidr } from "../../src/util/ip.ts";
 import { RateLimiter } from "../../src/gateway/net/rate-limit.ts";
 import { startTestGateway } from "./helpers.ts";
@@ -63,13 +63,13 @@ describe("rate limiter", () => {
     };
     for (let i = 0; i < 5; i++) expect(fail()).toBe(0);
     expect(fail()).toBe(300);
-    clock.advance(299);
+    clock.advance(299_000);
     expect(fail()).toBe(1);
-    clock.advance(1);
+    clock.advance(1_000);
     expect(fail()).toBe(0);
     // Four failures, then the window passes: the count starts over.
     for (let i = 0; i < 3; i++) fail();
-    clock.advance(61);
+    clock.advance(61_000);
     for (let i = 0; i < 5; i++) expect(fail()).toBe(0);
     expect(fail()).toBe(300);
   });
@@ -112,10 +112,10 @@ describe("lockout persistence", () => {
       if (a.allowed) a.ticket.fail();
     }
     expect(first.admit("192.0.2.9").allowed).toBe(false);
-    gw.clock.advance(100);
+    gw.clock.advance(100_000);
     const restarted = new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db);
     expect(restarted.admit("192.0.2.9")).toEqual({ allowed: false, retryAfterSecs: 200 });
-    gw.clock.advance(200);
+    gw.clock.advance(200_000);
     expect(new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).admit("192.0.2.9").allowed).toBe(true);
     await gw.stop();
   });

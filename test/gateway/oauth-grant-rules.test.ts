@@ -37,16 +37,16 @@ describe("device authorization grant", () => {
     const { device_code, user_code } = await start(client);
     expect((await poll(client, device_code)).body.error).toBe("authorization_pending");
     expect((await poll(client, device_code)).body.error).toBe("slow_down"); // at once: interval 5 -> 10
-    gw.clock.advance(6);
+    gw.clock.advance(6_000);
     expect((await poll(client, device_code)).body.error).toBe("slow_down"); // 6 s < 10 s: 10 -> 15
-    gw.clock.advance(14);
+    gw.clock.advance(14_000);
     expect((await poll(client, device_code)).body.error).toBe("slow_down"); // 14 s < 15 s: 15 -> 20
-    gw.clock.advance(20);
+    gw.clock.advance(20_000);
     expect((await poll(client, device_code)).body.error).toBe("authorization_pending");
     await decide(gw, web, user_code, true);
-    gw.clock.advance(19);
+    gw.clock.advance(19_000);
     expect((await poll(client, device_code)).body.error).toBe("slow_down");
-    gw.clock.advance(25);
+    gw.clock.advance(25_000);
     expect((await poll(client, device_code)).status).toBe(200);
   });
 
@@ -58,7 +58,7 @@ describe("device authorization grant", () => {
     const stolen = await poll(other, device_code);
     expect(stolen.body.error).toBe("invalid_grant");
     expect((await poll(client, device_code)).status).toBe(200);
-    gw.clock.advance(10);
+    gw.clock.advance(10_000);
     const again = await poll(client, device_code);
     expect(again.body).toEqual({ error: "invalid_grant", error_description: "the device code was already used; the tokens issued for it are now revoked" });
     expect((await poll(client, "made-up")).body.error).toBe("invalid_grant");
@@ -71,7 +71,7 @@ describe("device authorization grant", () => {
     expect((await poll(client, denied.device_code)).body.error).toBe("access_denied");
     const late = await start(client);
     expect(late.expires_in).toBe(900);
-    gw.clock.advance(900);
+    gw.clock.advance(900_000);
     expect((await poll(client, late.device_code)).body.error).toBe("expired_token");
     expect((await web.get(`/device?user_code=${late.user_code}`)).status).toBe(404);
   });
@@ -133,17 +133,17 @@ describe("refresh tokens", () => {
     const other = publicClient(gw);
     expect((await refresh(other, first.refresh_token)).body.error).toBe("invalid_grant");
     expect((await refresh(client, first.refresh_token, "machine")).body.error).toBe("invalid_scope");
-    gw.clock.advance(599);
+    gw.clock.advance(599_000);
     const second = (await refresh(client, first.refresh_token)).body;
     expect(second.scope).toBe("project");
-    gw.clock.advance(600); // idle: 600 s without use
+    gw.clock.advance(600_000); // idle: 600 s without use
     expect((await refresh(client, second.refresh_token)).body).toEqual({ error: "invalid_grant", error_description: "the refresh token has expired" });
     const again = await deviceTokens(client, web);
-    gw.clock.advance(500);
+    gw.clock.advance(500_000);
     const r2 = (await refresh(client, again.refresh_token)).body;
-    gw.clock.advance(499);
+    gw.clock.advance(499_000);
     const r3 = (await refresh(client, r2.refresh_token)).body;
-    gw.clock.advance(1); // absolute: 1000 s after the grant, however active
+    gw.clock.advance(1_000); // absolute: 1000 s after the grant, however active
     expect((await refresh(client, r3.refresh_token)).body.error).toBe("invalid_grant");
   });
 

@@ -60,7 +60,7 @@ describe("oauth4webapi against the gateway", () => {
     const web = new WebClient(gw.url);
     await web.login("ada", "correct horse battery");
     await decide(gw, web, started.user_code.toLowerCase().replace("-", ""), true);
-    gw.clock.advance(10);
+    gw.clock.advance(10_000);
     const tokens = await poll();
     expect(tokens.token_type).toBe("bearer");
     expect(tokens.access_token).toMatch(/^oat_/);

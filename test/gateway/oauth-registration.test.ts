@@ -84,7 +84,7 @@ describe("dynamic client registration", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("600");
     expect((await call(gw, "device_authorization", { client_id: client })).status).toBe(429);
-    gw.clock.advance(600);
+    gw.clock.advance(600_000);
     expect((await register({ client_name: "c" })).status).toBe(201);
   });
 });

@@ -158,7 +158,7 @@ describe("token endpoint limiter", () => {
       const locked = await call(limited, "token", cc({ client_id: "cli_x", client_secret: "guess" }));
       expect(locked.headers.get("retry-after")).toBe("60");
       expect([locked.headers.get("cache-control"), locked.headers.get("pragma")]).toEqual(["no-store", "no-cache"]);
-      limited.clock.advance(60);
+      limited.clock.advance(60_000);
       expect((await call(limited, "token", cc({ client_id: "cli_x", client_secret: "guess" }))).status).toBe(401);
     } finally {
       await limited.stop();

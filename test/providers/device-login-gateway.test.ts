@@ -11,7 +11,7 @@ import { authRunners } from "../../src/cli/auth-run.ts";
 import type { CommandSpec } from "../../src/util/cli-command.ts";
 import { rootCommand } from "../../src/cli/commands.ts";
 import { dispatch } from "../../src/cli/dispatch.ts";
-import type { Clock } from "../../src/providers/clock.ts";
+import type { Clock } from "../../src/util/clock.ts";
 import { DeviceLoginConfigError, metadataUrls, resolveDeviceLogin } from "../../src/providers/device-auth/endpoints.ts";
 import { DeviceProfileTokens } from "../../src/providers/device-auth/profiles.ts";
 import { addUser, startTestGateway, type TestGateway } from "../gateway/helpers.ts";

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileCatalog } from "../../src/tools/file-catalog.ts";
-import { FakeClock, makeProject, writeFiles } from "./helpers.ts";
+import { FakeClock } from "../fakes/fake-clock.ts";
+import { makeProject, writeFiles } from "./helpers.ts";
 
 describe("file catalog", () => {
   test(".gitignore: nested files, negations, directory patterns, info/exclude", () => {

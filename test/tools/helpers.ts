@@ -6,19 +6,7 @@ import type { Static } from "@sinclair/typebox";
 import type { FileCatalogConfig } from "../../src/config/schema/daemon.ts";
 import { createToolContext } from "../../src/tools/context.ts";
 import { runTool, type Tool, type ToolContext, type ToolResult } from "../../src/tools/tool.ts";
-import { StepCap } from "../fakes/step-cap.ts";
-
-export class FakeClock {
-  private readonly cap = new StepCap("tools FakeClock");
-  constructor(public ms = 1_700_000_000_000) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.cap.step();
-    this.ms += ms;
-  }
-}
+import { FakeClock } from "../fakes/fake-clock.ts";
 
 export function makeProject(files: Record<string, string | Uint8Array> = {}, options: { git?: boolean } = {}): string {
   const root = mkdtempSync(join(tmpdir(), "agent-tools-"));

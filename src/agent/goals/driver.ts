@@ -2,7 +2,7 @@
 // it back), records every change as an event, and decides after each turn whether the session goes on by
 // itself: only after a turn that ended normally (end_turn) with the goal still active, at most
 // max_continuations_per_goal times per goal (0: never, while the goal and its tools stay).
-import type { Clock } from "../../providers/clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { EngineEvent, InterrogativeAnswer } from "../events.ts";
 import { wrapReminder, type Reminders } from "../reminders.ts";
 import continuationText from "./continuation.txt" with { type: "text" };

@@ -7,7 +7,7 @@
 // - off: it waits for the next turn, and enters before that turn's first model request.
 // notifications.trigger_turn and trigger_types are reserved by the spec and have no effect: a
 // notification never starts a turn by itself.
-import type { Clock } from "../../providers/clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { UserMessage } from "../conversation.ts";
 import type { EngineEvent } from "../events.ts";
 import type { AgentNotification } from "../../protocol/notification.ts";

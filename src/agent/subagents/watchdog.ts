@@ -1,7 +1,7 @@
 // The liveness watchdog: every interval it scans the running subagents, and one that has waited on the
 // model without any activity for the threshold is reported stalled (it then forces its provider stream to
 // reconnect). It runs on the injected clock, only while subagents run, so an idle session holds no timer.
-import type { Clock } from "../../providers/clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { StallSettings } from "./settings.ts";
 
 export interface Watched {

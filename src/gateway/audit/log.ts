@@ -2,7 +2,7 @@
 // Callers pass identifiers only; free text is redacted so a secret can never be stored here.
 import { and, desc, eq, gte } from "drizzle-orm";
 import { redactText } from "../../util/redact.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { auditEvents } from "../db/schema.ts";
 

@@ -11,7 +11,7 @@
 // does not tell whether an account exists. State lives in `rate_limit_state` and survives restarts; in-flight
 // attempts are reserved in memory, so a parallel burst cannot slip past a counter.
 import { and, eq, inArray, lt } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitState } from "../db/schema.ts";
 import { canonicalIp, ipBytes } from "../../util/ip.ts";

@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthGrants, personalAccessTokens, principals, serviceCredentials, sessions, webSessions } from "../db/schema.ts";
 import { constantTimeEqualHex } from "../../util/ids.ts";

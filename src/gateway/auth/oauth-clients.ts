@@ -6,7 +6,7 @@
 // a password change: spec rule 10) the client gets no more tokens. Clients registered with the admin CLI
 // have no registration grant: they answer to whoever holds the gateway's database.
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, principals } from "../db/schema.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";

@@ -1,6 +1,6 @@
 // Personal access tokens: `pat_` + 256 random bits, shown once; only the SHA-256 is stored.
 import { and, eq, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { personalAccessTokens, principals } from "../db/schema.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";

@@ -1,6 +1,6 @@
 // Principals and their credential bindings (password, PAM), read and written in the gateway database.
 import { eq, or } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { pamBindings, passwordCredentials, principals } from "../db/schema.ts";
 import { newId } from "../../util/ids.ts";

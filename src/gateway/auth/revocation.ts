@@ -1,7 +1,7 @@
 // Revoking what a principal holds: OAuth grants with their access and refresh tokens, and what the
 // confidential clients it registered hold.
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens } from "../db/schema.ts";
 

@@ -2,7 +2,7 @@
 // (it tells the interval) and every heartbeat period, then each new event as it is journaled. Every
 // event carries its cursor as the SSE id, so an EventSource client resumes with Last-Event-ID. A client
 // that falls further behind than the journal's byte bound gets a `reset` event and the stream ends.
-import { isoAt, type Clock } from "../clock.ts";
+import { isoAt, type Clock } from "../../util/clock.ts";
 import type { TrackedStream } from "../server/streams.ts";
 import type { FleetJournal, JournalEntry } from "./journal.ts";
 import type { FleetLimits } from "./limits.ts";

@@ -6,7 +6,7 @@ import { buildHistory, type CapturedAttachment } from "../../daemon/history-item
 import { StoreCorruptError } from "../../daemon/store/index.ts";
 import { TokenError, TokenSigner } from "../../protocol/tokens.ts";
 import { newId } from "../../util/ids.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import { FleetError } from "./fleet-error.ts";
 import type { FleetLimits } from "./limits.ts";
 import type { FleetRows } from "./rows.ts";

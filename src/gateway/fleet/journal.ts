@@ -3,7 +3,7 @@
 // than what is retained is 410 cursor_too_old. Subscribers (SSE streams) get each record as it is added.
 import { TokenError, type TokenSigner } from "../../protocol/tokens.ts";
 import type { FleetEvent } from "../../protocol/fleet-event.ts";
-import { isoAt, type Clock } from "../clock.ts";
+import { isoAt, type Clock } from "../../util/clock.ts";
 import { FleetError } from "./fleet-error.ts";
 import type { FleetLimits } from "./limits.ts";
 

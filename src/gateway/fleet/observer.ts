@@ -4,7 +4,7 @@
 // then ages into `stale`. A changed summary is reported so the fleet can emit session_upserted.
 import { Value } from "@sinclair/typebox/value";
 import { SyncStatusRecord, type SyncStatus } from "../../protocol/sync-shapes.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import { daemonTarget } from "./daemon-target.ts";
 import type { FleetLimits } from "./limits.ts";
 import type { FleetRows, SessionRow } from "./rows.ts";

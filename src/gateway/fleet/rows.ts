@@ -2,7 +2,7 @@
 // the observer and stopped history need besides the public fields (port, session dir).
 import type { Database } from "bun:sqlite";
 import type { FleetProject } from "../../protocol/fleet-event.ts";
-import { isoAt } from "../clock.ts";
+import { isoAt } from "../../util/clock.ts";
 
 export interface SessionRow {
   id: string;

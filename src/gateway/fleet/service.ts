@@ -5,7 +5,7 @@ import { createHmac } from "node:crypto";
 import type { FleetSession } from "../../protocol/fleet-event.ts";
 import { TokenSigner } from "../../protocol/tokens.ts";
 import { newId } from "../../util/ids.ts";
-import { isoAt } from "../clock.ts";
+import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
 import type { FleetChange } from "./changes.ts";
 import { FleetStream } from "./event-stream.ts";

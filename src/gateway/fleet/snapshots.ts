@@ -6,7 +6,7 @@ import { FLEET_FEATURES } from "../../protocol/features.ts";
 import type { FleetProject, FleetSession } from "../../protocol/fleet-event.ts";
 import { TokenError, type TokenSigner } from "../../protocol/tokens.ts";
 import { newId } from "../../util/ids.ts";
-import { isoAt, type Clock } from "../clock.ts";
+import { isoAt, type Clock } from "../../util/clock.ts";
 import { FleetError, invalidQuery } from "./fleet-error.ts";
 import type { FleetLimits } from "./limits.ts";
 

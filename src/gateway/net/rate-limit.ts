@@ -2,7 +2,7 @@
 // work starts, so a parallel burst counts every attempt instead of racing past the check.
 // Lockouts are persisted, so restarting the gateway does not lift them.
 import { and, eq, gt } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitState } from "../db/schema.ts";

@@ -5,7 +5,7 @@
 // to device codes). That grant's id is derived from the code, so no lookup table is needed.
 // (The /device web page moves codes from pending to approved or denied: docs/decisions-gateway.md 17.)
 import { and, eq, lt, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthDeviceCodes } from "../db/schema.ts";

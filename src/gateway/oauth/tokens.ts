@@ -2,7 +2,7 @@
 // rotate on every use; a rotated token presented again revokes its whole family (the grant) with every
 // access token issued under it (RFC 9700 §4.14.2).
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { oauthAccessTokens, oauthGrants, oauthRefreshTokens } from "../db/schema.ts";

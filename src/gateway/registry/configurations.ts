@@ -6,7 +6,7 @@
 import { count, eq } from "drizzle-orm";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/errors.ts";
-import { isoAt } from "../clock.ts";
+import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
 import { configurations, projects } from "../db/schema.ts";
 import { checkConfigContent, type ContentProblem, type RegistryFormat } from "./config-content.ts";

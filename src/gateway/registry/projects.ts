@@ -5,7 +5,7 @@ import { count, eq } from "drizzle-orm";
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ProtocolError } from "../../protocol/errors.ts";
-import { isoAt } from "../clock.ts";
+import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
 import { configurations, projects, sessions } from "../db/schema.ts";
 import { dataRoot } from "../../config/files.ts";

@@ -1,6 +1,6 @@
 // Starts the gateway: paths, database, pepper, TLS, auth, then the HTTP(S) listener.
 import type { Server } from "bun";
-import { systemClock, type Clock } from "../clock.ts";
+import { systemClock, type Clock } from "../../util/clock.ts";
 import { resolveDataDir } from "../config/load.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import { createGatewayContext, silentLogger, type GatewayContext, type Logger } from "../context.ts";

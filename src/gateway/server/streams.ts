@@ -5,7 +5,7 @@
 // when it ends.
 import type { AuthResult } from "../auth/bearer.ts";
 import type { DbStamp } from "../auth/verified-cache.ts";
-import { systemClock, type Clock } from "../clock.ts";
+import { systemClock, type Clock } from "../../util/clock.ts";
 
 export interface TrackedStream {
   /** Aborted when the credential that opened the stream is revoked or expires (or the gateway stops). */

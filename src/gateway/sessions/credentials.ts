@@ -4,7 +4,7 @@
 // exits, fails or is reconciled away. Only the metadata ever leaves this module.
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { isoAt, type Clock } from "../clock.ts";
+import { isoAt, type Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { serviceCredentials, sessions } from "../db/schema.ts";
 import { serviceCredentialVerifier } from "../auth/bearer.ts";

@@ -2,7 +2,7 @@
 // transaction (the row moves only from the state the caller saw), appends a history entry, and signals
 // fleet observation after the commit.
 import { and, asc, desc, eq } from "drizzle-orm";
-import { isoAt, type Clock } from "../clock.ts";
+import { isoAt, type Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { sessions, sessionTransitions } from "../db/schema.ts";
 import type { FleetChanges } from "../fleet/changes.ts";

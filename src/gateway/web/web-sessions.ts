@@ -2,7 +2,7 @@
 // idle and absolute timeouts on the injected clock, server-side revocation.
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull, ne } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { webSessions } from "../db/schema.ts";
 import { newId, sha256Hex } from "../../util/ids.ts";

@@ -1,6 +1,6 @@
 // RFC 8628 device authorization client: request a device code, show the user code, poll the token
 // endpoint (authorization_pending, slow_down +5 s, access_denied, expired_token), and refresh tokens.
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../util/clock.ts";
 import type { FetchLike } from "../http.ts";
 import { type TrustStore, fetchTlsOptions } from "../tls.ts";
 import { redactText } from "../../util/redact.ts";

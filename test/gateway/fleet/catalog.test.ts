@@ -98,9 +98,9 @@ describe("catalog paging", () => {
 describe("snapshot lifetime and store bounds", () => {
   test("a snapshot expires after 10 minutes on the fake clock: 410 snapshot_expired", async () => {
     const first = (await f.json("/api/v1/catalog")).body;
-    f.gw.clock.advance(599);
+    f.gw.clock.advance(599_000);
     expect((await f.json(`/api/v1/catalog?snapshot=${encodeURIComponent(first.snapshot)}&page=1`)).status).toBe(200);
-    f.gw.clock.advance(1);
+    f.gw.clock.advance(1_000);
     const late = await f.json(`/api/v1/catalog?snapshot=${encodeURIComponent(first.snapshot)}&page=1`);
     expect(late.status).toBe(410);
     expect(late.body.code).toBe("snapshot_expired");

@@ -105,7 +105,7 @@ describe("replay and live events", () => {
     const beats = readEvents(res, (list) => list.filter(isBeat).length >= 3);
     await until(() => f.fleet.openStreams === 1, "the stream to open");
     f.scheduler.fire(15_000);
-    f.gw.clock.advance(15);
+    f.gw.clock.advance(15_000);
     f.scheduler.fire(15_000);
     const list = await beats;
     expect(list.every(isBeat)).toBe(true);
@@ -169,13 +169,13 @@ describe("cursor abuse", () => {
     expect(JSON.parse((await code(after(start))).text)).toMatchObject({ code: "cursor_too_old" });
     expect(f.fleet.journal.retained.records).toBe(5);
     const recent = await catalogCursor();
-    f.gw.clock.advance(299);
+    f.gw.clock.advance(299_000);
     expect((await events(after(recent))).status).toBe(200);
-    f.gw.clock.advance(1);
+    f.gw.clock.advance(1_000);
     // The cursor names the newest event; that event has aged out, but nothing after it is lost.
     expect((await events(after(recent))).status).toBe(200);
     f.addProject(hex(6));
-    f.gw.clock.advance(300);
+    f.gw.clock.advance(300_000);
     f.addProject(hex(7));
     const res = await code(after(recent));
     expect(res.status).toBe(410);

@@ -159,9 +159,9 @@ describe("attachments", () => {
 describe("checkpoint lifetime and spool bounds", () => {
   test("checkpoints expire after 10 minutes (fake clock): 410 snapshot_expired; at most 8 are kept", async () => {
     const first = (await history("ses_stopped")).body.checkpoint;
-    f.gw.clock.advance(599);
+    f.gw.clock.advance(599_000);
     expect((await history("ses_stopped", cp(first))).status).toBe(200);
-    f.gw.clock.advance(1);
+    f.gw.clock.advance(1_000);
     const expired = await history("ses_stopped", cp(first));
     expect([expired.status, expired.body.code]).toEqual([410, "snapshot_expired"]);
     const tokens: string[] = [];

@@ -93,7 +93,7 @@ describe("observer", () => {
     ]);
 
     const quiet = f.fleet.journal.position;
-    f.gw.clock.advance(5);
+    f.gw.clock.advance(5_000);
     await f.fleet.tick();
     expect(f.fleet.journal.position).toBe(quiet);
     expect((await sessions()).ses_a.observed_at).toBe(new Date(f.gw.clock.now()).toISOString());
@@ -146,12 +146,12 @@ describe("observer", () => {
     runningSession("ses_a", a);
     await f.fleet.tick();
     servers[0]!.stop(true); // the daemon stops answering
-    f.gw.clock.advance(15);
+    f.gw.clock.advance(15_000);
     const from = f.fleet.journal.position;
     await f.fleet.tick();
     expect((await sessions()).ses_a.stale).toBe(false);
     expect(sessionEvents(from)).toEqual([]);
-    f.gw.clock.advance(1);
+    f.gw.clock.advance(1_000);
     await f.fleet.tick();
     const row = (await sessions()).ses_a;
     expect(row).toMatchObject({ stale: true, summary: summary() });

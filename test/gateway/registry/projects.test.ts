@@ -118,7 +118,7 @@ describe("rebind and delete", () => {
   test("PUT rebinds (200, signalled); 404 when the project or the configuration is missing", async () => {
     const id = (await register(r.projectDir())).body.id;
     changes.length = 0;
-    r.gw.clock.advance(60);
+    r.gw.clock.advance(60_000);
     const res = await r.call("PUT", `/api/v1/projects/${id}`, { config_name: "api" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, config_name: "api", registered_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:01:00.000Z" });

@@ -64,10 +64,10 @@ describe("a stream ends when its access token expires", () => {
     // Ticks keep flowing while the token is valid, even after several sweeps.
     await Bun.sleep(1200);
     expect(stream.done()).toBe(false);
-    gw.clock.advance(expiresIn - 5);
+    gw.clock.advance((expiresIn - 5) * 1000);
     await Bun.sleep(1200);
     expect(stream.done()).toBe(false);
-    gw.clock.advance(5);
+    gw.clock.advance(5_000);
     const text = await stream.ended;
     expect(text).toContain("data: tick");
     // The token itself is refused now, and the daemon saw its stream go away.
@@ -81,13 +81,13 @@ describe("a stream ends when its access token expires", () => {
     const stream = await open("/api/v1/events", token);
     await Bun.sleep(700);
     expect(stream.done()).toBe(false);
-    gw.clock.advance(expiresIn);
+    gw.clock.advance(expiresIn * 1000);
     expect(await stream.ended).toContain("heartbeat");
   });
 
   test("a personal access token has no expiry: its stream stays open across the same clock move", async () => {
     const stream = await open(`/api/v1/sessions/${session}/proxy/sse`, gw.token);
-    gw.clock.advance(3600);
+    gw.clock.advance(3_600_000);
     await Bun.sleep(1200);
     expect(stream.done()).toBe(false);
     await stream.cancel();

@@ -1,4 +1,5 @@
-// Time as a dependency: retry backoff and stream timers read this, so tests drive a fake clock.
+// Time as a dependency: every TTL, window, lockout, retry backoff and stream timer reads an injected
+// clock, so tests drive the fake one (test/fakes/fake-clock.ts) and never wait.
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -23,3 +24,8 @@ export const systemClock: Clock = {
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
 };
+
+/** A clock reading as RFC 3339 (UTC), as records and API bodies carry it. */
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString();
+}

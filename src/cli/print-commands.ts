@@ -36,5 +36,11 @@ export const printCommand: CommandSpec = {
       flags: [FORMAT_FLAG],
       run: async (args, io) => (await import("../gateway/admin/print-openapi.ts")).printGatewayOpenApi(args, io),
     },
+    {
+      name: "daemon-openapi",
+      summary: "Print the session daemon's OpenAPI 3.1 document (its routes, request and response bodies)",
+      flags: [FORMAT_FLAG],
+      run: async (args, io) => (await import("./print-run.ts")).printDaemonOpenApi(args, io),
+    },
   ],
 };

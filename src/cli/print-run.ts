@@ -19,3 +19,9 @@ export async function printFleetEventSchema(args: ParsedArgs, io: Io): Promise<n
   io.out(formatDocument(fleetEventJsonSchema(), args.flags.format as string | undefined));
   return EXIT.ok;
 }
+
+export async function printDaemonOpenApi(args: ParsedArgs, io: Io): Promise<number> {
+  const { daemonOpenApiDocument } = await import("../daemon/openapi.ts");
+  io.out(formatDocument(await daemonOpenApiDocument(), args.flags.format as string | undefined));
+  return EXIT.ok;
+}

@@ -3,9 +3,11 @@
 // from anything merely received. An epoch change, a reset or a rejected cursor discards the cursor and
 // starts again from a new snapshot; a cursor is never invented. Correlated commands are retried with the
 // same (window, operation) key and payload; a stored failure is surfaced, never resubmitted as new.
+import type { Static } from "@sinclair/typebox";
+import type { CommandListBody, DequeueResponse, InterrogativeResponseBody, PromptResponse, SessionCommandResponse } from "../protocol/daemon-responses.ts";
 import type { ClientOperationResult, OperationContext } from "../protocol/operation.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
-import type { SyncSnapshotBody, SyncStatus } from "../protocol/sync-shapes.ts";
+import type { StatusRecord, SyncSnapshotBody, SyncStatus } from "../protocol/sync-shapes.ts";
 import { openWithin, parseSse, type SseOptions } from "./daemon-sse.ts";
 
 export class DaemonRequestError extends Error {
@@ -158,7 +160,7 @@ export class DaemonClient {
   }
 
   prompt(text: string, options: { whenBusy?: "queue" | "reject"; ctx?: OperationContext; images?: { media_type: string; data_base64: string }[] } = {}) {
-    return this.command<{ prompt_id: string; generation: number; queued: boolean; operation: ClientOperationResult | null }>(
+    return this.command<Static<typeof PromptResponse>>(
       "/prompt",
       { text, ...(options.whenBusy ? { when_busy: options.whenBusy } : {}), ...(options.images?.length ? { images: options.images } : {}) },
       options.ctx,
@@ -166,29 +168,29 @@ export class DaemonClient {
   }
 
   dequeueNewest() {
-    return this.command<{ input: { id: string; text: string } | null; operation: ClientOperationResult | null }>("/queue/dequeue-newest", {});
+    return this.command<Static<typeof DequeueResponse>>("/queue/dequeue-newest", {});
   }
 
   answer(interrogativeId: string, answer: Record<string, unknown>) {
-    return this.command<{ status: string; operation: ClientOperationResult | null }>(`/interrogatives/${encodeURIComponent(interrogativeId)}/response`, { answer });
+    return this.command<Static<typeof InterrogativeResponseBody>>(`/interrogatives/${encodeURIComponent(interrogativeId)}/response`, { answer });
   }
 
   /** The session commands the daemon offers (`/help`). */
   commands() {
-    return this.json<{ commands: { name: string; usage: string; summary: string }[] }>("GET", "/commands");
+    return this.json<Static<typeof CommandListBody>>("GET", "/commands");
   }
 
   /** Runs a session command (`/name args...`) as a correlated operation. */
   sessionCommand(name: string, args: string[] = []) {
-    return this.command<{ name: string; message: string; data?: Record<string, unknown>; operation: ClientOperationResult | null }>(`/commands/${encodeURIComponent(name)}`, { args });
+    return this.command<Static<typeof SessionCommandResponse>>(`/commands/${encodeURIComponent(name)}`, { args });
   }
 
   interrupt() {
-    return this.json<{ status: string }>("POST", "/interrupt");
+    return this.json<Static<typeof StatusRecord>>("POST", "/interrupt");
   }
 
   stop(exit = false) {
-    return this.json<{ status: string }>("POST", "/session/stop", { exit });
+    return this.json<Static<typeof StatusRecord>>("POST", "/session/stop", { exit });
   }
 }
 

@@ -2,25 +2,16 @@
 // revision. Collections are sorted by name; credential-shaped text is scrubbed and values under
 // secret-named keys are dropped before publication. A republication with identical content keeps the
 // revision; a changed one bumps it and journals daemon_catalog_changed.
+import type { CatalogPublication } from "../protocol/daemon-responses.ts";
 import { isSecretKey, redactText } from "../util/redact.ts";
 
-export interface CatalogContent {
-  facets: Record<string, unknown>[];
-  models: Record<string, unknown>[];
-  subagents: Record<string, unknown>[];
-  skills: Record<string, unknown>[];
-  tools: Record<string, unknown>[];
-  mcp_servers: { name: string; transport: string; state: string; tool_count: number; tools: string[] }[];
-  extensions: Record<string, unknown>[];
-}
+export type { CatalogPublication };
+
+/** The publication's collections (src/protocol/daemon-responses.ts defines them). */
+export type CatalogContent = Omit<CatalogPublication, "version" | "catalog_revision">;
 
 /** Builds the catalog content; must have no side effects (no model selection, server start or tool run). */
 export type CatalogSource = () => CatalogContent;
-
-export interface CatalogPublication extends CatalogContent {
-  version: 1;
-  catalog_revision: string;
-}
 
 const COLLECTIONS = ["facets", "models", "subagents", "skills", "tools", "mcp_servers", "extensions"] as const;
 

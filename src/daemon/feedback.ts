@@ -44,7 +44,7 @@ export class FeedbackArtifacts {
     this.catalogs.set(id, artifacts);
     while (this.catalogs.size > CATALOGS_KEPT) this.catalogs.delete(this.catalogs.keys().next().value!);
     return {
-      version: 1,
+      version: 1 as const,
       artifacts: [...artifacts.values()].map((a) => ({
         id: a.id,
         title: a.title,

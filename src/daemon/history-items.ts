@@ -1,21 +1,10 @@
 // Public history items built from the journal at capture time: payloads with capture-time attribution,
 // credentials scrubbed, images moved out to attachments. A record that cannot be read is corruption.
+import type { HistoryItem } from "../protocol/daemon-responses.ts";
 import { parseRecord, type StoredRecord } from "./store/index.ts";
 import { redactText, redactValue } from "../util/redact.ts";
 
-export interface HistoryItem {
-  item_id: string;
-  seq: string;
-  at: number;
-  /** `context`: a compaction (its summary) or a /clear, where the model's context restarted. */
-  kind: "user_message" | "assistant_part" | "tool_result" | "turn_completed" | "interrogative" | "notice" | "context";
-  turn_id: string | null;
-  /** Facet and model in effect when the record was written; `historical_unknown` when it cannot be established. */
-  attribution: { facet: string; model: string };
-  /** `historical_secret_coverage_unknown` for records projected from a store of an older layout; else `captured`. */
-  secret_coverage: "captured" | "historical_secret_coverage_unknown";
-  payload: Record<string, unknown>;
-}
+export type { HistoryItem };
 
 export interface CapturedAttachment {
   mediaType: string;

@@ -1,6 +1,7 @@
 // Stopped-session public history (feature session.history.v1). The first request captures an immutable
 // checkpoint (10 minutes, 8 retained, a shared spool bound); pages of at most 256 items / 2 MiB carry
 // signed next_page tokens; attachments are read in base64 chunks by adjacent ranges.
+import type { HistoryPage } from "../protocol/daemon-responses.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { TokenError, type TokenSigner } from "../protocol/tokens.ts";
 import { newId } from "../util/ids.ts";
@@ -17,15 +18,6 @@ interface Capture {
   items: string[];
   attachments: Map<string, CapturedAttachment>;
   bytes: number;
-}
-
-export interface HistoryPage {
-  version: 1;
-  session_id: string;
-  checkpoint: string;
-  total_items: number;
-  items: unknown[];
-  next_page: string | null;
 }
 
 /** Raw bytes per attachment chunk: their base64 fills the 8 MiB response bound. */
@@ -65,7 +57,7 @@ export class HistoryService {
       capture = this.lookup(query.checkpoint);
       if (query.page !== undefined) offset = this.pageOffset(query.page, capture);
     }
-    const items: unknown[] = [];
+    const items: HistoryPage["items"] = [];
     let bytes = 0;
     let i = offset;
     for (; i < capture.items.length && items.length < this.limits.historyPageItems; i++) {

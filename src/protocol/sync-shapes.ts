@@ -102,4 +102,3 @@ export const AttachmentChunk = Type.Object({
 });
 
 export const StatusRecord = Type.Object({ status: Type.String() });
-export const GuidanceRecord = Type.Object({ guidance: Type.String() });

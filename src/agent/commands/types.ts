@@ -7,13 +7,10 @@ import type { SessionModes } from "../facets/modes.ts";
 import type { GoalDriver } from "../goals/driver.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import type { AgentSession } from "../session.ts";
+import type { SessionCommandInfo, SessionCommandResult } from "../../protocol/daemon-responses.ts";
 
-export interface SessionCommandResult {
-  /** One or a few lines for the person who ran the command. */
-  message: string;
-  /** Structured detail for clients that render more than the message (tables, state). */
-  data?: Record<string, unknown>;
-}
+/** What a command answers, and what clients see of a command (`GET /commands`): wire shapes, defined once. */
+export type { SessionCommandInfo, SessionCommandResult };
 
 export type SessionCommandErrorCode =
   /** No command has that name. */
@@ -64,11 +61,4 @@ export interface SessionCommand {
   /** Whether the command may run while a turn is running (otherwise `command_unavailable`). */
   whileBusy: boolean;
   run(ctx: CommandContext, args: readonly string[]): Promise<SessionCommandResult>;
-}
-
-/** What clients see of a command (`GET /commands`). */
-export interface SessionCommandInfo {
-  name: string;
-  usage: string;
-  summary: string;
 }

@@ -3,6 +3,7 @@
 // and refresh before expiry. Tokens live per gateway host in GatewayTokenStore (0600). Errors name the
 // OAuth error code and never carry a token or secret.
 import type { Env } from "../config/files.ts";
+import type { OAuthTokenResponse } from "../protocol/oauth-token.ts";
 import { GatewayTokenStore, type StoredGatewayTokens } from "./gateway-token-store.ts";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -35,13 +36,8 @@ export interface GatewayClientOptions {
   clientName?: string;
 }
 
-interface TokenBody {
-  access_token: string;
-  token_type: string;
-  expires_in?: number;
-  refresh_token?: string;
-  scope?: string;
-}
+/** What the token endpoint answers (read defensively: `keep` checks the fields it relies on). */
+type TokenBody = OAuthTokenResponse;
 
 export class GatewayClient {
   readonly store: GatewayTokenStore;

@@ -5,6 +5,7 @@
 // (verifyLogin: the login limiter first, Argon2id or PAM, audit); a wrong username or password is the
 // byte-identical 401 of every authentication failure.
 import { Elysia, t } from "elysia";
+import { OAuthTokenResponseSchema as TokenBody } from "../../protocol/oauth-token.ts";
 import { UNAUTHORIZED_BODY } from "./bearer.ts";
 import { verifyLogin } from "./login.ts";
 import { GRANT_TYPES } from "./oauth-clients.ts";
@@ -22,7 +23,6 @@ const Methods = t.Object({
     description: "password: username and password at POST /api/v1/auth/login; pam: the same route checks system accounts bound to principals; device: the OAuth device flow",
   }),
 });
-const TokenBody = t.Object({ access_token: t.String(), token_type: t.Literal("Bearer"), expires_in: t.Integer(), refresh_token: t.Optional(t.String()), scope: t.String() });
 const OAuthErrorBody = t.Object({ error: t.String(), error_description: t.Optional(t.String()) });
 
 export function loginRoutes(ctx: GatewayContext) {

@@ -2,6 +2,7 @@
 // rotate on every use; a rotated token presented again revokes its whole family (the grant) with every
 // access token issued under it (RFC 9700 §4.14.2).
 import { and, eq, isNull, sql } from "drizzle-orm";
+import type { OAuthTokenResponse } from "../../protocol/oauth-token.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
@@ -9,13 +10,7 @@ import { oauthAccessTokens, oauthGrants, oauthRefreshTokens } from "../db/schema
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 import { OAuthError, narrowScopes } from "./http.ts";
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  refresh_token?: string;
-  scope: string;
-}
+export type TokenResponse = OAuthTokenResponse;
 
 export interface AccessSubject {
   clientId: string;

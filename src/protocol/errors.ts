@@ -78,7 +78,3 @@ export class ProtocolError extends Error {
     return this.message === this.code ? { error: this.code } : { error: this.code, message: this.message };
   }
 }
-
-export function statusOf(code: ErrorCode): number {
-  return ERROR_STATUS[code];
-}

@@ -9,8 +9,5 @@ export const DAEMON_FEATURES = [
   "daemon.catalog.v1",
 ] as const;
 
-/** Reserved ids: not advertised by this version. */
-export const RESERVED_FEATURES = ["model.request-options.v1", "gateway.fleet.v1", "gateway.stopped-history.v1"] as const;
-
 /** What the gateway's fleet catalog advertises. */
 export const FLEET_FEATURES = ["fleet_catalog.v1", "fleet_events.v1", "session_history.v1"] as const;

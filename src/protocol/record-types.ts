@@ -4,7 +4,6 @@ import type { EngineEventType } from "./sync-record.ts";
 
 /** Records written by the daemon, not the engine. */
 export const DAEMON_RECORD_TYPES = ["session_state", "operation_result", "daemon_catalog_changed"] as const;
-export type DaemonRecordType = (typeof DAEMON_RECORD_TYPES)[number];
 
 const DAEMON_TYPES: ReadonlySet<string> = new Set(DAEMON_RECORD_TYPES);
 

@@ -211,11 +211,3 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
     summary: "OFFLINE DEMO provider: replays scripted responses from a local script file; no network.",
   },
 });
-
-export function isProviderProtocol(value: string): value is ProviderProtocol {
-  return (PROTOCOLS as readonly string[]).includes(value);
-}
-
-export function protocolInfo(protocol: ProviderProtocol): ProtocolInfo {
-  return PROTOCOL_INFO[protocol];
-}

@@ -6,7 +6,6 @@ import type { CacheControlStrategy, ConversationMessage, ProviderRequest } from 
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
-export const MESSAGES_PATH = "/v1/messages";
 /** Messages requires max_tokens; used only when the model resolution gave no per-turn limit. */
 export const MESSAGES_FALLBACK_MAX_TOKENS = 8192;
 export const MAX_CACHE_BREAKPOINTS = 4;

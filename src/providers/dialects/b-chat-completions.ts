@@ -7,7 +7,6 @@ import type { ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
-export const CHAT_COMPLETIONS_PATH = "/chat/completions";
 /** Upper bound (exclusive) of a tool call's `index` in one response. */
 export const MAX_TOOL_CALL_INDEX = 1024;
 

@@ -7,8 +7,6 @@ import type { ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 
-export const RESPONSES_PATH = "/responses";
-
 export function buildResponsesBody(req: ProviderRequest): Record<string, unknown> {
   const input: Record<string, unknown>[] = [];
   for (const m of req.messages) {

@@ -26,10 +26,3 @@ export interface PermissionGate {
 
 /** The outcome the tool runner acts on. */
 export type Authorization = { allowed: true } | { allowed: false; message: string };
-
-/** No rules configured: every call runs (what `bypass` does). */
-export const allowAllGate: PermissionGate = {
-  check: async () => ({ kind: "allow" }),
-  allowAlways: async () => "",
-  recordAnswer: () => {},
-};

@@ -94,8 +94,6 @@ function ancestorLayers(root: string, repoTop: string | undefined): IgnoreLayer[
   return layers;
 }
 
-export class BudgetExceeded extends Error {}
-
 export class FileCatalog {
   readonly root: string;
   private readonly clock: ToolClock;

@@ -1,6 +1,6 @@
 // Which authority each API route needs: the scope check, done once at the edge for every /api route so no
-// route can forget it. Target-object checks (which session a caller may touch) are a separate code path:
-// auth/target-check.ts, called by the route that knows the target.
+// route can forget it. Target-object checks (which session a caller may touch) are a separate code path,
+// in the routes that know the target (sessions/proxy.ts, sessions/services.ts).
 //
 // - public: no token (health and version probes, the OpenAPI document, OAuth endpoints with their own
 //   client authentication, terminal sign-in at /api/v1/auth/). Health still verifies a token when one is sent (`optional`).

@@ -14,8 +14,6 @@ export class GatewayConfigError extends Error {
   }
 }
 
-export const DEFAULT_PORT = 19870;
-
 /** `$XDG_CONFIG_HOME/agent-gateway/gateway-config.yaml`, else `~/.config/agent-gateway/...`. */
 export function defaultConfigPath(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || "~", ".config");

@@ -10,7 +10,6 @@ import { AppConfigSchema, CURRENT_CONFIG_VERSION } from "../../config/schema.ts"
 import { upgradeLayer } from "../../config/upgrade.ts";
 
 export type RegistryFormat = "yaml" | "toml";
-export const REGISTRY_FORMATS: readonly RegistryFormat[] = ["yaml", "toml"];
 
 /** What a client gets back for each problem: where, what, and what is allowed. */
 export interface ContentProblem {

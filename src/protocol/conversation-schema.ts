@@ -96,7 +96,7 @@ export const ToolResultSchema = Type.Object({
 });
 export type ToolResultEntry = Static<typeof ToolResultSchema>;
 
-export const AssistantMessageSchema = Type.Object({
+const AssistantMessageSchema = Type.Object({
   id: Type.String(),
   role: Type.Literal("assistant"),
   model: Type.String(),
@@ -106,7 +106,7 @@ export const AssistantMessageSchema = Type.Object({
 });
 export type AssistantMessage = Static<typeof AssistantMessageSchema>;
 
-export const ToolResultsMessageSchema = Type.Object({
+const ToolResultsMessageSchema = Type.Object({
   id: Type.String(),
   role: Type.Literal("tool_results"),
   results: Type.Array(ToolResultSchema),
@@ -114,7 +114,7 @@ export const ToolResultsMessageSchema = Type.Object({
 });
 export type ToolResultsMessage = Static<typeof ToolResultsMessageSchema>;
 
-export const ConversationEntrySchema = Type.Union([UserMessageSchema, AssistantMessageSchema, ToolResultsMessageSchema]);
+const ConversationEntrySchema = Type.Union([UserMessageSchema, AssistantMessageSchema, ToolResultsMessageSchema]);
 export type ConversationEntry = Static<typeof ConversationEntrySchema>;
 
 /** Why the model stopped, normalized across dialects; `max_lifetime`: cut by `provider_stream_max_lifetime_secs` (continue with a continuation prompt). */

@@ -47,11 +47,11 @@ export const PromptResponse = correlated(PromptAcceptance);
 export const DequeueResponse = correlated(Type.Object({ input: Type.Union([QueuedInputSchema, Type.Null()], { description: "The input taken off the queue; null when it was empty." }) }));
 export const InterrogativeResponseBody = correlated(Type.Object({ status: Type.Literal("answered") }));
 
-export const SessionCommandInfoSchema = Type.Object({ name: Type.String(), usage: Type.String(), summary: Type.String() });
+const SessionCommandInfoSchema = Type.Object({ name: Type.String(), usage: Type.String(), summary: Type.String() });
 export type SessionCommandInfo = Static<typeof SessionCommandInfoSchema>;
 export const CommandListBody = Type.Object({ commands: Type.Array(SessionCommandInfoSchema) });
 
-export const SessionCommandResultSchema = Type.Object({
+const SessionCommandResultSchema = Type.Object({
   /** One or a few lines for the person who ran the command. */
   message: Type.String(),
   /** Structured detail for clients that render more than the message (tables, state). */
@@ -60,7 +60,7 @@ export const SessionCommandResultSchema = Type.Object({
 export type SessionCommandResult = Static<typeof SessionCommandResultSchema>;
 export const SessionCommandResponse = correlated(Type.Composite([Type.Object({ name: Type.String() }), SessionCommandResultSchema]));
 
-export const HistoryItemSchema = Type.Object({
+const HistoryItemSchema = Type.Object({
   item_id: Type.String(),
   seq: Type.String(),
   at: Type.Number(),

@@ -23,6 +23,6 @@ export const GoalSchema = Type.Object({
 export type Goal = Static<typeof GoalSchema>;
 
 /** What happened to the goal; the event carries the whole goal after the change. */
-export const GOAL_CHANGES = ["proposed", "activated", "rejected", "updated", "continued", "completed", "limit_reached"] as const;
+const GOAL_CHANGES = ["proposed", "activated", "rejected", "updated", "continued", "completed", "limit_reached"] as const;
 export const GoalChangeSchema = Type.Union(GOAL_CHANGES.map((c) => Type.Literal(c)));
 export type GoalChange = Static<typeof GoalChangeSchema>;

@@ -167,7 +167,7 @@ export const EngineEventVariants = [
   }),
 ] as const;
 
-export const EngineEventSchema = Type.Union([...EngineEventVariants]);
+const EngineEventSchema = Type.Union([...EngineEventVariants]);
 export type EngineEvent = Static<typeof EngineEventSchema>;
 export type EngineEventType = EngineEvent["type"];
 
@@ -195,7 +195,7 @@ export const SyncRecordV1 = Type.Union(
 );
 export type SyncRecord = Static<typeof SyncRecordV1>;
 
-export const RecordBodySchema = Type.Union([...RecordBodyVariants]);
+const RecordBodySchema = Type.Union([...RecordBodyVariants]);
 export type SyncRecordBody = Static<typeof RecordBodySchema>;
 
 /**

@@ -28,6 +28,7 @@ const EXPECTED: Record<string, Expectation> = {
   part_discarded: { handling: "shown", fields: { message_id: "msg_a1", part_id: "prt_text" } },
   assistant_message_completed: { handling: "state", fields: { message_id: "msg_a1", usage } },
   tool_call_started: { handling: "shown", fields: { turn_id: "trn_1", call_id: "call_1", name: "edit", arguments: { path: "a.ts" } } },
+  tool_call_progress: { handling: "shown", fields: { turn_id: "trn_1", call_id: "call_1", part_id: "prt_tool", name: "edit", progress: 3, total: 4 } },
   tool_call_completed: { handling: "shown", fields: { turn_id: "trn_1", results_message_id: "msg_r1", result: { call_id: "call_1", name: "edit", status: "completed", output: "ok" } } },
   retry: { handling: "shown", fields: { turn_id: "trn_1", attempt: 1, max_retries: 3, reason: "overloaded" } },
   turn_completed: { handling: "shown", fields: { turn_id: "trn_1" } },
@@ -74,6 +75,7 @@ function busyState(): ViewState {
     record("assistant_message_started", { turn_id: "trn_1", message_id: "msg_a1", model: "m1" }),
     record("part_started", { message_id: "msg_a1", part_id: "prt_text", kind: "text" }),
     record("part_started", { message_id: "msg_a1", part_id: "prt_tool", kind: "tool_call", call_id: "call_1", name: "edit" }),
+    record("tool_call_started", { turn_id: "trn_1", call_id: "call_1", part_id: "prt_tool", name: "edit", arguments: {} }),
     record("subagent_started", { subagent_id: "sub_1", name: "explore", parent_tool_call_id: "call_1", model: "m1", description: "looks around" }),
     record("interrogative_opened", { interrogative: { id: "int_1", kind: "permission", turn_id: "trn_1", tool: "shell", arguments: {}, reason: "asks" } }),
   ]);

@@ -97,7 +97,7 @@ describe("device login against the gateway (issuer discovery, RFC 8628)", () => 
     // The daemon's token source: the stored token while fresh; past expiry one refresh at the saved token endpoint.
     const source = new DeviceProfileTokens(dataRoot, { clock });
     expect(await source.accessToken("device_a", "team")).toBe(saved.tokens.access_token);
-    g.clock.advance((saved.tokens.expires_at - g.clock.now()) / 1000 + 1);
+    g.clock.advance(saved.tokens.expires_at - g.clock.now() + 1000);
     const renewed = await source.accessToken("device_a", "team");
     expect(renewed).not.toBe(saved.tokens.access_token);
     expect((await sessions(g, renewed)).status).toBe(200);

@@ -40,7 +40,7 @@ function approvingClock(g: TestGateway, web: WebClient, approve: boolean): Clock
     now: () => g.clock.now(),
     async sleep(ms: number) {
       slept.push(ms);
-      g.clock.advance(ms / 1000);
+      g.clock.advance(ms);
       if (decided) return;
       decided = true;
       const pending = g.ctx.sqlite.query("SELECT user_code FROM oauth_device_codes WHERE status = 'pending'").all() as { user_code: string }[];

@@ -1,5 +1,7 @@
-// The gateway's context, built once at startup and passed to every part: config, clock, paths,
-// database, pepper, credential stores, limiters, audit log. Nothing is a module-level singleton.
+// The gateway's context, built once at startup: config, clock, paths, database, pepper, credential
+// stores, limiters, audit log. Nothing is a module-level singleton. Only the composition (server/app.ts,
+// serve.ts, the admin CLI) holds all of it: each module takes what it uses, a `...Deps` type picking those
+// members (OAuthRouteDeps, LoginDeps, WebRouteDeps, FleetDeps, ProxyDeps, EdgeDeps, ...).
 import { systemClock, type Clock } from "../util/clock.ts";
 import { resolveDataDir } from "./config/load.ts";
 import type { GatewayConfig } from "./config/types.ts";

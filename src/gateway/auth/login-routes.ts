@@ -7,7 +7,7 @@
 import { Elysia, t } from "elysia";
 import { OAuthTokenResponseSchema as TokenBody } from "../../protocol/oauth-token.ts";
 import { UNAUTHORIZED_BODY } from "./bearer.ts";
-import { verifyLogin } from "./login.ts";
+import { type LoginDeps, verifyLogin } from "./login.ts";
 import { GRANT_TYPES } from "./oauth-clients.ts";
 import type { GatewayContext } from "../context.ts";
 import { ClientAuthenticator } from "../oauth/client-auth.ts";
@@ -25,7 +25,9 @@ const Methods = t.Object({
 });
 const OAuthErrorBody = t.Object({ error: t.String(), error_description: t.Optional(t.String()) });
 
-export function loginRoutes(ctx: GatewayContext) {
+export type LoginRouteDeps = LoginDeps & Pick<GatewayContext, "db" | "clock" | "config" | "audit" | "pam">;
+
+export function loginRoutes(ctx: LoginRouteDeps) {
   const clients = new ClientAuthenticator(ctx.db);
   const tokens = new OAuthTokens(ctx.db, ctx.clock, ctx.config.auth.oauth);
   const tags = ["auth"];

@@ -16,7 +16,10 @@ export type LoginResult =
   | { ok: false; reason: "locked"; retryAfterSecs: number };
 
 /** Throws a 503 ProtocolError on internal failure (database, PAM system error); never counts those. */
-export async function verifyLogin(ctx: GatewayContext, username: string, password: string, ip: string): Promise<LoginResult> {
+/** What a login check uses. */
+export type LoginDeps = Pick<GatewayContext, "limiters" | "principals" | "hasher" | "pam" | "audit" | "logger" | "authFailures" | "config" | "db" | "clock">;
+
+export async function verifyLogin(ctx: LoginDeps, username: string, password: string, ip: string): Promise<LoginResult> {
   const admission = ctx.limiters.login.admit(ip);
   if (!admission.allowed) {
     safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
@@ -67,7 +70,7 @@ export async function verifyLogin(ctx: GatewayContext, username: string, passwor
   return { ok: true, ...outcome };
 }
 
-async function check(ctx: GatewayContext, username: string, password: string, priority: number) {
+async function check(ctx: LoginDeps, username: string, password: string, priority: number) {
   const principal = username.length <= 64 ? ctx.principals.find(username) ?? ctx.principals.findByPamUser(username) : undefined;
   const usable = principal && principal.kind === "human" ? principal : undefined;
   const hash = usable?.hasPassword ? ctx.principals.passwordHash(usable.id) : undefined;
@@ -90,7 +93,7 @@ async function check(ctx: GatewayContext, username: string, password: string, pr
 }
 
 /** One ticket settling the source's and the account's. A failed write of the account counter is logged, not fatal. */
-function both(ctx: GatewayContext, source: Ticket, account: Ticket): Ticket {
+function both(ctx: LoginDeps, source: Ticket, account: Ticket): Ticket {
   const settle = (outcome: "fail" | "succeed" | "abort") => {
     source[outcome]();
     try {
@@ -102,7 +105,7 @@ function both(ctx: GatewayContext, source: Ticket, account: Ticket): Ticket {
   return { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") };
 }
 
-function safeAudit(ctx: GatewayContext, event: Parameters<GatewayContext["audit"]["record"]>[0]): void {
+function safeAudit(ctx: LoginDeps, event: Parameters<LoginDeps["audit"]["record"]>[0]): void {
   try {
     ctx.audit.record(event);
   } catch (error) {

@@ -4,12 +4,12 @@
 import { Elysia, t } from "elysia";
 import { FleetCatalogPage, FleetErrorV1 } from "../../protocol/fleet-event.ts";
 import type { GatewayContext } from "../context.ts";
-import { authenticate } from "../server/auth-guard.ts";
+import { authenticate, type GuardDeps } from "../server/auth-guard.ts";
 import { UnauthorizedBody } from "../server/core-routes.ts";
 import { requestMeta } from "../server/request-meta.ts";
 import { FleetError, invalidQuery } from "./fleet-error.ts";
 import { parseFleetQuery } from "./query.ts";
-import { fleetOf } from "./service.ts";
+import { type FleetDeps, fleetOf } from "./service.ts";
 
 const tags = ["fleet"];
 const errors = { 400: FleetErrorV1, 401: UnauthorizedBody, 403: t.Object({ error: t.String(), message: t.Optional(t.String()) }), 410: FleetErrorV1 };
@@ -18,7 +18,7 @@ const param = (name: string, description: string, schema: Record<string, unknown
 /** Path ids are checked by shape before any lookup. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function fleetCatalogRoutes(ctx: GatewayContext) {
+export function fleetCatalogRoutes(ctx: FleetDeps) {
   fleetOf(ctx); // observation starts with the gateway, not with the first request
   return new Elysia({ name: "gateway-fleet-catalog" }).get(
     "/api/v1/catalog",
@@ -51,7 +51,7 @@ export function fleetCatalogRoutes(ctx: GatewayContext) {
   );
 }
 
-export function fleetEventRoutes(ctx: GatewayContext) {
+export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContext, "streams">) {
   return new Elysia({ name: "gateway-fleet-events" }).get(
     "/api/v1/events",
     ({ request }) => {
@@ -79,7 +79,7 @@ export function fleetEventRoutes(ctx: GatewayContext) {
   );
 }
 
-export function fleetHistoryRoutes(ctx: GatewayContext) {
+export function fleetHistoryRoutes(ctx: FleetDeps) {
   const sessionId = (id: string) => {
     if (!ID.test(id)) throw new FleetError("history_unavailable", "no such session in the fleet; refresh the catalog");
     return id;

@@ -38,7 +38,7 @@ export class FleetService {
   private stopped = false;
 
   constructor(
-    private readonly ctx: GatewayContext,
+    private readonly ctx: FleetDeps,
     options: FleetOptions = {},
   ) {
     this.limits = { ...FLEET_LIMITS, ...options.limits };
@@ -168,10 +168,13 @@ export class FleetService {
   }
 }
 
-const services = new WeakMap<GatewayContext, FleetService>();
+/** What fleet observation uses. The service is kept per deps object (the gateway's context). */
+export type FleetDeps = Pick<GatewayContext, "clock" | "fleetChanges" | "logger" | "pepper" | "sqlite">;
+
+const services = new WeakMap<FleetDeps, FleetService>();
 
 /** The fleet service of a gateway context, created on first use. */
-export function fleetOf(ctx: GatewayContext): FleetService {
+export function fleetOf(ctx: FleetDeps): FleetService {
   let service = services.get(ctx);
   if (!service) {
     service = new FleetService(ctx);
@@ -181,7 +184,7 @@ export function fleetOf(ctx: GatewayContext): FleetService {
 }
 
 /** Replaces the context's fleet service (tests: fake scheduler, small limits). */
-export function installFleet(ctx: GatewayContext, options: FleetOptions): FleetService {
+export function installFleet(ctx: FleetDeps, options: FleetOptions): FleetService {
   services.get(ctx)?.stop();
   const service = new FleetService(ctx, options);
   services.set(ctx, service);

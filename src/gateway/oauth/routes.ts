@@ -24,7 +24,10 @@ const doc = (summary: string, description: string, requestBody = FORM_BODY) => (
   detail: { summary, description, tags: ["oauth"], security: [], requestBody },
 });
 
-export function oauthRoutes(ctx: GatewayContext) {
+/** What the OAuth routes use. */
+export type OAuthRouteDeps = Pick<GatewayContext, "config" | "clock" | "db" | "audit" | "limiters" | "issuer" | "bearer" | "logger" | "streams">;
+
+export function oauthRoutes(ctx: OAuthRouteDeps) {
   const clients = new ClientAuthenticator(ctx.db);
   const store = new OAuthClientStore(ctx.db, ctx.clock);
   const tokens = new OAuthTokens(ctx.db, ctx.clock, ctx.config.auth.oauth);

@@ -1,9 +1,11 @@
 // Registry changes in the audit log: who (principal or machine client), from where, what.
 import type { GatewayContext } from "../context.ts";
-import { authenticate } from "../server/auth-guard.ts";
+import { authenticate, type GuardDeps } from "../server/auth-guard.ts";
 import { requestMeta } from "../server/request-meta.ts";
 
-export function auditRegistry(ctx: GatewayContext, request: Request, action: string, target: string): void {
+export type RegistryAuditDeps = GuardDeps & Pick<GatewayContext, "audit">;
+
+export function auditRegistry(ctx: RegistryAuditDeps, request: Request, action: string, target: string): void {
   const auth = authenticate(ctx, request);
   ctx.audit.record({ action, outcome: "success", principalId: auth.principalId, sourceIp: requestMeta(request).ip, target });
 }

@@ -1,10 +1,9 @@
 // /api/v1/configurations (gateway.md, Endpoints: Configurations). The edge has already checked the
 // `machine` scope; every route checks the name before touching the database or the disk.
 import { Elysia, t } from "elysia";
-import type { GatewayContext } from "../context.ts";
-import { ConfigurationStore } from "./configurations.ts";
+import { ConfigurationStore, type RegistryDeps } from "./configurations.ts";
 import { assertConfigName } from "./names.ts";
-import { auditRegistry } from "./audit.ts";
+import { auditRegistry, type RegistryAuditDeps } from "./audit.ts";
 import {
   ConfigurationDetailResponse,
   ConfigurationNameParams,
@@ -17,7 +16,7 @@ import {
 const BASE = "/api/v1/configurations";
 const tags = ["configurations"];
 
-export function configurationRoutes(ctx: GatewayContext) {
+export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
   const store = new ConfigurationStore(ctx);
   return new Elysia({ name: "gateway-configurations", normalize: false })
     .get(BASE, () => store.list(), {

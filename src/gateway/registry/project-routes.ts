@@ -1,14 +1,13 @@
 // /api/v1/projects (gateway.md, Endpoints: Projects). The edge has already checked the `machine` scope.
 import { Elysia, t } from "elysia";
-import type { GatewayContext } from "../context.ts";
-import { auditRegistry } from "./audit.ts";
-import { ProjectStore } from "./projects.ts";
+import { auditRegistry, type RegistryAuditDeps } from "./audit.ts";
+import { type ProjectDeps, ProjectStore } from "./projects.ts";
 import { CreateProjectBody, ProjectIdParams, ProjectResponse, RebindProjectBody, RegistryError } from "./schemas.ts";
 
 const BASE = "/api/v1/projects";
 const tags = ["projects"];
 
-export function projectRoutes(ctx: GatewayContext) {
+export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
   const store = new ProjectStore(ctx);
   return new Elysia({ name: "gateway-projects", normalize: false })
     .get(BASE, () => store.list(), {

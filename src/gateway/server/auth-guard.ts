@@ -36,7 +36,10 @@ export function insufficientScope(anyOf: readonly string[]): ProtocolError {
  * exception: rejecting a bad token costs about what accepting a good one does), else the caller (undefined
  * on a public route, or an optional one called without a token).
  */
-export function authorizeApi(ctx: GatewayContext, request: Request, pathname: string): Response | AuthResult | undefined {
+/** What authentication uses (the bearer verifier); routes that call `authenticate` include it in their deps. */
+export type GuardDeps = Pick<GatewayContext, "bearer">;
+
+export function authorizeApi(ctx: GuardDeps, request: Request, pathname: string): Response | AuthResult | undefined {
   const access = routeAccess(pathname);
   if (access.kind === "public") return undefined;
   const header = request.headers.get("authorization");
@@ -62,7 +65,7 @@ export class Refusal extends Error {
  * The app's first hook, before any route's own hooks, body handling or handler: the dispatched path must be
  * the one the edge authorized; an /api path reached without the edge is authorized here.
  */
-export function apiGuard(ctx: GatewayContext) {
+export function apiGuard(ctx: GuardDeps) {
   return new Elysia({ name: "gateway-api-guard" }).onTransform({ as: "global" }, ({ request, path }) => {
     const decision = decisions.get(request);
     if (decision) {
@@ -77,7 +80,7 @@ export function apiGuard(ctx: GatewayContext) {
 }
 
 /** The caller of a request: what was authorized for it, else a verification now (throws the 401 or 503). */
-export function authenticate(ctx: GatewayContext, request: Request): AuthResult {
+export function authenticate(ctx: GuardDeps, request: Request): AuthResult {
   return decisions.get(request)?.auth ?? ctx.bearer.verify(request.headers.get("authorization"));
 }
 

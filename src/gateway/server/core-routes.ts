@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { VERSION } from "../../version.ts";
 import { sqliteVersion } from "../db/open.ts";
 import type { GatewayContext } from "../context.ts";
-import { authenticate } from "./auth-guard.ts";
+import { authenticate, type GuardDeps } from "./auth-guard.ts";
 
 export const HealthResponse = t.Object(
   {
@@ -31,7 +31,9 @@ export const VersionResponse = t.Object({
 export const ErrorBody = t.Object({ error: t.String(), message: t.Optional(t.String()) });
 export const UnauthorizedBody = t.Object({ error: t.Literal("unauthorized") }, { description: 'always the byte-identical body {"error":"unauthorized"}' });
 
-export function coreRoutes(ctx: GatewayContext) {
+export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "sqlite">;
+
+export function coreRoutes(ctx: CoreRouteDeps) {
   return new Elysia({ name: "gateway-core" })
     .get(
       "/api/v1/health",

@@ -10,8 +10,8 @@ import { bodyLimitFor, withSecurityHeaders } from "./headers.ts";
 import { declaredTooLarge, readBody, tooDeep, type BodyDeadlines } from "./body.ts";
 import { isJsonType, jsonNestsDeeper } from "../../util/json-depth.ts";
 import { setRequestMeta } from "./request-meta.ts";
-import { authorizeApi, setEdgeDecision } from "./auth-guard.ts";
-import { isProxyPath, proxyRequest } from "../sessions/proxy.ts";
+import { authorizeApi, setEdgeDecision, type GuardDeps } from "./auth-guard.ts";
+import { isProxyPath, proxyRequest, type ProxyDeps } from "../sessions/proxy.ts";
 import { readTarget, type HostPolicy } from "./request-target.ts";
 
 /** OAuth endpoints answer with no-store and Pragma: no-cache on every response, refusals at the edge included. */
@@ -23,8 +23,11 @@ export interface Handler {
   handle(request: Request): Promise<Response> | Response;
 }
 
+/** What the edge uses: network policy, authentication, the session proxy. */
+export type EdgeDeps = GuardDeps & ProxyDeps & Pick<GatewayContext, "clock" | "policy" | "tls" | "logger" | "sessions">;
+
 /** `hosts` gives the Host names served (set once the listener knows its port). */
-export function createFetchHandler(ctx: GatewayContext, app: Handler, hosts: () => HostPolicy | undefined, deadlines: BodyDeadlines) {
+export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => HostPolicy | undefined, deadlines: BodyDeadlines) {
   return async (request: Request, server?: Server<unknown>): Promise<Response> => {
     // The request id and the client address are worked out only when something reads them (the allow and
     // deny lists, the app's logs, audit and rate limits, an error): the session proxy usually needs neither.

@@ -53,7 +53,10 @@ function contentType(headers: [string, string][]): string {
 const deadlines = new Deadlines();
 
 /** The proxy's own answer (an error), with the security headers every gateway response carries. */
-function refuse(ctx: GatewayContext, status: number, body: unknown): Response {
+/** What the session proxy uses. */
+export type ProxyDeps = Pick<GatewayContext, "config" | "streams" | "tls" | "upstream">;
+
+function refuse(ctx: ProxyDeps, status: number, body: unknown): Response {
   return withSecurityHeaders(jsonResponse(status, body), ctx.tls);
 }
 
@@ -61,7 +64,7 @@ function refuse(ctx: GatewayContext, status: number, body: unknown): Response {
  * The proxied response or the proxy's own error (404 unknown, 503 not running, 502 unreachable, 504 timeout),
  * security headers included (the edge sends it as it is).
  */
-export async function proxyRequest(ctx: GatewayContext, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
+export async function proxyRequest(ctx: ProxyDeps, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
   const afterPrefix = url.pathname.slice(PREFIX.length);
   const slash = afterPrefix.indexOf("/");
   const id = afterPrefix.slice(0, slash);

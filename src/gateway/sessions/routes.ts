@@ -2,8 +2,7 @@
 // has already required the `machine` scope (route-access.ts); the proxy is handled before the app (proxy.ts).
 import { Elysia, t } from "elysia";
 import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
-import type { GatewayContext } from "../context.ts";
-import { auditRegistry } from "../registry/audit.ts";
+import { auditRegistry, type RegistryAuditDeps } from "../registry/audit.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
 
 const State = t.Union([t.Literal("starting"), t.Literal("running"), t.Literal("stopped"), t.Literal("failed"), t.Literal("cleanup_pending"), t.Literal("reaped")]);
@@ -47,7 +46,7 @@ const Id = t.Object({ id: t.String({ description: "session id (ses_...)" }) });
 const common = { 401: UnauthorizedBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ["sessions"];
 
-export function sessionRoutes(ctx: GatewayContext, supervisor: SessionSupervisor) {
+export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervisor) {
   return new Elysia({ name: "gateway-sessions" })
     .get("/api/v1/sessions", () => supervisor.list(), { response: { 200: t.Array(SessionRecord), ...common }, detail: { summary: "List sessions", tags } })
     .post(

@@ -7,7 +7,7 @@ import { VERSION } from "../../version.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayContext } from "../context.ts";
 import { serviceCredentials } from "../db/schema.ts";
-import { authenticate } from "../server/auth-guard.ts";
+import { authenticate, type GuardDeps } from "../server/auth-guard.ts";
 import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
 
 const Capability = t.Object({ name: t.String(), modes: t.Array(t.String()) });
@@ -38,7 +38,9 @@ export function enabledServices(config: GatewayConfig): ServiceEntry[] {
     }));
 }
 
-export function servicesRoutes(ctx: GatewayContext) {
+export type ServicesRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "db" | "sqlite">;
+
+export function servicesRoutes(ctx: ServicesRouteDeps) {
   const detail = (summary: string, description: string) => ({ summary, description, tags: ["services"] });
   return new Elysia({ name: "gateway-services" })
     .get(

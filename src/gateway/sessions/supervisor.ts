@@ -30,6 +30,9 @@ import { authDirOf } from "../../providers/device-auth/profiles.ts";
 import { logEvent } from "../auth/failure-counts.ts";
 import { redactText } from "../../util/redact.ts";
 
+/** What the supervisor uses. */
+export type SupervisorDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "db" | "fleetChanges" | "logger" | "pepper">;
+
 /** A running daemon as the proxy and the watchers know it. */
 export interface LiveDaemon extends DaemonProcess {
   sessionId: string;
@@ -60,7 +63,7 @@ export class SessionSupervisor {
   private readonly resuming = new Map<string, Promise<void>>();
   private closed = false;
 
-  constructor(private readonly ctx: GatewayContext) {
+  constructor(private readonly ctx: SupervisorDeps) {
     this.credentials = new ServiceCredentials(ctx.db, ctx.pepper, ctx.clock);
     // Every state change is a log line: launches (starting -> running), failures with their reason, stops, idle exits, deletes.
     this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch }) =>

@@ -19,7 +19,9 @@ export function normalizeUserCode(input: string): string {
   return bare.length === 8 ? `${bare.slice(0, 4)}-${bare.slice(4)}` : bare;
 }
 
-export function deviceRoutes(ctx: GatewayContext, h: WebHelpers) {
+export type DeviceRouteDeps = Pick<GatewayContext, "audit" | "clock" | "config" | "db" | "limiters">;
+
+export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
   const name = ctx.config.display_name;
 
   const pending = (userCode: string): DeviceRequestView | undefined => {

@@ -2,7 +2,7 @@
 // Every POST checks the form type, same-origin headers and the CSRF token, and answers 303.
 import { randomBytes } from "node:crypto";
 import { Elysia } from "elysia";
-import { verifyLogin } from "../auth/login.ts";
+import { type LoginDeps, verifyLogin } from "../auth/login.ts";
 import { PatError } from "../auth/pats.ts";
 import { accountLimiter } from "../auth/account-limiter.ts";
 import { listGrants, revokeGrants } from "../auth/revocation.ts";
@@ -13,7 +13,7 @@ import { sameOrigin, tokensMatch } from "./csrf.ts";
 import { htmlResponse, STYLESHEET } from "./html.ts";
 import { dashboardPage, htmlErrorResponse, loginPage, type DashboardData } from "./pages.ts";
 import { WebSessionStore, type WebSession } from "./web-sessions.ts";
-import { deviceRoutes } from "./device-routes.ts";
+import { type DeviceRouteDeps, deviceRoutes } from "./device-routes.ts";
 import type { PrincipalDetail } from "../auth/principals.ts";
 
 const HIDE = { detail: { hide: true } };
@@ -48,7 +48,10 @@ export function safeNext(next: string | null | undefined): string {
   return next && /^\/device(\?user_code=[A-Z0-9-]{1,16})?$/.test(next) ? next : "/";
 }
 
-export function webRoutes(ctx: GatewayContext) {
+/** What the web UI uses (its login is verifyLogin's, its device pages deviceRoutes'). */
+export type WebRouteDeps = LoginDeps & DeviceRouteDeps & Pick<GatewayContext, "hasher" | "pats" | "principals" | "streams" | "tls">;
+
+export function webRoutes(ctx: WebRouteDeps) {
   // Behind a TLS-terminating proxy (https external_url) the browser still sees HTTPS: keep Secure cookies.
   const tls = ctx.tls || (ctx.config.auth.external_url?.startsWith("https:") ?? false);
   const store = new WebSessionStore(ctx.db, ctx.clock, ctx.config.auth.session);

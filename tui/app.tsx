@@ -9,6 +9,7 @@ import { CompletionMenu } from "./components/completion-menu.tsx";
 import { applyCompletion, completions, completionToken } from "./completion.ts";
 import { PromptEditor } from "./components/prompt-editor.tsx";
 import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx";
+import { ElicitationForm } from "./components/elicitation-form.tsx";
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
 import { readImage, type Attachment } from "./image-attach.ts";
@@ -66,13 +67,21 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   // The completion menu: commands on `/`, their arguments for /model and /facet, files on `@`.
   const [sessionCommands, setSessionCommands] = useState<{ name: string; usage: string; summary: string }[] | null>(null);
   const [files, setFiles] = useState<readonly string[] | null>(null);
+  const [resources, setResources] = useState<{ server: string; uri: string; name: string }[]>([]);
   const [menuIndex, setMenuIndex] = useState(0);
   const [menuClosedAt, setMenuClosedAt] = useState<string | null>(null);
   const token = dialog ? null : completionToken(editor);
   useEffect(() => {
-    if (token?.kind === "command" && sessionCommands === null && live) {
-      setSessionCommands([]);
-      actions.commands().then((r) => setSessionCommands(r.commands), () => setSessionCommands(null));
+    // Asked again each time the menu opens: tool servers connect in the background, bringing prompts and resources.
+    if (token?.kind === "command" && live) {
+      if (sessionCommands === null) setSessionCommands([]);
+      actions.commands().then((r) => setSessionCommands(r.commands), () => setSessionCommands((c) => (c?.length ? c : null)));
+    }
+    if (token?.kind === "file" && live) {
+      actions.sessionCommand("mcp", ["resources"]).then(
+        (r) => setResources(((r.data as { resources?: { server: string; uri: string; name: string }[] } | undefined)?.resources ?? []).map(({ server, uri, name }) => ({ server, uri, name }))),
+        () => {},
+      );
     }
     if (token?.kind === "file" && files === null && listFiles) {
       setFiles([]);
@@ -81,7 +90,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   }, [token?.kind, live]);
   useEffect(() => setMenuIndex(0), [token?.kind, token?.query]);
   const commandRows = [...LOCAL_COMMANDS, ...(sessionCommands ?? []).filter((c) => !LOCAL_COMMANDS.some((l) => l.name === c.name))];
-  const items = token && menuClosedAt !== editor.text ? completions(token, { commands: commandRows, files: files ?? [], models: store.catalogModels, facets: store.catalogFacets }) : [];
+  const items = token && menuClosedAt !== editor.text ? completions(token, { commands: commandRows, files: files ?? [], resources, models: store.catalogModels, facets: store.catalogFacets }) : [];
   const menuOpen = token !== null && menuClosedAt !== editor.text && items.length > 0;
   const menu = menuOpen
     ? {
@@ -247,7 +256,11 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           answering === question.id ? (
             <Text dimColor>sending the answer…</Text>
           ) : (
+            question.kind === "elicitation" ? (
+              <ElicitationForm key={question.id} server={question.server} message={question.message} schema={question.requested_schema} more={s.pending.length - 1} onAnswer={(a) => answer(question.id, a)} active={live} error={answerError} />
+            ) : (
             <QuestionDialog key={question.id} question={question} more={s.pending.length - 1} onAnswer={(a) => answer(question.id, a)} onEscape={s.busy ? interrupt : undefined} active={live} error={answerError} />
+            )
           )
         ) : null}
         <PromptEditor
@@ -256,7 +269,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           onSubmit={submit}
           onHistory={onHistory}
           active={!dialog}
-          placeholder={s.busy ? "Type to queue a message…" : "Type a message, / for commands, @ for files"}
+          placeholder={s.busy ? "Type to queue a message…" : "Type a message, / for commands, @ for files and resources"}
           menu={menu}
         />
         {menuOpen ? <CompletionMenu items={items} selected={Math.min(menuIndex, items.length - 1)} empty={null} /> : null}

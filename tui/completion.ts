@@ -1,6 +1,6 @@
 // What the completion menu offers for the text being typed: `/na` at the start of the prompt completes a
 // command name, `/model x` and `/facet x` their argument, and `@pa` anywhere (after a space or at the
-// start) a file of the project. Pure functions of the editor's text and cursor, so the rules are testable
+// start) a file of the project or a tool server's resource (`@server:uri`). Pure functions of the editor's text and cursor, so the rules are testable
 // without a terminal.
 import type { EditorState } from "./editor-model.ts";
 import { fuzzyFilter } from "./fuzzy.ts";
@@ -40,6 +40,8 @@ export function completionToken(editor: EditorState): CompletionToken | null {
 export interface CompletionSources {
   commands: { name: string; usage: string; summary: string }[];
   files: readonly string[];
+  /** Connected tool servers' resources, offered as `@server:uri` beside the files. */
+  resources?: readonly { server: string; uri: string; name: string }[];
   models: { name: string; detail: string }[];
   facets: { name: string; detail: string }[];
 }
@@ -51,7 +53,10 @@ export function completions(token: CompletionToken, sources: CompletionSources):
     case "command":
       return fuzzyFilter(token.query, sources.commands, (c) => c.name, MENU_ROWS).map((c) => ({ value: `/${c.name}`, label: c.usage, detail: c.summary }));
     case "file":
-      return fuzzyFilter(token.query, sources.files, (f) => f, MENU_ROWS).map((f) => ({ value: `@${f}`, label: f, detail: "" }));
+    {
+      const rows = [...sources.files.map((f) => ({ key: f, detail: "" })), ...(sources.resources ?? []).map((r) => ({ key: `${r.server}:${r.uri}`, detail: r.name }))];
+      return fuzzyFilter(token.query, rows, (r) => r.key, MENU_ROWS).map((r) => ({ value: `@${r.key}`, label: r.key, detail: r.detail }));
+    }
     case "model":
     case "facet":
       return fuzzyFilter(token.query, token.kind === "model" ? sources.models : sources.facets, (x) => x.name, MENU_ROWS).map((x) => ({ value: x.name, label: x.name, detail: x.detail }));

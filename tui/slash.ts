@@ -56,7 +56,7 @@ export function helpTable(remote: { name: string; usage: string; summary: string
   notes.push(
     "",
     "Keys: Enter sends · Alt+Enter or Ctrl+J new line · Up/Down history",
-    "      / opens the command menu, @ a file picker (Tab or Enter picks, Esc closes)",
+    "      / opens the command menu, @ a file and resource picker (Tab or Enter picks, Esc closes)",
     "      Up on an empty prompt takes back the newest queued input",
     ...(ctrlCInterrupts
       ? ["      Esc or Ctrl+C interrupts the turn · Ctrl+O details (reasoning, full tool output)", "      Ctrl+D, or Ctrl+C with no turn running (or twice), detaches (the session keeps running)"]

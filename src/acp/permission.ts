@@ -21,14 +21,18 @@ const APPROVAL_OPTIONS: PermissionOption[] = [
   { optionId: "reject", name: "Reject", kind: "reject_once" },
 ];
 
+// An editor has no form for a tool server's request for input (elicitation): it can only decline it.
+const FORM_OPTIONS: PermissionOption[] = [{ optionId: "decline", name: "Decline (the form cannot be shown here)", kind: "reject_once" }];
+
 export function permissionOptions(question: Interrogative): PermissionOption[] {
-  return question.kind === "permission" ? PERMISSION_OPTIONS : APPROVAL_OPTIONS;
+  return question.kind === "permission" ? PERMISSION_OPTIONS : question.kind === "elicitation" ? FORM_OPTIONS : APPROVAL_OPTIONS;
 }
 
 /** The title of a question that is not about a tool call. */
 export function questionTitle(question: Interrogative): string {
   if (question.kind === "goal_approval") return `Work on this goal until it is done? ${question.goal}`;
   if (question.kind === "extension_approval") return `Load extension ${question.name} ${question.version} (${question.capabilities.join(", ") || "no capabilities"})? ${question.reason}`;
+  if (question.kind === "elicitation") return `Tool server ${question.server} asks for input: ${question.message}`;
   return `${question.tool}: ${question.reason}`;
 }
 
@@ -48,6 +52,8 @@ export function answerFor(outcome: RequestPermissionOutcome): InterrogativeAnswe
       return { decision: "approve" };
     case "reject":
       return { decision: "reject" };
+    case "decline":
+      return { decision: "decline" };
     default:
       return null;
   }

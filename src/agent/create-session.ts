@@ -57,6 +57,9 @@ import { SubagentHost } from "./subagents/host.ts";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
+import { mcpPromptCommands } from "./commands/mcp-prompts.ts";
+import { askForm } from "./mcp-elicitation.ts";
+import type { McpElicitation } from "../mcp/types.ts";
 
 /** Built-in default of `daemon.max_tool_turns` (the spec leaves it open; docs/decisions.md). */
 export const DEFAULT_MAX_TOOL_TURNS = 100;
@@ -276,10 +279,13 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         env: opts.env,
         tracer: telemetry.tracer,
         outputDir: join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output"),
-        // No form to fill in yet (TUI or agent exec): a server's request for input is declined, and said.
+        // A client (the TUI) shows the form; headless (agent exec) a server's request for input is declined, and said.
+        ...(opts.interactive ? { elicit: (request: McpElicitation, signal: AbortSignal) => askForm(session, request, signal) } : {}),
         onDeclined: (server, message) => session.notice("warning", `tool server ${server} asked for input ("${message}"); this session cannot ask you, so it was declined`),
       })
     : null;
+  // Servers' prompts are slash commands (`/mcp__<server>__<prompt>`), listed as servers connect.
+  const promptCommands = mcp ? mcpPromptCommands(mcp) : null;
   /** Set when the session closes: servers going down then are no news to anyone. */
   let closing = false;
   // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
@@ -342,6 +348,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     interactive: opts.interactive,
     initialEvents,
     services: { mcp, modes, goals, extensions },
+    ...(promptCommands ? { dynamicCommands: promptCommands.commands } : {}),
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
       notifications.betweenTurns();

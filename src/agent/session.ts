@@ -23,6 +23,8 @@ export interface AgentSessionOptions {
   services?: Partial<CommandServices>;
   /** The commands offered; default: every built-in session command. */
   commands?: readonly SessionCommand[];
+  /** Commands that come and go (a tool server's prompts), offered after the others. */
+  dynamicCommands?: () => readonly SessionCommand[];
   /** Releases what the session holds (shell, tool servers); called once by close(). */
   onClose?: () => Promise<void>;
   /** Asked when the queue is empty after a turn: the prompt of an automatic continuation turn (an open goal), or null. */
@@ -104,7 +106,7 @@ export class AgentSession implements EngineSession {
       }
       throw new InterrogativeError("interrogative_not_pending", `no pending question has the id ${interrogativeId}`);
     }
-    const allowed = p.interrogative.kind === "permission" ? ["allow_once", "allow_always", "deny"] : ["approve", "reject"];
+    const allowed = p.interrogative.kind === "permission" ? ["allow_once", "allow_always", "deny"] : p.interrogative.kind === "elicitation" ? ["accept", "decline", "cancel"] : ["approve", "reject"];
     if (!allowed.includes(answer.decision)) {
       throw new InterrogativeError("interrogative_not_pending", `the answer '${answer.decision}' does not fit a ${p.interrogative.kind} question; allowed: ${allowed.join(", ")}`);
     }
@@ -129,12 +131,19 @@ export class AgentSession implements EngineSession {
   }
 
   commands(): SessionCommandInfo[] {
-    return (this.options.commands ?? SESSION_COMMANDS).map(({ name, usage, summary }) => ({ name, usage, summary }));
+    return this.allCommands().map(({ name, usage, summary }) => ({ name, usage, summary }));
+  }
+
+  /** The built-in commands, then those of the moment (tool servers' prompts). */
+  private allCommands(): readonly SessionCommand[] {
+    const dynamic = this.options.dynamicCommands?.() ?? [];
+    return dynamic.length ? [...(this.options.commands ?? SESSION_COMMANDS), ...dynamic] : (this.options.commands ?? SESSION_COMMANDS);
   }
 
   async command(name: string, args: readonly string[]): Promise<SessionCommandResult> {
-    const commands = this.options.commands ?? SESSION_COMMANDS;
-    const command = commands.find((c) => c.name === name);
+    const commands = this.allCommands();
+    // Clients may lowercase what was typed; a prompt's name keeps its server's case.
+    const command = commands.find((c) => c.name === name) ?? commands.find((c) => c.name.toLowerCase() === name.toLowerCase());
     if (!command) throw new SessionCommandError("unknown_command", `there is no command /${name}; available: ${commands.map((c) => `/${c.name}`).join(", ")}`);
     if (this.closed) throw new SessionCommandError("command_unavailable", "the session is closed");
     if (this.busy && !command.whileBusy) throw new SessionCommandError("command_unavailable", `/${name} cannot run while a turn is running; interrupt it (Esc) or wait for it to end`);
@@ -224,6 +233,12 @@ export class AgentSession implements EngineSession {
   async approveExtension(q: Omit<Extract<Interrogative, { kind: "extension_approval" }>, "id">, signal: AbortSignal): Promise<InterrogativeAnswer | null> {
     if (!this.options.interactive) return null;
     return this.ask({ ...q, id: this.runtime.newId("ask") }, signal);
+  }
+
+  /** A tool server's form for the person (MCP elicitation); null in a headless run. Withdrawn when the server's request is cancelled. */
+  async elicit(q: Omit<Extract<Interrogative, { kind: "elicitation" }>, "id" | "turn_id">, signal: AbortSignal): Promise<InterrogativeAnswer | null> {
+    if (!this.options.interactive) return null;
+    return this.ask({ ...q, id: this.runtime.newId("ask"), ...(this.turnId && this.busy ? { turn_id: this.turnId } : {}) }, signal);
   }
 
   private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {

@@ -167,7 +167,8 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
     .post(
       "/commands/:name",
       async ({ body, params }) => {
-        if (!/^[a-z][a-z0-9-]{0,63}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is lowercase letters, digits and hyphens");
+        // Tool servers' prompts are `mcp__<server>__<prompt>`: underscores, and the server's case.
+        if (!/^[A-Za-z][A-Za-z0-9_-]{0,127}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is letters, digits, hyphens and underscores");
         daemon.storage.check();
         const args = body.args ?? [];
         const result = await daemon.ops.run("session-command", body.operation_context, { name: params.name, args }, async () => {

@@ -41,7 +41,8 @@ export function resourceTools(source: ResourceSource): Tool[] {
   });
   const read = defineTool({
     name: READ_RESOURCE_TOOL,
-    description: "Reads one resource of a tool server (MCP) by its URI, as listed by list_mcp_resources (or built from one of its URI templates).",
+    description:
+      "Reads one resource of a tool server (MCP) by its URI, as listed by list_mcp_resources (or built from one of its URI templates). A mention `@<server>:<uri>` in the user's message names a resource: read it with this tool (server, uri) when you need its content.",
     inputSchema: Type.Object({ server: Type.String({ description: "The server offering it." }), uri: Type.String({ description: "The resource's URI." }) }),
     async run(input, ctx, signal) {
       if (!source.servers().includes(input.server)) return unknownServer(input.server);

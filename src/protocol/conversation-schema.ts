@@ -174,6 +174,17 @@ export const InterrogativeSchema = Type.Union([
     },
     { description: "Load this extension (its code runs once approved)? Answers: approve or reject. Not tied to a turn." },
   ),
+  Type.Object(
+    {
+      id: Type.String(),
+      kind: Type.Literal("elicitation"),
+      turn_id: Type.Optional(Type.String()),
+      server: Type.String({ description: "The tool server that asks." }),
+      message: Type.String(),
+      requested_schema: Type.Record(Type.String(), Type.Unknown(), { description: "A flat JSON schema: string, number, integer and boolean fields, enums (single or multiple), defaults, `required`." }),
+    },
+    { description: "A tool server asks the user to fill in a form (MCP elicitation). Answers: accept (with content), decline or cancel." },
+  ),
 ]);
 export type Interrogative = Static<typeof InterrogativeSchema>;
 
@@ -184,5 +195,11 @@ export const InterrogativeAnswerSchema = Type.Union([
   Type.Object({ decision: Type.Literal("deny"), message: Type.Optional(Type.String({ maxLength: 16384 })) }, { additionalProperties: false }),
   Type.Object({ decision: Type.Literal("approve") }, { additionalProperties: false }),
   Type.Object({ decision: Type.Literal("reject"), message: Type.Optional(Type.String({ maxLength: 16384 })) }, { additionalProperties: false }),
+  Type.Object(
+    { decision: Type.Literal("accept"), content: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 16384 }), Type.Number(), Type.Boolean(), Type.Array(Type.String({ maxLength: 16384 }), { maxItems: 256 })])) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ decision: Type.Literal("decline") }, { additionalProperties: false }),
+  Type.Object({ decision: Type.Literal("cancel") }, { additionalProperties: false }),
 ]);
 export type InterrogativeAnswer = Static<typeof InterrogativeAnswerSchema>;

@@ -1,8 +1,9 @@
-// `/mcp`: the session's tool servers with state and tool count; enable, disable or reconnect one.
+// `/mcp`: the session's tool servers with state and tool count; their resources; enable, disable or reconnect one.
+import type { McpManager } from "../../mcp/manager.ts";
 import type { McpServerStatus } from "../../mcp/types.ts";
 import { SessionCommandError, type SessionCommand } from "./types.ts";
 
-const ACTIONS = ["list", "enable", "disable", "reconnect"] as const;
+const ACTIONS = ["list", "resources", "enable", "disable", "reconnect"] as const;
 type Action = (typeof ACTIONS)[number];
 
 function describe(s: McpServerStatus): string {
@@ -18,8 +19,8 @@ function publicStatus(s: McpServerStatus) {
 
 export const mcpCommand: SessionCommand = {
   name: "mcp",
-  usage: "/mcp [list | enable NAME | disable NAME | reconnect NAME]",
-  summary: "Tool servers: list them with state and tool count, or enable, disable or reconnect one",
+  usage: "/mcp [list | resources [NAME] | enable NAME | disable NAME | reconnect NAME]",
+  summary: "Tool servers: list them with state and tool count, list their resources (@server:uri), or enable, disable or reconnect one",
   whileBusy: true,
   async run({ services }, args) {
     const action = (args[0] ?? "list") as Action;
@@ -31,6 +32,7 @@ export const mcpCommand: SessionCommand = {
       return { message, data: { servers: servers.map(publicStatus) } };
     }
     const name = args[1];
+    if (action === "resources") return listResources(mcp, name, args.length > 2);
     if (!name || args.length > 2) throw new SessionCommandError("invalid_command", `usage: /mcp ${action} NAME`);
     const known = mcp?.servers().map((s) => s.name) ?? [];
     if (!mcp || !known.includes(name)) {
@@ -40,3 +42,14 @@ export const mcpCommand: SessionCommand = {
     return { message: describe(status), data: { server: publicStatus(status) } };
   },
 };
+
+/** `/mcp resources [NAME]`: what `@server:uri` mentions can name (the TUI's `@` menu reads `data.resources`). */
+async function listResources(mcp: McpManager | null, server: string | undefined, extra: boolean) {
+  if (extra) throw new SessionCommandError("invalid_command", "usage: /mcp resources [NAME]");
+  const known = mcp?.servers().map((s) => s.name) ?? [];
+  if (server && !known.includes(server)) throw new SessionCommandError("invalid_command", `no tool server is named '${server}'${known.length ? `; configured: ${known.join(", ")}` : " (none are configured)"}`);
+  const resources = mcp ? await mcp.resources(server) : [];
+  const rows = resources.map((r) => ({ server: r.server, uri: r.uri, name: r.name, ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mime_type: r.mimeType } : {}) }));
+  const message = rows.length ? rows.map((r) => `@${r.server}:${r.uri}  ${r.name}`).join("\n") : "No connected tool server offers resources.";
+  return { message, data: { resources: rows } };
+}

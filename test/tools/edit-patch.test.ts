@@ -82,4 +82,16 @@ describe("edit (patch)", () => {
     );
     expect(readFileSync(join(root, "app.ts"), "utf8")).toBe(APP);
   });
+
+  test("the result carries the change as numbered hunks for the screen: one file as `diff`, several as `diffs` with paths", async () => {
+    const root = makeProject({ "app.ts": APP, "b.ts": "x\n" });
+    const one = await call(edit, { patch: "*** Begin Patch\n*** Update File: app.ts\n@@\n   const a = 1;\n-  const b = 2;\n+  const b = 5;\n*** End Patch" }, makeContext(root));
+    expect(one.metadata?.diff).toEqual({ hunks: [{ old_start: 1, new_start: 1, lines: [" function start() {", "   const a = 1;", "-  const b = 2;", "+  const b = 5;", "   return a + b;", " }"] }] });
+    const two = await call(edit, { patch: "*** Begin Patch\n*** Update File: b.ts\n@@\n-x\n+y\n*** Add File: c.ts\n+new\n*** End Patch" }, makeContext(root));
+    expect(two.metadata?.diff).toBeUndefined();
+    expect(two.metadata?.diffs).toEqual([
+      { path: "b.ts", hunks: [{ old_start: 1, new_start: 1, lines: ["-x", "+y"] }] },
+      { path: "c.ts", hunks: [{ old_start: 1, new_start: 1, lines: ["+new"] }] },
+    ]);
+  });
 });

@@ -11,6 +11,8 @@ import { contextMeter } from "../../tui/components/status-line.tsx";
 import { helpTable } from "../../tui/slash.ts";
 import type { Block } from "../../tui/view-state.ts";
 import { ViewStore } from "../../tui/view-store.ts";
+import { editToolFor } from "../../src/tools/edit.ts";
+import { call, makeContext, makeProject } from "../tools/helpers.ts";
 import { recordSequence, testSnapshot } from "./sync-fixtures.ts";
 
 /** What a block draws in a terminal `width` columns wide, as plain text. */
@@ -229,4 +231,22 @@ describe("code, tables and diffs (issue 27 item 4)", () => {
     expect(asking).toContain("- let x = 1;");
     expect(asking).not.toContain("10 -");
   });
+
+  test("the patch form of edit shows its diff with line numbers too, each file under its name", async () => {
+    const root = makeProject({ "a.ts": Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n") + "\n", "b.ts": "x\n" });
+    const patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n line 9\n-line 10\n+let x = 2;\n line 11\n*** Update File: b.ts\n@@\n-x\n+y\n*** End Patch";
+    const r = await call(editToolFor("patch"), { patch }, makeContext(root));
+    const result = { call_id: "c1", name: "edit", status: "completed" as const, output: r.output, metadata: r.metadata };
+    const block: Block = { kind: "tool", id: "prt_p", callId: "c1", name: "edit", argsText: "", args: { patch }, running: false, result, durationMs: 3, done: true };
+    const out = drawn(<BlockView block={block} details={false} />).split("\n");
+    expect(out).toContain("  a.ts");
+    expect(out).toContain("   7   line 7");
+    expect(out).toContain("  10 - line 10");
+    expect(out).toContain("  10 + let x = 2;");
+    expect(out).toContain("  12   line 12");
+    expect(out).toContain("  b.ts");
+    expect(out).toContain("   1 - x");
+    expect(out).toContain("   1 + y");
+  });
 });
+

@@ -101,27 +101,37 @@ function ProgressNote({ block }: { block: ToolBlock }): ReactNode {
   );
 }
 
-/** A diff line with its number in the file: the old file's for a removed line, the new one's otherwise. */
-export type NumberedLine = { sign: "+" | "-" | " " | "⋮"; number: number | null; text: string };
+/** A diff line with its number in the file: the old file's for a removed line, the new one's otherwise ("@": a file's name). */
+export type NumberedLine = { sign: "+" | "-" | " " | "⋮" | "@"; number: number | null; text: string };
 
-/** The hunks an edit's result carries (`metadata.diff`), numbered; null when it has none. */
+type ResultDiff = { hunks?: { old_start: number; new_start: number; lines: string[] }[]; omitted?: number };
+
+/**
+ * The hunks an edit's result carries (`metadata.diff`; a patch over several files: `metadata.diffs`, each
+ * with its path), numbered; null when it has none.
+ */
 export function resultDiff(metadata: Record<string, unknown> | undefined): NumberedLine[] | null {
-  const diff = metadata?.diff as { hunks?: { old_start: number; new_start: number; lines: string[] }[]; omitted?: number } | undefined;
-  if (!diff || !Array.isArray(diff.hunks) || diff.hunks.length === 0) return null;
+  const files = Array.isArray(metadata?.diffs) ? (metadata.diffs as (ResultDiff & { path?: string })[]) : metadata?.diff ? [metadata.diff as ResultDiff] : [];
   const out: NumberedLine[] = [];
-  for (const h of diff.hunks) {
-    if (out.length) out.push({ sign: "⋮", number: null, text: "" });
-    let oldLine = h.old_start;
-    let newLine = h.new_start;
-    for (const l of h.lines) {
-      const sign = (l[0] ?? " ") as "+" | "-" | " ";
-      out.push({ sign, number: sign === "-" ? oldLine : newLine, text: l.slice(1) });
-      if (sign !== "+") oldLine++;
-      if (sign !== "-") newLine++;
+  for (const diff of files) {
+    if (!diff || !Array.isArray(diff.hunks) || diff.hunks.length === 0) continue;
+    if (files.length > 1) out.push({ sign: "@", number: null, text: (diff as { path?: string }).path ?? "" });
+    let first = true;
+    for (const h of diff.hunks) {
+      if (!first) out.push({ sign: "⋮", number: null, text: "" });
+      first = false;
+      let oldLine = h.old_start;
+      let newLine = h.new_start;
+      for (const l of h.lines) {
+        const sign = (l[0] ?? " ") as "+" | "-" | " ";
+        out.push({ sign, number: sign === "-" ? oldLine : newLine, text: l.slice(1) });
+        if (sign !== "+") oldLine++;
+        if (sign !== "-") newLine++;
+      }
     }
+    if (diff.omitted) out.push({ sign: "⋮", number: null, text: `${diff.omitted} more changed lines` });
   }
-  if (diff.omitted) out.push({ sign: "⋮", number: null, text: `${diff.omitted} more changed lines` });
-  return out;
+  return out.length ? out : null;
 }
 
 function NumberedDiffView({ lines, limit }: { lines: NumberedLine[]; limit: number }): ReactNode {
@@ -132,6 +142,8 @@ function NumberedDiffView({ lines, limit }: { lines: NumberedLine[]; limit: numb
       {lines.slice(0, limit).map((l, i) =>
         l.sign === "⋮" ? (
           <Text key={i} dimColor>{`${" ".repeat(width)} ⋮ ${l.text}`}</Text>
+        ) : l.sign === "@" ? (
+          <Text key={i} color={c.diff_hunk} wrap="truncate-end">{l.text}</Text>
         ) : (
           <Text key={i} wrap="truncate-end">
             <Text dimColor>{`${String(l.number).padStart(width)} `}</Text>

@@ -4,6 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { loadForEdit, save, target, type Target } from "../file-access.ts";
 import { clip, closestLine, splitLines, usesCrlf } from "../file-content.ts";
 import { defineTool, toolError } from "../tool.ts";
+import { displayDiff, type DisplayDiff } from "./display-diff.ts";
 import { parsePatch, PatchSyntaxError, type FileOp, type Hunk } from "./patch-parse.ts";
 import description from "./patch.txt" with { type: "text" };
 
@@ -77,6 +78,8 @@ interface Planned {
   summary: string;
   write?: { target: Target; text: string; mode?: number };
   remove?: Target;
+  /** The change to the file for a person's screen (what it held, then what it will hold). */
+  diff: DisplayDiff;
 }
 
 async function plan(ctx: Parameters<typeof target>[0], op: FileOp, claimed: Set<string>): Promise<Planned[]> {
@@ -90,18 +93,18 @@ async function plan(ctx: Parameters<typeof target>[0], op: FileOp, claimed: Set<
   if (op.kind === "add") {
     if (existsSync(t.absolute)) throw new HunkFailure(`Add File ${t.shown}: the file already exists; use "*** Update File:" to change it.`);
     const text = op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n`;
-    return [{ summary: `A ${t.shown} (${op.lines.length} lines)`, write: { target: t, text } }];
+    return [{ summary: `A ${t.shown} (${op.lines.length} lines)`, write: { target: t, text }, diff: displayDiff("", text) }];
   }
   const loaded = await loadForEdit(t);
   if (!loaded.ok) throw new HunkFailure(`${op.kind === "delete" ? "Delete" : "Update"} File ${t.shown}: ${loaded.message}`);
-  if (op.kind === "delete") return [{ summary: `D ${t.shown}`, remove: t }];
+  if (op.kind === "delete") return [{ summary: `D ${t.shown}`, remove: t, diff: displayDiff(loaded.text, "") }];
   const text = applyHunks(t.shown, loaded.text, op.hunks);
-  if (op.moveTo === undefined) return [{ summary: `M ${t.shown} (${op.hunks.length} hunk${op.hunks.length === 1 ? "" : "s"})`, write: { target: t, text, mode: loaded.mode } }];
+  if (op.moveTo === undefined) return [{ summary: `M ${t.shown} (${op.hunks.length} hunk${op.hunks.length === 1 ? "" : "s"})`, write: { target: t, text, mode: loaded.mode }, diff: displayDiff(loaded.text, text) }];
   const dest = target(ctx, op.moveTo);
   if (typeof dest === "string") throw new HunkFailure(dest);
   claim(dest);
   if (existsSync(dest.absolute)) throw new HunkFailure(`Move to ${dest.shown}: that file already exists.`);
-  return [{ summary: `R ${t.shown} -> ${dest.shown}`, write: { target: dest, text, mode: loaded.mode }, remove: t }];
+  return [{ summary: `R ${t.shown} -> ${dest.shown}`, write: { target: dest, text, mode: loaded.mode }, remove: t, diff: displayDiff(loaded.text, text) }];
 }
 
 export const patchEditTool = defineTool({
@@ -134,7 +137,11 @@ export const patchEditTool = defineTool({
     }
     return {
       output: `Applied the patch:\n${planned.map((p) => p.summary).join("\n")}`,
-      metadata: { files: planned.map((p) => p.write?.target.absolute ?? p.remove?.absolute) },
+      // One file: its diff, as the other edit forms give it; several: each file's diff with its path.
+      metadata: {
+        files: planned.map((p) => p.write?.target.absolute ?? p.remove?.absolute),
+        ...(planned.length === 1 ? { diff: planned[0]!.diff } : { diffs: planned.map((p) => ({ path: p.write?.target.shown ?? p.remove?.shown, ...p.diff })) }),
+      },
     };
   },
 });

@@ -68,7 +68,7 @@ describe("the /mcp session command", () => {
     const p = makeProject(scriptedConfig(SERVER), { "script.yaml": "responses:\n  - text: ok\n" });
     const r = await startSession(p);
     await expect(r.session.command("mcp", ["enable", "nope"])).rejects.toMatchObject({ code: "invalid_command", message: "no tool server is named 'nope'; configured: ev" });
-    await expect(r.session.command("mcp", ["explode"])).rejects.toMatchObject({ code: "invalid_command", message: expect.stringContaining("allowed: list, enable, disable, reconnect") });
+    await expect(r.session.command("mcp", ["explode"])).rejects.toMatchObject({ code: "invalid_command", message: expect.stringContaining("allowed: list, resources, enable, disable, reconnect") });
     await expect(r.session.command("mcp", ["enable"])).rejects.toMatchObject({ message: "usage: /mcp enable NAME" });
     await expect(r.session.command("nope", [])).rejects.toMatchObject({ code: "unknown_command" });
     await r.session.close();

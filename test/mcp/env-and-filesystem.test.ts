@@ -47,7 +47,8 @@ describe("filesystem server", () => {
   test("reads inside its allowed directory; access outside it is a tool error, not a crash", async () => {
     const allowed = mkdtempSync(join(tmpdir(), "mcp-fs-"));
     writeFileSync(join(allowed, "note.txt"), "inside");
-    const { manager } = testManager({ fs: { transport: "stdio", command: FILESYSTEM_BIN, args: [allowed] } as never });
+    // The server takes the client's roots (the project directory) in place of its arguments: here the project is `allowed`.
+    const { manager } = testManager({ fs: { transport: "stdio", command: FILESYSTEM_BIN, args: [allowed] } as never }, { roots: [allowed] });
     open.push(manager);
     await manager.start();
     expect(manager.servers()[0]!.state).toBe("connected");

@@ -16,7 +16,7 @@ export interface TestManager {
   logs: McpLogEntry[];
 }
 
-export function testManager(servers: Record<string, McpServerConfig>, extra: { dataRoot?: string; env?: Record<string, string | undefined>; now?: () => number } = {}): TestManager {
+export function testManager(servers: Record<string, McpServerConfig>, extra: { dataRoot?: string; env?: Record<string, string | undefined>; now?: () => number; roots?: string[] } = {}): TestManager {
   const logs: McpLogEntry[] = [];
   const manager = createMcpManager({
     servers,
@@ -25,6 +25,7 @@ export function testManager(servers: Record<string, McpServerConfig>, extra: { d
     log: (entry) => logs.push(entry),
     cwd: process.cwd(),
     env: extra.env,
+    roots: extra.roots,
   });
   return { manager, logs };
 }

@@ -124,7 +124,8 @@ describe("observer", () => {
   });
 
   test("a hung daemon times out; the others are observed; a wrong credential or no port is no observation", async () => {
-    await start({ observeTimeoutMs: 200 });
+    // Long enough for the answering daemons on a loaded machine; the hung one never answers.
+    await start({ observeTimeoutMs: 1_500 });
     const hung = fakeDaemon({ hung: true });
     const ok = fakeDaemon();
     const other = fakeDaemon();

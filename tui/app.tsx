@@ -231,7 +231,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       <Static key={store.reflows} items={store.printed}>
         {(b) => (
           <Box key={b.id} width={size.columns} flexDirection="column">
-            <BlockView block={b} details={details} />
+            <BlockView block={b} details={details} columns={size.columns} />
           </Box>
         )}
       </Static>

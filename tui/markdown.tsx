@@ -5,6 +5,7 @@ import { Box, Text, useWindowSize } from "ink";
 import { memo, useEffect, useMemo, useState, type ReactNode } from "react";
 import { highlight, tokenColor, whenHighlighterLoads } from "./highlight.ts";
 import { Wrapped } from "./components/wrapped.tsx";
+import { printedParts } from "./markdown-print.ts";
 import { useTheme, type Palette } from "./theme/theme.ts";
 
 export type Align = "left" | "center" | "right";
@@ -122,14 +123,18 @@ function renderBlock(b: MdBlock, key: number, c: Palette): ReactNode {
       return (
         <Box key={key} paddingLeft={b.indent * 2}>
           <Text>{/^\d/.test(b.marker) ? `${b.marker} ` : "• "}</Text>
-          <InlineText text={b.text} />
+          <Box flexGrow={1} flexBasis={0}>
+            <InlineText text={b.text} />
+          </Box>
         </Box>
       );
     case "quote":
       return (
         <Box key={key}>
           <Text dimColor>│ </Text>
-          <InlineText text={b.text} color={c.muted} />
+          <Box flexGrow={1} flexBasis={0}>
+            <InlineText text={b.text} color={c.muted} />
+          </Box>
         </Box>
       );
     case "rule":
@@ -234,4 +239,15 @@ function TableView({ table }: { table: Extract<MdBlock, { type: "table" }> }): R
 export const Markdown = memo(function Markdown({ text }: { text: string }): ReactNode {
   const c = useTheme().colors;
   return <Box flexDirection="column">{parseMarkdown(text).map((b, i) => renderBlock(b, i, c))}</Box>;
+});
+
+/**
+ * A finished answer `width` columns wide, as <Markdown> draws it, with its text lines pre-wrapped into one
+ * <Text> per run (see markdown-print.ts): what printing a long history costs is the number of layout nodes.
+ */
+export const PrintedMarkdown = memo(function PrintedMarkdown({ text, width }: { text: string; width: number }): ReactNode {
+  const c = useTheme().colors;
+  const parts = printedParts(text, width, c);
+  if (!parts) return <Markdown text={text} />;
+  return <Box flexDirection="column">{parts.map((p, i) => ("rows" in p ? <Text key={i}>{p.rows}</Text> : renderBlock(p.block, i, c)))}</Box>;
 });

@@ -68,11 +68,15 @@ export async function* parseSse(body: ReadableStream<Uint8Array>, options: SseOp
       // The deadline covers only the wait for bytes: a consumer slow to apply a frame is not silence.
       const { value, done } = await readWithin(reader, silenceMs, timers);
       if (done) return;
+      // Only the new bytes (and the "\n" before them) can complete a message: a large message arriving in
+      // many reads (an attach's history) is not searched again from its start after each one.
+      let from = Math.max(0, buffer.length - 1);
       buffer += decoder.decode(value, { stream: true });
+      let start = 0;
       let at: number;
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
+      while ((at = buffer.indexOf("\n\n", from)) >= 0) {
+        const block = buffer.slice(start, at);
+        start = from = at + 2;
         let id: string | null = null;
         let event = "message";
         let data = "";
@@ -90,6 +94,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>, options: SseOp
         if (fields === 0) yield { comment: block };
         else yield { id, event, data };
       }
+      buffer = buffer.slice(start);
     }
   } finally {
     await reader.cancel().catch(() => {});

@@ -1,8 +1,10 @@
 // The markdown renderer as a person sees it: markers gone, structure kept, half-streamed text sane;
 // and the tool view's diffs and truncation hints.
 import { describe, expect, test } from "bun:test";
+import chalk from "chalk";
+import { Box } from "ink";
 import { render } from "ink-testing-library";
-import { Markdown, parseInline, parseMarkdown } from "../../tui/markdown.tsx";
+import { Markdown, PrintedMarkdown, parseInline, parseMarkdown } from "../../tui/markdown.tsx";
 import { ToolView, diffOf } from "../../tui/components/tool-view.tsx";
 
 describe("markdown", () => {
@@ -64,3 +66,34 @@ describe("tool view", () => {
     expect(diffOf("shell", { command: "ls" })).toBeNull();
   });
 });
+
+describe("printed answers (issue 27 item 6)", () => {
+  const frame = (node: React.ReactNode, width: number) => {
+    const ui = render(<Box width={width} flexDirection="column">{node}</Box>);
+    const out = ui.lastFrame() ?? "";
+    ui.unmount();
+    return out;
+  };
+  const samples = [
+    "# A title long enough to wrap at narrow widths, and then some more words\n\nA paragraph with **bold**, *italic*, `code` and a [link](https://example.com/some/long/path) that runs past the edge.",
+    "- item **1.2** with `code` and *emphasis*\n- an item long enough to wrap under itself, not under its bullet, at every width tried here\n  - a nested item that is also long enough to wrap at the edge of a narrow terminal\n1. a numbered item whose text wraps around the right edge at some point\n10) other",
+    "> a quote long enough to wrap at the edge, with `code` and **bold** inside it\n\n---\n\ntext\n\n\n  an indented paragraph   with gaps that wraps around around around around around",
+    "## Part 3\n\n```ts\nconst a = 1;\n```\n- item\n| a | b |\n|---|--:|\n| 1 | 2 |\nafter the table",
+    "averyveryveryveryveryveryveryveryveryverylongwordwithoutanyspacethatishardwrapped and more",
+  ];
+  test("pre-wrapped into one Text per run of lines, an answer draws the same screen as one element per line, styles included", () => {
+    const level = chalk.level;
+    chalk.level = 3;
+    try {
+      for (const width of [10, 23, 40, 61, 100]) for (const text of samples) expect(frame(<PrintedMarkdown text={text} width={width} />, width)).toBe(frame(<Markdown text={text} />, width));
+      expect(frame(<PrintedMarkdown text={samples[0]!} width={100} />, 100)).toContain("\x1b[1mbold");
+    } finally {
+      chalk.level = level;
+    }
+  });
+  test("a wrapped list item or quote continues under its text, not under its mark", () => {
+    const out = frame(<Markdown text={"- one two three four five six\n> seven eight nine ten eleven"} />, 16).split("\n");
+    expect(out).toEqual(["• one two three", "  four five six", "│ seven eight", "  nine ten", "  eleven"]);
+  });
+});
+

@@ -2,7 +2,7 @@
 // unless details are on), a tool call, a retry, a notice, the abnormal end of a turn, or command output.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
-import { Markdown } from "../markdown.tsx";
+import { Markdown, PrintedMarkdown } from "../markdown.tsx";
 import { retryText } from "../../src/util/retry-text.ts";
 import { tailLines } from "../tail-lines.ts";
 import { useTheme } from "../theme/theme.ts";
@@ -71,6 +71,7 @@ export interface BlockViewProps {
   stale?: boolean;
   /** For a block still streaming: draw only its last screen rows (the whole prints once it is complete). */
   maxLines?: number;
+  /** The terminal's width: a finished answer is drawn pre-wrapped to it (few layout nodes; see markdown-print.ts). */
   columns?: number;
 }
 
@@ -91,7 +92,7 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
       return (
         <Box marginTop={1} flexDirection="column">
           {cut.text !== block.text ? <Text dimColor>{`… ${cut.hidden ? `${cut.hidden} lines` : "more"} above (printed in full when the answer completes)`}</Text> : null}
-          <Markdown text={cut.text} />
+          {block.done && columns ? <PrintedMarkdown text={block.text} width={columns} /> : <Markdown text={cut.text} />}
         </Box>
       );
     }

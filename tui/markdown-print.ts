@@ -1,0 +1,92 @@
+// Printed answers drawn as pre-wrapped ANSI rows: the same screen as <Markdown>'s one Ink element per line
+// (same styles, the same wrap-ansi call Ink makes, the same row clean-up as <Wrapped>), but one <Text> for
+// a run of lines, so attaching to a long history lays out a few nodes instead of thousands. Code blocks
+// and tables stay components (highlighting, table layout); text with control characters or combining marks
+// (which Ink rewrites before measuring) is left to <Markdown> as a whole.
+import chalk, { foregroundColorNames } from "chalk";
+import wrapAnsi from "wrap-ansi";
+import { unindentContinuation } from "./components/wrapped.tsx";
+import { parseInline, parseMarkdown, type MdBlock } from "./markdown.tsx";
+import type { Palette } from "./theme/theme.ts";
+
+/** Ink's colorize (ink/build/colorize.js) for the forms a palette uses: names, hex, ansi256, rgb. */
+function colorize(text: string, color: string | undefined): string {
+  if (!color) return text;
+  if ((foregroundColorNames as readonly string[]).includes(color)) return chalk[color as (typeof foregroundColorNames)[number]](text);
+  if (color.startsWith("#")) return chalk.hex(color)(text);
+  let m: RegExpExecArray | null;
+  if ((m = /^ansi256\(\s?(\d+)\s?\)$/.exec(color))) return chalk.ansi256(Number(m[1]))(text);
+  if ((m = /^rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$/.exec(color))) return chalk.rgb(Number(m[1]), Number(m[2]), Number(m[3]))(text);
+  return text;
+}
+
+/** What <InlineText> squashes to before wrapping. */
+function inline(text: string, c: Palette, color?: string): string {
+  const body = parseInline(text)
+    .map((s) => {
+      if (s.style === "code") return colorize(s.text, c.code);
+      if (s.style === "bold") return chalk.bold(s.text);
+      if (s.style === "italic") return chalk.italic(s.text);
+      if (s.style === "link") return chalk.underline(colorize(s.text + chalk.dim(` (${s.url})`), c.link));
+      return s.text;
+    })
+    .join("");
+  return colorize(body, color);
+}
+
+/** Ink's wrapping of a <Text> `width` columns wide; `unindent`: <Wrapped>'s clean-up of each row. */
+function wrapRows(text: string, width: number, unindent: boolean): string[] {
+  const rows = (width > 0 ? wrapAnsi(text, width, { trim: false, hard: true }) : text).split("\n");
+  return unindent ? rows.map(unindentContinuation) : rows;
+}
+
+/** A mark, then text wrapped under itself (item and quote rows). */
+function marked(pad: number, mark: string, text: string, width: number): string[] {
+  const room = width - pad - Bun.stringWidth(mark);
+  const indent = " ".repeat(pad);
+  const hang = " ".repeat(Bun.stringWidth(mark));
+  return wrapRows(text, room, true).map((r, i) => (i === 0 ? indent + mark + r : indent + hang + r));
+}
+
+function rows(b: MdBlock, width: number, c: Palette): string[] {
+  switch (b.type) {
+    case "heading": {
+      const style = (r: string) => (b.level === 1 ? chalk.underline(chalk.bold(r)) : chalk.bold(r));
+      return wrapRows(b.text, width, false).map(style);
+    }
+    case "item":
+      return marked(b.indent * 2, /^\d/.test(b.marker) ? `${b.marker} ` : "• ", inline(b.text, c), width);
+    case "quote":
+      return marked(0, chalk.dim("│ "), inline(b.text, c, c.muted), width);
+    case "rule":
+      return [chalk.dim("─".repeat(20))];
+    case "blank":
+      return [" "];
+    case "para":
+      return wrapRows(inline(b.text, c), width, true);
+    default:
+      return [];
+  }
+}
+
+/** A run of pre-rendered rows (one <Text>), or a block drawn by its component. */
+export type PrintedPart = { rows: string } | { block: MdBlock };
+
+/**
+ * The answer as parts for a terminal `width` columns wide, or null when it should be drawn by <Markdown>
+ * (text Ink would rewrite before measuring, or a width too small to pre-wrap for).
+ */
+export function printedParts(text: string, width: number, c: Palette): PrintedPart[] | null {
+  if (width < 8 || /(?![\n])[\p{Control}\p{Mark}]/u.test(text)) return null;
+  const parts: PrintedPart[] = [];
+  let run: string[] = [];
+  for (const b of parseMarkdown(text)) {
+    if (b.type === "code" || b.type === "table") {
+      if (run.length) parts.push({ rows: run.join("\n") });
+      run = [];
+      parts.push({ block: b });
+    } else run.push(...rows(b, width, c));
+  }
+  if (run.length) parts.push({ rows: run.join("\n") });
+  return parts;
+}

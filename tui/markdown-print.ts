@@ -6,7 +6,7 @@
 import chalk, { foregroundColorNames } from "chalk";
 import wrapAnsi from "wrap-ansi";
 import { unindentContinuation } from "./components/wrapped.tsx";
-import { parseInline, parseMarkdown, type MdBlock } from "./markdown.tsx";
+import { parseInline, parseMarkdown, type MdBlock } from "./markdown-parse.ts";
 import type { Palette } from "./theme/theme.ts";
 
 /** Ink's colorize (ink/build/colorize.js) for the forms a palette uses: names, hex, ansi256, rgb. */

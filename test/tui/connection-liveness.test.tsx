@@ -72,7 +72,11 @@ describe("conversation view on a silent connection", () => {
     await until(() => frame().includes("ready"), "the view to be ready");
     await say("before");
 
+    // The turn's last records may still be on their way after its answer shows: each one re-arms the silence
+    // timer, so the freeze comes once the view is idle again and the bytes already read are applied.
+    await until(() => frame().includes("ready"), "the turn to end");
     proxy.freeze();
+    await Bun.sleep(100);
     await until(() => timers.waiting === 1, "the stream to be waiting for the daemon");
     timers.advance(SILENCE_MS - 1);
     await Bun.sleep(20);

@@ -31,6 +31,9 @@ function fakeDaemon(options: { delayMs?: number; hung?: boolean } = {}): FakeDae
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
+    // Bun's default SO_REUSEPORT lets port 0 hand out a port another test's server still holds: the kernel
+    // then splits the requests between the two, and the other one answers 401 or 404.
+    reusePort: false,
     async fetch(req) {
       if (new URL(req.url).pathname !== "/sync/summary") return new Response("not found", { status: 404 });
       if (req.headers.get("authorization") !== `Bearer ${TOKEN}`) return Response.json({ error: "unauthorized" }, { status: 401 });

@@ -12,7 +12,8 @@ const SPEC_PATH = "/openapi.json";
 const NO_SESSION = { touch() {} } as unknown as Daemon;
 
 export async function daemonOpenApiDocument(): Promise<Record<string, unknown>> {
-  const app = new Elysia()
+  // normalize off, as in the daemon's own app: Elysia would otherwise rewrite the shared protocol schemas.
+  const app = new Elysia({ normalize: false })
     .use(
       openapi({
         path: "/openapi",

@@ -9,6 +9,7 @@ import { tokenMatches } from "./credential.ts";
 import { errorBody } from "./operations.ts";
 import { validateQuery } from "./query.ts";
 import { isJsonType, jsonNestsDeeper, MAX_JSON_DEPTH } from "../util/json-depth.ts";
+import { declaresOver, readBodyCapped } from "../util/read-body.ts";
 
 export interface Handler {
   handle(request: Request): Promise<Response> | Response;
@@ -46,22 +47,11 @@ function tooLarge(limit: number): Response {
 
 /** The whole body, or the JSON 413 once it is (or declares to be) over the limit; the rest is not read. */
 async function readCapped(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | Response> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && !(Number(declared) <= limit)) return tooLarge(limit);
-  const reader = (request.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let size = 0;
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) break;
-    size += next.value.byteLength;
-    if (size > limit) {
-      reader.cancel().catch(() => {});
-      return tooLarge(limit);
-    }
-    chunks.push(next.value);
-  }
-  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks));
+  if (declaresOver(request, limit)) return tooLarge(limit);
+  const read = await readBodyCapped(request.body!, limit);
+  if (read.ok) return read.bytes;
+  if (read.reason === "too_large") return tooLarge(limit);
+  return json(400, { code: "bad_request", error: "bad_request", message: "the request body ended early" }, { Connection: "close" });
 }
 
 export function createDaemonFetch(credential: string | null, app: Handler, logger: DaemonLogger) {

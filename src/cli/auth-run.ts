@@ -3,6 +3,7 @@
 import { dataRoot } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { formatProblem } from "../config/problems.ts";
+import { heldBack, heldBackNotice } from "../config/trust/assess.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { catalogProvider } from "../providers/catalog.ts";
 import { DeviceAuthError } from "../providers/device-auth/device-flow.ts";
@@ -79,6 +80,9 @@ async function login(deps: AuthCliDeps, args: ParsedArgs, io: Io): Promise<numbe
   const name = args.flags.provider as string | undefined;
   if (!name) throw new UsageError("missing --provider NAME (the provider's key under `providers:`)");
   const loaded = load(args, io);
+  // The project's own login server waits for trust: the login is not sent elsewhere meanwhile.
+  const untrusted = heldBack(loaded.trust, `providers.${name}.auth`);
+  if (untrusted.length > 0) throw new CliError(`${heldBackNotice(loaded.trust, untrusted, io.cwd, `the login of provider '${name}'`)}; nothing was sent or saved`);
   const auth = deviceAuthOf(loaded, name);
   const profile = profileName(args, auth);
   const kind = loaded.config.providers![name]!.kind;

@@ -137,6 +137,24 @@ export function untrustedNotice(trust: ProjectTrust, cwd: string, hint?: string)
   return `${file} ${why}${damaged}; started without: ${trust.items.map((i) => i.shown).join("; ")}. Review it, then run 'agent trust${dir}'${hint ? ` ${hint}` : ""}`;
 }
 
+/** The items under config key `key` (e.g. `providers.team.auth`) that are left out of this load: none while active. */
+export function heldBack(trust: ProjectTrust, key: string): TrustItem[] {
+  if (trust.active) return [];
+  return trust.items.filter((i) => i.key === key || i.key.startsWith(`${key}.`));
+}
+
+/**
+ * Why `what` cannot go ahead with settings the project may not use yet: the settings (each names its
+ * field), the file, and the command that trusts them (with the project directory, as the user may be in a
+ * subdirectory).
+ */
+export function heldBackNotice(trust: ProjectTrust, items: TrustItem[], cwd: string, what: string): string {
+  const file = relative(cwd, trust.file) || trust.file;
+  const why = trust.state === "changed" ? "changed since you trusted it" : "is not trusted";
+  const damaged = trust.storeError ? ` (${trust.storeError})` : "";
+  return `${what} uses settings of ${file}, which ${why}${damaged}: ${items.map((i) => i.shown).join("; ")}. Review them, then run 'agent trust ${trust.root}'`;
+}
+
 /** Records the user's consent to exactly these settings (what `agent trust` and the TUI dialog do). */
 export function grantTrust(store: ProjectTrustStore, trust: ProjectTrust): void {
   store.trust({ project: trust.root, digest: trust.digest, file: trust.file, items: trust.items.map((i) => i.shown) });

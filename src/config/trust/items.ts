@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { LayerName } from "../merge.ts";
 
-export type TrustItemKind = "tool_server" | "init_script" | "provider" | "trust_store" | "web_proxy" | "permission_matcher" | "permission_rules";
+export type TrustItemKind = "tool_server" | "init_script" | "provider" | "device_login" | "trust_store" | "web_proxy" | "permission_matcher" | "permission_rules";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -175,6 +175,34 @@ function providers(input: TrustInput, items: TrustItem[]): void {
   }
 }
 
+/** The fields of a device login that say where it authorizes (src/providers/device-auth/endpoints.ts). */
+export const DEVICE_LOGIN_ADDRESSES = ["issuer", "device_authorization_endpoint", "token_endpoint"] as const;
+
+/**
+ * Where a provider's device login (`agent auth provider login`) authorizes: the login's device code, the
+ * approval the user gives and the tokens issued go to these addresses, and the saved profile refreshes at the
+ * token endpoint for good. Set by the project, they wait for trust whatever the auth type or the provider's
+ * url; the catalog's and the global config's need none. `client_id` and `scope` send nothing elsewhere.
+ */
+function deviceLogins(input: TrustInput, items: TrustItem[]): void {
+  const block = at(input.projectRaw, "providers");
+  if (!isMap(block)) return;
+  for (const [name, raw] of Object.entries(block)) {
+    const auth = isMap(raw) ? raw.auth : undefined;
+    if (!isMap(auth)) continue;
+    const fields = DEVICE_LOGIN_ADDRESSES.filter((k) => typeof auth[k] === "string" && auth[k] !== "");
+    if (fields.length === 0) continue;
+    items.push({
+      kind: "device_login",
+      key: `providers.${name}.auth`,
+      shown: `provider '${name}' logs in (your approval, codes and tokens) at ${fields.map((k) => `providers.${name}.auth.${k} ${String(auth[k])}`).join(", ")}`,
+      pin: Object.fromEntries(fields.map((k) => [k, auth[k]])),
+      files: [],
+      remove: fields.map((k) => ({ layer: "project" as const, path: ["providers", name, "auth", k] })),
+    });
+  }
+}
+
 function daemonBlock(input: TrustInput, items: TrustItem[]): void {
   const store = at(input.projectRaw, "daemon", "tls", "trust_store");
   if (typeof store === "string" && store !== "") {
@@ -262,6 +290,7 @@ export function trustItems(input: TrustInput): TrustItem[] {
   toolServers(input, items);
   initScript(input, items);
   providers(input, items);
+  deviceLogins(input, items);
   daemonBlock(input, items);
   permissionMatcher(input, items);
   permissionRules(input, items);

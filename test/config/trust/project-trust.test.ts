@@ -57,6 +57,23 @@ describe("what waits for trust", () => {
     ]);
   });
 
+  test("a project's device-login addresses are left out (the user's stay); client_id and scope need no trust", () => {
+    const c = setup();
+    c.globalFile("providers:\n  team:\n    kind: { type: custom_b_compatible }\n    url: https://llm.example.com/v1\n    auth: { type: device_a, profile: work, client_id: mine, issuer: https://login.example.com }\n");
+    c.projectFile("providers:\n  team:\n    auth: { type: device_a, profile: work, client_id: theirs, issuer: https://login.example.net, token_endpoint: https://login.example.net/token }\n");
+    const loaded = c.load();
+    expect(loaded.trust.state).toBe("untrusted");
+    expect(loaded.trust.items.map((i) => [i.key, i.shown])).toEqual([
+      ["providers.team.auth", "provider 'team' logs in (your approval, codes and tokens) at providers.team.auth.issuer https://login.example.net, providers.team.auth.token_endpoint https://login.example.net/token"],
+    ]);
+    expect(loaded.config.providers?.team?.auth).toEqual({ type: "device_a", profile: "work", client_id: "theirs", issuer: "https://login.example.com" });
+    expect(c.load("keep").config.providers?.team?.auth).toMatchObject({ issuer: "https://login.example.net", token_endpoint: "https://login.example.net/token" });
+    c.trust();
+    expect(c.load().config.providers?.team?.auth).toMatchObject({ issuer: "https://login.example.net" });
+    c.projectFile("providers:\n  team:\n    auth: { type: device_a, profile: work, client_id: theirs, scope: read }\n");
+    expect(c.load().trust.state).toBe("none");
+  });
+
   test("tool servers, a CA bundle, web proxies and a loose permission matcher; each is left out", () => {
     const c = setup();
     c.file("certs/ca.pem", "not checked here");

@@ -4,7 +4,9 @@
 // registration records a grant of the principal to the client (the registration grant, listed and revocable
 // on the dashboard), the client's tokens are issued under it, and once it is revoked (by the principal, or by
 // a password change: spec rule 10) the client gets no more tokens. Clients registered with the admin CLI
-// have no registration grant: they answer to whoever holds the gateway's database.
+// have no registration grant: they answer to whoever holds the gateway's database. A confidential client
+// that has neither (registered over HTTP by a gateway older than registration grants, whose registrant
+// migration 0003 could not find) gets no tokens: decision 47 of docs/decisions-gateway.md.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
@@ -53,21 +55,29 @@ export function normalizeGrantTypes(type: ClientType, requested: string[] | unde
   return [...new Set(out)];
 }
 
-/** The registration grant of a confidential client: none (registered by an admin), live, or revoked. */
-export type RegistrationGrant = { state: "none" } | { state: "live"; grantId: string } | { state: "revoked" };
+/**
+ * The registration grant of a confidential client: none (registered with the admin CLI), live, revoked, or
+ * unattributed (no grant, and not registered with the admin CLI: whose authority it acts on is not known).
+ */
+export type RegistrationGrant = { state: "none" } | { state: "live"; grantId: string } | { state: "revoked" } | { state: "unattributed" };
+
+/** How a client is registered: with the admin CLI, or over HTTP (a confidential one with its registrant's principal). */
+export type RegisteredVia = { via: "admin_cli" } | { via: "http"; principalId?: string };
 
 export class OAuthClientStore {
   private readonly grantsOfClient;
+  private readonly viaOfClient;
 
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
     // Read on every client_credentials request: prepared once.
     this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare();
+    this.viaOfClient = db.select({ via: oauthClients.registeredVia }).from(oauthClients).where(eq(oauthClients.id, sql.placeholder("clientId"))).prepare();
   }
 
   /** Whether a confidential client still acts on its registrant's authority (see the file comment). */
   registrationGrant(clientId: string): RegistrationGrant {
     const rows = this.grantsOfClient.all({ clientId });
-    if (rows.length === 0) return { state: "none" };
+    if (rows.length === 0) return this.viaOfClient.get({ clientId })?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
     const live = rows.find((r) => r.revokedAt === null);
     return live ? { state: "live", grantId: live.id } : { state: "revoked" };
   }
@@ -78,9 +88,12 @@ export class OAuthClientStore {
     grantTypes?: string[],
     scopes: string[] = [...ALL_SCOPES],
     authMethod: TokenEndpointAuthMethod = type === "public" ? "none" : "client_secret_basic",
-    /** The principal whose token registered a confidential client over HTTP. */
-    registeredBy?: string,
+    /** The admin CLI, or HTTP with the principal whose token registered a confidential client. */
+    by: RegisteredVia = { via: "admin_cli" },
   ): { client: OAuthClientInfo; secret?: string } {
+    const registeredBy = by.via === "http" ? by.principalId : undefined;
+    // Over HTTP a confidential client always acts on someone's authority (its registration grant).
+    if (type === "confidential" && by.via === "http" && !registeredBy) throw new OAuthClientError("a confidential client registered over HTTP needs the principal whose token registered it", "invalid");
     if (name.trim() === "" || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new OAuthClientError("a client name needs 1-100 printable characters", "invalid");
     const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
     if (unknown.length) throw new OAuthClientError(`unknown scope ${JSON.stringify(unknown[0])}; allowed: ${ALL_SCOPES.join(", ")}`, "invalid");
@@ -96,7 +109,7 @@ export class OAuthClientStore {
         tx.insert(principals).values({ id: principalId, username: `client_${id.slice(4).toLowerCase()}`, displayName: name, kind: "machine_client", createdAt: now, updatedAt: now }).run();
       }
       const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now, tokenEndpointAuthMethod: authMethod };
-      tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null }).run();
+      tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null, registeredVia: by.via }).run();
       if (type === "confidential" && registeredBy) {
         tx.insert(oauthGrants).values({ id: newId("grt", now), clientId: id, principalId: registeredBy, scopes: client.scopes, createdAt: now }).run();
       }

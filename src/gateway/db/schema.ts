@@ -76,6 +76,11 @@ export const oauthClients = sqliteTable("oauth_clients", {
   /** The machine_client principal a confidential client acts as. */
   principalId: text("principal_id").references(() => principals.id, { onDelete: "set null" }),
   createdAt: integer("created_at").notNull(),
+  /**
+   * How it was registered: `admin_cli` (`agent gateway client register`) or `http` (RFC 7591). Null: by a gateway
+   * older than migration 0003 that could not tell (a confidential one without a registration grant is refused).
+   */
+  registeredVia: text("registered_via", { enum: ["admin_cli", "http"] }),
 });
 
 export const oauthGrants = sqliteTable(

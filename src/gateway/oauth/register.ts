@@ -1,7 +1,9 @@
 // Dynamic client registration (RFC 7591): JSON metadata in, 201 with what was stored (substituted values
 // included) out. Unknown metadata is ignored. Clients are public device-flow clients unless they ask for
 // client_credentials or a client_secret_* method; confidential clients must present an initial access
-// token holding `machine` (the route checks it), since they get tokens with no human step.
+// token holding `machine` (the route checks it), since they get tokens with no human step. A confidential
+// client's scopes are capped at that token's (decision 46 of docs/decisions-gateway.md): asking for more is
+// refused with invalid_client_metadata naming the scope; asking for none gives the token's.
 import { ALL_SCOPES } from "../auth/bearer.ts";
 import { GRANT_TYPES, OAuthClientError, type ClientType, type OAuthClientInfo, type OAuthClientStore, type TokenEndpointAuthMethod } from "../auth/oauth-clients.ts";
 import { OAuthError } from "./http.ts";
@@ -10,7 +12,8 @@ export interface RegistrationRequest {
   name: string | undefined;
   type: ClientType;
   grantTypes: string[] | undefined;
-  scopes: string[];
+  /** The scopes asked for; undefined when the metadata names none (the default then applies). */
+  scopes: string[] | undefined;
   authMethod: TokenEndpointAuthMethod;
 }
 
@@ -50,7 +53,7 @@ export function parseRegistration(body: unknown): RegistrationRequest {
   if (wantsCredentials && authMethod === "none") throw invalid("client_credentials needs a confidential client: token_endpoint_auth_method 'none' cannot be used with it");
   const type: ClientType = wantsCredentials || (authMethod !== undefined && authMethod !== "none") ? "confidential" : "public";
   if (type === "confidential" && grantTypes?.includes(GRANT_TYPES.device_code)) throw invalid("the device_code grant is for public clients (token_endpoint_auth_method 'none')");
-  let scopes: string[] = [...ALL_SCOPES];
+  let scopes: string[] | undefined;
   if (m.scope !== undefined && m.scope !== null) {
     if (typeof m.scope !== "string") throw invalid("scope must be a space-separated string");
     const asked = [...new Set(m.scope.split(" ").filter(Boolean))];
@@ -60,11 +63,27 @@ export function parseRegistration(body: unknown): RegistrationRequest {
   return { name, type, grantTypes, scopes, authMethod: authMethod ?? (type === "public" ? "none" : "client_secret_basic") };
 }
 
+/** Who registers: nobody for a public client; for a confidential one, the principal and scopes of its initial access token. */
+export type Registrant = { principalId: string | null; scopes: readonly string[] } | null;
+
+/**
+ * The scopes a client is registered with: what it asked for, never more than the registering token holds.
+ * A client that asked for none gets every scope (public) or the token's (confidential).
+ */
+export function registeredScopes(asked: string[] | undefined, registrant: Registrant): string[] {
+  if (!registrant) return asked ?? [...ALL_SCOPES];
+  const beyond = asked?.find((s) => !registrant.scopes.includes(s));
+  if (beyond !== undefined)
+    throw invalid(`scope '${beyond}' is not held by the access token that registers the client (it holds: ${registrant.scopes.join(" ") || "none"}); ask for at most those scopes, or register with a token that holds '${beyond}'`);
+  return asked ?? ALL_SCOPES.filter((s) => registrant.scopes.includes(s));
+}
+
 /** Stores the client and renders the RFC 7591 §3.2.1 response body. */
-export function registerClient(store: OAuthClientStore, request: RegistrationRequest, registeredBy?: string): { client: OAuthClientInfo; body: Record<string, unknown> } {
+export function registerClient(store: OAuthClientStore, request: RegistrationRequest, registrant: Registrant = null): { client: OAuthClientInfo; body: Record<string, unknown> } {
+  const scopes = registeredScopes(request.scopes, registrant);
   let created;
   try {
-    created = store.register(request.name ?? "unnamed client", request.type, request.grantTypes, request.scopes, request.authMethod, registeredBy);
+    created = store.register(request.name ?? "unnamed client", request.type, request.grantTypes, scopes, request.authMethod, { via: "http", principalId: registrant?.principalId ?? undefined });
   } catch (error) {
     if (error instanceof OAuthClientError) throw invalid(error.message.replace(/["\\]/g, "'"));
     throw error;

@@ -14,7 +14,7 @@ import { ClientAuthenticator, type AuthenticatedClient } from "./client-auth.ts"
 import { DeviceFlow } from "./device-flow.ts";
 import { narrowScopes, NO_STORE, OAuthError, oauthJson, parseScope, readOAuthForm } from "./http.ts";
 import { authorizationServerMetadata, metadataPaths, OAUTH_PREFIX } from "./metadata.ts";
-import { parseRegistration, registerClient } from "./register.ts";
+import { parseRegistration, type Registrant, registerClient } from "./register.ts";
 import { OAuthTokens, type TokenResponse } from "./tokens.ts";
 
 const body = (type: string) => ({ content: { [type]: { schema: { type: "object" as const } } } });
@@ -80,6 +80,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         if (!client.principalId) throw new OAuthError("unauthorized_client", "this client has no machine principal any more; register it again");
         const registration = store.registrationGrant(client.id);
         if (registration.state === "revoked") throw new OAuthError("invalid_grant", "the authority this client was registered with was revoked (a password change or a revoked grant); register a new client");
+        if (registration.state === "unattributed") throw new OAuthError("invalid_grant", "this client was registered by an older gateway and the account that registered it is not known, so a password change could not revoke it; register a new client");
         const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);
         issued = await tokens.issueAccessBatched({ clientId: client.id, principalId: client.principalId, grantId: registration.state === "live" ? registration.grantId : null, scopes });
         break;
@@ -133,7 +134,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
       throw new OAuthError("invalid_request", "the body is not valid JSON");
     }
     const parsed = parseRegistration(body);
-    let principalId: string | null = null;
+    let registrant: Registrant = null;
     if (parsed.type === "confidential") {
       // Confidential clients get tokens with no human step: registering one takes an initial access token
       // (RFC 7591 §3) holding `machine`, e.g. a personal access token.
@@ -144,10 +145,10 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         const error = insufficientScope(["machine"]);
         return jsonResponse(403, error.body(), { ...error.headers, ...NO_STORE });
       }
-      principalId = auth.principalId;
+      registrant = { principalId: auth.principalId, scopes: auth.scopes };
     }
-    const { client, body: out } = registerClient(store, parsed, principalId ?? undefined);
-    ctx.audit.record({ action: "client.register", outcome: "success", principalId, sourceIp: ip, target: client.id, detail: `dynamic registration (${client.clientType})` });
+    const { client, body: out } = registerClient(store, parsed, registrant);
+    ctx.audit.record({ action: "client.register", outcome: "success", principalId: registrant?.principalId ?? null, sourceIp: ip, target: client.id, detail: `dynamic registration (${client.clientType})` });
     return oauthJson(201, out);
   };
 

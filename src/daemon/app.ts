@@ -2,7 +2,8 @@
 // docs/decisions-daemon.md). The edge has already checked the token, the Host and the query string.
 // Each route declares its request and response schemas: they validate, and make the daemon's OpenAPI
 // document (`agent print daemon-openapi`, src/daemon/openapi.ts).
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../util/elysia-app.ts";
 import { InterrogativeAnswerSchema } from "../protocol/conversation-schema.ts";
 import {
   CatalogPublicationBody,
@@ -49,7 +50,7 @@ const doc = (summary: string, description?: string, parameters?: { name: string;
 });
 
 export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
-  return new Elysia({ normalize: false })
+  return elysiaApp()
     .onRequest(({ request }) => {
       // Probes (the gateway's observer, launchers' liveness checks) do not keep an idle daemon up.
       const path = new URL(request.url).pathname;

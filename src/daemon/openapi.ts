@@ -1,7 +1,7 @@
 // The daemon's OpenAPI 3.1 document (`agent print daemon-openapi`), rendered from the route schemas of
 // app.ts without a session: the routes are registered, never run.
 import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import { elysiaApp } from "../util/elysia-app.ts";
 import { VERSION } from "../version.ts";
 import { buildDaemonApp } from "./app.ts";
 import type { Daemon } from "./daemon.ts";
@@ -12,8 +12,7 @@ const SPEC_PATH = "/openapi.json";
 const NO_SESSION = { touch() {} } as unknown as Daemon;
 
 export async function daemonOpenApiDocument(): Promise<Record<string, unknown>> {
-  // normalize off, as in the daemon's own app: Elysia would otherwise rewrite the shared protocol schemas.
-  const app = new Elysia({ normalize: false })
+  const app = elysiaApp()
     .use(
       openapi({
         path: "/openapi",

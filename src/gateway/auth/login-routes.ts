@@ -4,7 +4,8 @@
 // revocation and the dashboard's grant list work as for a device sign-in. The check is the web login's
 // (verifyLogin: the login limiter first, Argon2id or PAM, audit); a wrong username or password is the
 // byte-identical 401 of every authentication failure.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { OAuthTokenResponseSchema as TokenBody } from "../../protocol/oauth-token.ts";
 import { UNAUTHORIZED_BODY } from "./bearer.ts";
 import { type LoginDeps, verifyLogin } from "./login.ts";
@@ -31,7 +32,7 @@ export function loginRoutes(ctx: LoginRouteDeps) {
   const clients = new ClientAuthenticator(ctx.db);
   const tokens = new OAuthTokens(ctx.db, ctx.clock, ctx.config.auth.oauth);
   const tags = ["auth"];
-  return new Elysia({ name: "gateway-cli-login" })
+  return elysiaApp({ name: "gateway-cli-login" })
     .get(`${AUTH_PREFIX}/methods`, () => ({ methods: [...(["password"] as const), ...(ctx.pam ? (["pam"] as const) : []), "device" as const] }), {
       response: { 200: Methods },
       detail: { summary: "Sign-in methods of this gateway", description: "No token needed. `agent connect` reads it to choose between a username/password prompt and the device flow.", tags, security: [] },

@@ -1,7 +1,8 @@
 // The fleet routes (client-protocol.md, Fleet routes): the paged catalog, the event stream and stopped
 // history with its attachments. `machine` scope is checked at the edge (auth/route-access.ts); errors use
 // the fleet envelope `{"code": ...}`; query strings are parsed strictly before anything else runs.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { FleetCatalogPage, FleetErrorV1 } from "../../protocol/fleet-event.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate, type GuardDeps } from "../server/auth-guard.ts";
@@ -20,7 +21,7 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function fleetCatalogRoutes(ctx: FleetDeps) {
   fleetOf(ctx); // observation starts with the gateway, not with the first request
-  return new Elysia({ name: "gateway-fleet-catalog" }).get(
+  return elysiaApp({ name: "gateway-fleet-catalog" }).get(
     "/api/v1/catalog",
     ({ request }) => {
       const q = parseFleetQuery(request.url, { snapshot: "token", page: "uint", page_size: "uint" });
@@ -52,7 +53,7 @@ export function fleetCatalogRoutes(ctx: FleetDeps) {
 }
 
 export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContext, "streams">) {
-  return new Elysia({ name: "gateway-fleet-events" }).get(
+  return elysiaApp({ name: "gateway-fleet-events" }).get(
     "/api/v1/events",
     ({ request }) => {
       const q = parseFleetQuery(request.url, { after: "token", expected_epoch: "token" });
@@ -84,7 +85,7 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
     if (!ID.test(id)) throw new FleetError("history_unavailable", "no such session in the fleet; refresh the catalog");
     return id;
   };
-  return new Elysia({ name: "gateway-fleet-history" })
+  return elysiaApp({ name: "gateway-fleet-history" })
     .get(
       "/api/v1/sessions/:id/history",
       ({ request, params }) => {

@@ -2,6 +2,7 @@
 // registration) and the RFC 8414 metadata at the root. Every response is JSON with no-store (the edge adds
 // Pragma too); nothing ever redirects; errors are `{error, error_description}` and hide internals.
 import { Elysia } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
 import { GRANT_TYPES, OAuthClientStore } from "../auth/oauth-clients.ts";
 import type { GatewayContext } from "../context.ts";
@@ -157,7 +158,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
   const metadata = () => new Response(JSON.stringify(authorizationServerMetadata(ctx.issuer)), { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=300" } });
 
   // Typed loosely: the routes are added in loops below, which Elysia's accumulated route types cannot follow.
-  let app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: "gateway-oauth" })
+  let app: Elysia<any, any, any, any, any, any, any> = elysiaApp({ name: "gateway-oauth" })
     .post(`${OAUTH_PREFIX}/token`, endpoint(ctx.limiters.oauthToken, token), doc("Token endpoint (RFC 6749)", "grant_type device_code, client_credentials or refresh_token; client_secret_basic or client_secret_post, never both. Refresh tokens rotate on every use; a reused one revokes its grant."))
     .post(`${OAUTH_PREFIX}/device_authorization`, endpoint(ctx.limiters.oauthResource, deviceAuthorization), doc("Start a device authorization (RFC 8628)", "Public clients send client_id and an optional scope (default: every scope registered for the client)."))
     .post(`${OAUTH_PREFIX}/revoke`, endpoint(ctx.limiters.oauthToken, revoke), doc("Revoke a token (RFC 7009)", "200 with an empty body, also for unknown tokens. Revoking a refresh token revokes its grant with its access tokens; streams opened with a revoked token are closed."))

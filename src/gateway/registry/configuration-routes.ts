@@ -1,6 +1,7 @@
 // /api/v1/configurations (gateway.md, Endpoints: Configurations). The edge has already checked the
 // `machine` scope; every route checks the name before touching the database or the disk.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { ConfigurationStore, type RegistryDeps } from "./configurations.ts";
 import { assertConfigName } from "./names.ts";
 import { auditRegistry, type RegistryAuditDeps } from "./audit.ts";
@@ -18,7 +19,7 @@ const tags = ["configurations"];
 
 export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
   const store = new ConfigurationStore(ctx);
-  return new Elysia({ name: "gateway-configurations", normalize: false })
+  return elysiaApp({ name: "gateway-configurations" })
     .get(BASE, () => store.list(), {
       response: { 200: t.Array(ConfigurationResponse) },
       detail: { summary: "List configurations", tags },

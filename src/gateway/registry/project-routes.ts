@@ -1,5 +1,6 @@
 // /api/v1/projects (gateway.md, Endpoints: Projects). The edge has already checked the `machine` scope.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { auditRegistry, type RegistryAuditDeps } from "./audit.ts";
 import { type ProjectDeps, ProjectStore } from "./projects.ts";
 import { CreateProjectBody, ProjectIdParams, ProjectResponse, RebindProjectBody, RegistryError } from "./schemas.ts";
@@ -9,7 +10,7 @@ const tags = ["projects"];
 
 export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
   const store = new ProjectStore(ctx);
-  return new Elysia({ name: "gateway-projects", normalize: false })
+  return elysiaApp({ name: "gateway-projects" })
     .get(BASE, () => store.list(), {
       response: { 200: t.Array(ProjectResponse) },
       detail: { summary: "List projects with their derived hook status", tags },

@@ -1,6 +1,7 @@
 // The gateway's Elysia app: route groups, the OpenAPI document, and the error handler.
 import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import type { Elysia } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { VERSION } from "../../version.ts";
 import type { GatewayContext } from "../context.ts";
 import { webRoutes } from "../web/routes.ts";
@@ -23,7 +24,7 @@ export const OPENAPI_PATH = "/api/v1/openapi.json";
 export type RouteGroup = (ctx: GatewayContext) => Elysia<any, any, any, any, any, any, any>;
 
 export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) {
-  let app = new Elysia({ normalize: false })
+  let app = elysiaApp()
     // First: every route registered below, whatever group it comes from, is guarded on its dispatched path.
     .use(apiGuard(ctx))
     .onError(({ error, code, request }) => {

@@ -2,7 +2,7 @@
 // before the app runs (authorizeApi); the app's guard then checks, on the path the router actually
 // dispatched, that this decision was taken on that same path, and takes it itself when the app is reached
 // without the edge. Handlers read the caller with `authenticate`.
-import { Elysia } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { ProtocolError } from "../../protocol/errors.ts";
 import { UNAUTHORIZED_BODY, type AuthResult } from "../auth/bearer.ts";
 import { routeAccess } from "../auth/route-access.ts";
@@ -66,7 +66,7 @@ export class Refusal extends Error {
  * the one the edge authorized; an /api path reached without the edge is authorized here.
  */
 export function apiGuard(ctx: GuardDeps) {
-  return new Elysia({ name: "gateway-api-guard" }).onTransform({ as: "global" }, ({ request, path }) => {
+  return elysiaApp({ name: "gateway-api-guard" }).onTransform({ as: "global" }, ({ request, path }) => {
     const decision = decisions.get(request);
     if (decision) {
       if (decision.pathname === path) return;

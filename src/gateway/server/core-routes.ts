@@ -1,6 +1,7 @@
 // GET /api/v1/health, /api/v1/version. Both answer without a token (probes, clients before login);
 // health also verifies a bearer token when one is sent and then names the caller.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { VERSION } from "../../version.ts";
 import { sqliteVersion } from "../db/open.ts";
 import type { GatewayContext } from "../context.ts";
@@ -34,7 +35,7 @@ export const UnauthorizedBody = t.Object({ error: t.Literal("unauthorized") }, {
 export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "sqlite">;
 
 export function coreRoutes(ctx: CoreRouteDeps) {
-  return new Elysia({ name: "gateway-core" })
+  return elysiaApp({ name: "gateway-core" })
     .get(
       "/api/v1/health",
       ({ request }) => {

@@ -1,6 +1,7 @@
 // /api/v1/sessions: create, list, read (with the on-demand health check), stop, resume, delete. The edge
 // has already required the `machine` scope (route-access.ts); the proxy is handled before the app (proxy.ts).
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
 import { auditRegistry, type RegistryAuditDeps } from "../registry/audit.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
@@ -47,7 +48,7 @@ const common = { 401: UnauthorizedBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ["sessions"];
 
 export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervisor) {
-  return new Elysia({ name: "gateway-sessions" })
+  return elysiaApp({ name: "gateway-sessions" })
     .get("/api/v1/sessions", () => supervisor.list(), { response: { 200: t.Array(SessionRecord), ...common }, detail: { summary: "List sessions", tags } })
     .post(
       "/api/v1/sessions",

@@ -1,7 +1,8 @@
 // The services routes a launched daemon uses at bootstrap (gateway.md, Services routes): who it is, what the
 // gateway's `services` config block offers, and whether the subsystem is ready. A daemon credential sees
 // the capability snapshot taken when its generation was issued; a machine caller sees the current config.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { eq } from "drizzle-orm";
 import { VERSION } from "../../version.ts";
 import type { GatewayConfig } from "../config/types.ts";
@@ -42,7 +43,7 @@ export type ServicesRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "db"
 
 export function servicesRoutes(ctx: ServicesRouteDeps) {
   const detail = (summary: string, description: string) => ({ summary, description, tags: ["services"] });
-  return new Elysia({ name: "gateway-services" })
+  return elysiaApp({ name: "gateway-services" })
     .get(
       "/api/v1/services/identity",
       ({ request }) => {

@@ -2,7 +2,7 @@
 // endpoints create the requests and exchange approved ones for tokens; this page only decides them.
 // Wrong, expired or used codes count toward the device limiter.
 import { and, eq, gt } from "drizzle-orm";
-import { Elysia } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import type { GatewayContext } from "../context.ts";
 import { oauthClients, oauthDeviceCodes } from "../db/schema.ts";
 import { requestMeta } from "../server/request-meta.ts";
@@ -63,7 +63,7 @@ export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
       return h.notice("notice", `Approved: ${request.clientName} can now finish signing in on the device.${reach}`);
     }, "/device");
 
-  return new Elysia({ name: "gateway-web-device" })
+  return elysiaApp({ name: "gateway-web-device" })
     .get(
       "/device",
       ({ request }) => {

@@ -1,7 +1,7 @@
 // Web UI routes at the root: login, dashboard, token/password/session/grant actions, logout.
 // Every POST checks the form type, same-origin headers and the CSRF token, and answers 303.
 import { randomBytes } from "node:crypto";
-import { Elysia } from "elysia";
+import { elysiaApp } from "../../util/elysia-app.ts";
 import { type LoginDeps, verifyLogin } from "../auth/login.ts";
 import { PatError } from "../auth/pats.ts";
 import { accountLimiter } from "../auth/account-limiter.ts";
@@ -82,7 +82,7 @@ export function webRoutes(ctx: WebRouteDeps) {
   const notice = (kind: "notice" | "error", text: string) => JSON.stringify({ kind, text });
   const helpers: WebHelpers = { store, current, action, notice, redirect: (location) => redirect(location) };
 
-  return new Elysia({ name: "gateway-web" })
+  return elysiaApp({ name: "gateway-web" })
     .use(deviceRoutes(ctx, helpers))
     .get("/static/gateway.css", () => new Response(STYLESHEET, { headers: { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" } }), HIDE)
     .get(

@@ -21,6 +21,13 @@ export interface LiveSubscriber {
   close(): void;
 }
 
+/**
+ * A queue holding only deltas is committed at most once per this many ms (a display frame at 60 Hz): a
+ * provider read is an event-loop turn, and a provider that sends a token per packet made a transaction
+ * (an fsync, 1-10 ms on a busy disk) per token. Any other record is committed in the turn it was published.
+ */
+export const DELTA_COMMIT_INTERVAL_MS = 16;
+
 export function toWire(r: StoredRecord): WireRecord {
   // The body is a JSON object with at least `type`: splice the header in front of its first field.
   const json = `{"version":1,"seq":"${r.seq}","at":${r.at},${r.body.slice(1)}`;
@@ -30,6 +37,10 @@ export function toWire(r: StoredRecord): WireRecord {
 export class RecordHub {
   private pending: RecordBody[] = [];
   private scheduled = false;
+  /** The timer of a delta-only queue waiting for DELTA_COMMIT_INTERVAL_MS since the last commit. */
+  private deltaTimer: ReturnType<typeof setTimeout> | null = null;
+  /** When the last commit started (performance.now()). */
+  private lastCommitAt = -Infinity;
   private readonly subscribers = new Set<LiveSubscriber>();
   private readonly observers: ((records: readonly StoredRecord[]) => void)[] = [];
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
@@ -65,16 +76,26 @@ export class RecordHub {
    * by `flush`). Not at the end of the microtask: the engine hands each streamed delta over in its own
    * microtask (async generators), so a microtask flush made a transaction (an fsync) per delta. A delta
    * of the same part as the last queued one is merged into it at once, so the queue stays as short as
-   * the records it will commit.
+   * the records it will commit. A queue of deltas alone waits until DELTA_COMMIT_INTERVAL_MS have passed
+   * since the last commit began (the first delta after a pause is not delayed).
    */
   publish(body: RecordBody): void {
     const last = this.pending[this.pending.length - 1];
     if (last && mergeable(last, body)) this.pending[this.pending.length - 1] = { ...last, delta: String(last.delta) + String(body.delta) };
     else this.pending.push(body);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.scheduled && this.flush());
+    if (this.scheduled) return;
+    if (body.type === "part_delta" && this.pending.every((b) => b.type === "part_delta")) {
+      const wait = this.lastCommitAt + DELTA_COMMIT_INTERVAL_MS - performance.now();
+      if (wait > 0) {
+        this.deltaTimer ??= setTimeout(() => {
+          this.deltaTimer = null;
+          this.flush();
+        }, wait);
+        return;
+      }
     }
+    this.scheduled = true;
+    setImmediate(() => this.scheduled && this.flush());
   }
 
   /**
@@ -91,7 +112,10 @@ export class RecordHub {
   /** Commits every queued record now, then delivers them. Returns what was committed. */
   flush(): StoredRecord[] {
     this.scheduled = false;
+    if (this.deltaTimer) clearTimeout(this.deltaTimer);
+    this.deltaTimer = null;
     if (this.pending.length === 0) return [];
+    this.lastCommitAt = performance.now();
     const batch = coalesceDeltas(this.pending);
     this.pending = [];
     let stored: StoredRecord[];

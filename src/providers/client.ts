@@ -10,6 +10,7 @@ import type { ProtocolInfo } from "./protocols.ts";
 import type { ProviderRequest } from "./request.ts";
 import type { ResolvedProvider } from "./resolve.ts";
 import type { StreamSettings } from "./settings.ts";
+import { EventQueue } from "./event-queue.ts";
 import { SseDecoder } from "./sse.ts";
 import { readWithDeadlines, resolveStreamHealth } from "./stream-health.ts";
 import type { TrustStore } from "./tls.ts";
@@ -80,7 +81,8 @@ export async function* decodeResponseStream(
   model: string | null = null,
 ): AsyncGenerator<StreamEvent> {
   const health = resolveStreamHealth(stream);
-  const queue: StreamEvent[] = [];
+  // One read's events, consecutive deltas of one part merged (event-queue.ts).
+  const queue = new EventQueue();
   let usage: Usage = emptyUsage();
   let finished = false;
   const decoder = createDecoder(
@@ -112,23 +114,22 @@ export async function* decodeResponseStream(
         failure = error;
       }
       if (failure) {
-        for (const e of queue) yield e;
-        queue.length = 0;
+        yield* drain(queue);
         throw failure;
       }
       if (r.kind === "stalled") {
         throw new ProviderError({ kind: "stalled", code: "stream_stalled", message: `no data from the provider for ${r.idleMs / 1000} s (provider_stream_idle_timeout_secs)` });
       } else if (r.kind === "lifetime") {
-        for (const e of queue) yield e;
-        queue.length = 0;
+        yield* drain(queue);
         yield { type: "done", stop_reason: "max_lifetime", raw_stop_reason: null, usage };
         return;
       }
-      for (let i = 0; i < queue.length; i++) {
-        yield queue[i]!;
+      const events = queue.events;
+      for (let i = 0; i < events.length; i++) {
+        yield events[i]!;
         if ((i + 1) % EVENTS_PER_LOOP_TURN === 0) await nextLoopTurn();
       }
-      queue.length = 0;
+      queue.clear();
       if (finished || !open) return;
       // One read's events per event-loop turn: a provider faster than the engine always has the next
       // chunk ready, and its read resolves at once, so without this the whole answer ran as one chain
@@ -143,4 +144,10 @@ export async function* decodeResponseStream(
   } finally {
     if (open) await reader.cancel().catch(() => {});
   }
+}
+
+function* drain(queue: EventQueue): Generator<StreamEvent> {
+  const events = [...queue.events];
+  queue.clear();
+  yield* events;
 }

@@ -84,12 +84,11 @@ interface CallState {
  * only when it is absent, so reasoning from any server is kept and never counted twice.
  */
 function reasoningOf(delta: Record<string, unknown>, preferred: ReasoningDeltaField): string | null {
-  const fields = preferred === "reasoning" ? (["reasoning", "reasoning_content"] as const) : (["reasoning_content", "reasoning"] as const);
-  for (const f of fields) {
-    const v = delta[f];
-    if (typeof v === "string" && v.length > 0) return v;
-  }
-  return null;
+  // Called for every chunk of an answer: no list of field names is built per call.
+  const first = delta[preferred === "reasoning" ? "reasoning" : "reasoning_content"];
+  if (typeof first === "string" && first.length > 0) return first;
+  const other = delta[preferred === "reasoning" ? "reasoning_content" : "reasoning"];
+  return typeof other === "string" && other.length > 0 ? other : null;
 }
 
 export class ChatCompletionsDecoder implements DialectDecoder {

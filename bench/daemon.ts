@@ -2,7 +2,7 @@
 // 1. Idle RSS of `agent daemon` (the compiled dist/agent, demo provider) after it is ready. Target <= 40 MB.
 //    References: a bare Bun.serve compiled the same way, the floor of any daemon on this stack (the same
 //    server plus a WAL bun:sqlite store and node:fs), and that floor giving its clean pages back after
-//    listening as the daemon does after its ready line (src/daemon/idle-trim.ts). Then what the release
+//    listening as the daemon does after its ready line (src/platform/idle-trim.ts). Then what the release
 //    costs (the first request after it) and RSS right after a demo turn. (Claude Code idles at about 360 MB.)
 // 2. Replay of 100k records from cursor 0 over GET /events. Target >= 100k records/s.
 //    Reference: a plain SQLite scan of the same rows.

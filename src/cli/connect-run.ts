@@ -5,6 +5,7 @@
 import { CliError, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { connectTransport, parseTarget, signIn } from "./connect-auth.ts";
 import { GatewaySessions, type ProxiedSessionClient } from "./connect-sessions.ts";
+import { withIdleTrim } from "./tui-memory.ts";
 
 export async function connectRun(args: ParsedArgs, io: Io): Promise<number> {
   const target = parseTarget(args.positionals[0] ?? "");
@@ -30,12 +31,12 @@ export async function connectRun(args: ParsedArgs, io: Io): Promise<number> {
 
   const client = sessions.client(sessionId) as ProxiedSessionClient;
   const { runTui } = await import("../../tui/run.tsx");
-  const code = await runTui({
+  const code = await withIdleTrim(() => runTui({
     client,
     sessionId,
     where: `gateway ${signed.name} (${target.label})`,
     killQuestion: `Stop this session? Its daemon exits; Enter on it in the picker of 'agent connect ${target.label}' resumes it.`,
     reattach: `agent connect ${target.label} (then pick ${sessionId})`,
-  });
+  }));
   return code;
 }

@@ -9,7 +9,7 @@ import { catalogFromConfig } from "../daemon/catalog-source.ts";
 import { CREDENTIAL_ENV, CredentialError, loadCredential } from "../daemon/credential.ts";
 import type { Daemon, EngineFactory } from "../daemon/daemon.ts";
 import { startDaemon, type RunningDaemon } from "../daemon/serve.ts";
-import { trimWhenIdle } from "../daemon/idle-trim.ts";
+import { trimWhenIdle } from "../platform/idle-trim.ts";
 import { DEFAULT_LOG_LEVEL, fileLogger } from "../daemon/log.ts";
 import { assertWritableDir } from "../daemon/storage-fault.ts";
 import { DEFAULT_IDLE_EXIT_SECS, exitWhenIdle } from "../daemon/idle-exit.ts";

@@ -8,6 +8,7 @@ import { DaemonClient } from "../client/daemon-client.ts";
 import { dataRoot } from "../config/files.ts";
 import { ensureDaemon, findLiveDaemon, retire, type DaemonHandle } from "../client/daemon-launch.ts";
 import type { Io } from "../util/cli-command.ts";
+import { withIdleTrim } from "./tui-memory.ts";
 
 export interface LocalTuiOptions {
   /** Starts (or finds) the session's daemon, after the first frame; a new session's store is created here too. */
@@ -21,7 +22,7 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
   const { runTui } = await import("../../tui/run.tsx");
   const clientFor = (h: DaemonHandle) => new DaemonClient({ url: h.url, token: h.token });
   let sessionDir = "";
-  return runTui({
+  return withIdleTrim(() => runTui({
     client: async () => {
       const launched = await options.launch();
       sessionDir = launched.sessionDir;
@@ -65,5 +66,5 @@ export async function runLocalTui(options: LocalTuiOptions, io: Io): Promise<num
       if (state !== "running" && !idle) return null;
       return clientFor(await ensureDaemon({ sessionDir, env: io.env, demo: options.demo, resume: idle }));
     },
-  });
+  }));
 }

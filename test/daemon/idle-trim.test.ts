@@ -1,9 +1,9 @@
-// An idle daemon gives memory back (src/daemon/idle-trim.ts): the quiet-interval policy on a fake CPU
+// An idle daemon gives memory back (src/platform/idle-trim.ts): the quiet-interval policy on a fake CPU
 // clock, and a real `agent daemon` process whose code pages are released after its ready line.
 import { afterEach, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { trimWhenIdle, type IdleTrim } from "../../src/daemon/idle-trim.ts";
+import { trimWhenIdle, type IdleTrim } from "../../src/platform/idle-trim.ts";
 import { until } from "../fakes/fake-clock.ts";
 import { authed, promptAndWait, sandbox, spawnDemoDaemon } from "../telemetry/demo-daemon.ts";
 

@@ -1,12 +1,14 @@
-// An idle daemon gives back memory it is not using: once startup is over, and again each time the
-// daemon falls quiet after work, the JS heap is collected and the clean code pages the work touched are
-// released (src/platform/resident-pages.ts). A session daemon spends most of its life waiting for the
-// next prompt, often for hours, so what it holds then is what it costs the machine.
+// A quiet process gives back memory it is not using: the JS heap is collected and the clean code pages
+// its work touched are released (resident-pages.ts). A session daemon spends most of its life waiting for
+// the next prompt, often for hours, and a conversation view waits for its user between turns, so what
+// they hold then is what they cost the machine. The daemon releases once startup is over and again each
+// time it falls quiet after work; the view (src/cli/tui-memory.ts) each time it falls quiet after a turn
+// or the user's typing.
 // Quiet is read from the process's own CPU clock, not from hooks in the request and turn paths: an
-// interval in which the whole process (turns, requests, streams, tool servers' I/O) used less than a
-// small budget of CPU is quiet. The release's own CPU is left out of the next interval, so a release
-// never makes the following interval look busy.
-import { releaseCleanPages } from "../platform/resident-pages.ts";
+// interval in which the whole process (turns, requests, streams, tool servers' I/O, drawing) used less
+// than a small budget of CPU is quiet. The release's own CPU is left out of the next interval, so a
+// release never makes the following interval look busy.
+import { releaseCleanPages } from "./resident-pages.ts";
 
 export interface IdleTrimOptions {
   /** How often the CPU clock is read (default 5 s): memory goes back 5 to 10 s after work ends. */

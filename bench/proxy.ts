@@ -66,8 +66,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 }
 
 // A project whose model streams like a real one (bench/lib/paced-provider.ts): each answer is WORDS words
-// in chunks GAP_MS apart, so each record is committed and sent in its own event-loop turn and the SSE
-// figures measure the relay. (The built-in scripted provider yields a whole answer in one burst of
+// in chunks GAP_MS apart, so records are committed and sent spread over time (the daemon commits a run of
+// deltas at most every 16 ms, decisions-daemon 36) and the SSE figures measure the relay. (The built-in scripted provider yields a whole answer in one burst of
 // synchronous work; then two direct streams of the same records already differed by 16 ms at p99.)
 const project = join(dir, "project");
 mkdirSync(project);

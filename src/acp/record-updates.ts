@@ -136,8 +136,7 @@ export class RecordTranslator {
         const p = this.parts.get(id);
         this.parts.delete(id);
         const status: ToolCallStatus = record.result.status === "completed" ? "completed" : "failed";
-        // A file the call created had no old text, whatever the disk showed when the call was announced.
-        const diff = record.result.metadata?.created === true ? (p?.diff ?? []).map((c) => (c.type === "diff" ? { ...c, oldText: null } : c)) : (p?.diff ?? []);
+        const diff = settledDiff(p?.diff ?? [], record.result.metadata);
         const images: ToolCallContent[] = (record.result.images ?? []).map((i) => ({ type: "content", content: { type: "image", mimeType: i.media_type, data: i.data_base64 } }));
         return [
           {
@@ -167,6 +166,18 @@ export class RecordTranslator {
         return [];
     }
   }
+}
+
+/**
+ * The diff of a finished call from what its result says: a file it created had no old text, and the
+ * text a write overwrote (`old_text`) is the old text, whatever the disk showed when the call was
+ * announced (the tool may already have run then) or when it is replayed (the disk is not read).
+ */
+function settledDiff(diff: ToolCallContent[], metadata: Record<string, unknown> | undefined): ToolCallContent[] {
+  if (metadata?.created === true) return diff.map((c) => (c.type === "diff" ? { ...c, oldText: null } : c));
+  const old = metadata?.old_text;
+  if (typeof old === "string") return diff.map((c) => (c.type === "diff" ? { ...c, oldText: old } : c));
+  return diff;
 }
 
 function chunk(kind: "text" | "reasoning", messageId: string | undefined, text: string): SessionUpdate {

@@ -7,6 +7,8 @@ import { defineTool, toolError } from "./tool.ts";
 
 /** A file over this size is overwritten without a diff for the screen. */
 const DIFF_MAX_BYTES = 512 * 1024;
+/** An overwritten file up to this size is kept whole in the metadata (`old_text`: editors diff the whole file). */
+const OLD_TEXT_MAX_BYTES = 64 * 1024;
 import description from "./write.txt" with { type: "text" };
 
 export const WriteInput = Type.Object(
@@ -42,7 +44,7 @@ export const writeTool = defineTool({
     const lines = countLines(input.content);
     return {
       output: `${existed ? "Overwrote" : "Created"} \`${t.shown}\`: ${lines} line${lines === 1 ? "" : "s"}, ${bytes} byte${bytes === 1 ? "" : "s"}.`,
-      metadata: { path: t.absolute, created: !existed, bytes, lines, ...(before !== null ? { diff: displayDiff(before, input.content) } : {}) },
+      metadata: { path: t.absolute, created: !existed, bytes, lines, ...(before !== null ? { diff: displayDiff(before, input.content) } : {}), ...(existed && before !== null && Buffer.byteLength(before) <= OLD_TEXT_MAX_BYTES ? { old_text: before } : {}) },
     };
   },
 });

@@ -1,11 +1,12 @@
 // The ACP agent: initialize, authenticate, session/new, load, list, prompt, cancel, set_mode and
-// set_config_option, on the official SDK. Every ACP session is an ordinary daemon session (created,
-// launched and listed as `agent new` does), so it outlives the editor and other clients can join it.
+// set_config_option (model, reasoning level), on the official SDK. Every ACP session is an ordinary
+// daemon session (created, launched and listed as `agent new` does), so it outlives the editor and
+// other clients can join it.
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type AgentCapabilities, type AuthMethod, type ClientCapabilities, type SessionInfo } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
 import type { DaemonHandle } from "../client/daemon-launch.ts";
 import { DaemonRequestError } from "../client/daemon-client.ts";
-import { MODEL_OPTION } from "./modes.ts";
+import { levelRef, MODEL_OPTION, REASONING_OPTION } from "./modes.ts";
 import { PromptContentError, toDaemonPrompt } from "./prompt-content.ts";
 import { SessionLink } from "./session-link.ts";
 import { slashCommand, sendCommandList } from "./slash-commands.ts";
@@ -161,9 +162,20 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     })
     .onRequest("session/set_config_option", async ({ params }) => {
       const link = linkOf(params.sessionId);
-      if (params.configId !== MODEL_OPTION || typeof params.value !== "string") throw RequestError.invalidParams(undefined, `unknown config option '${params.configId}'; this agent offers '${MODEL_OPTION}'`);
+      if ((params.configId !== MODEL_OPTION && params.configId !== REASONING_OPTION) || typeof params.value !== "string") {
+        throw RequestError.invalidParams(undefined, `unknown config option '${params.configId}'; this agent offers '${MODEL_OPTION}' and '${REASONING_OPTION}'`);
+      }
+      // A reasoning level is a model reference too (`name(level)`): both go through /model.
+      let ref = params.value;
+      if (params.configId === REASONING_OPTION) {
+        try {
+          ref = levelRef(link.catalog, link.currentModel(), params.value);
+        } catch (error) {
+          throw RequestError.invalidParams(undefined, error instanceof Error ? error.message : String(error));
+        }
+      }
       try {
-        await link.command("model", [params.value]);
+        await link.command("model", [ref]);
         await link.refreshActive();
       } catch (error) {
         throw asRequestError(error);

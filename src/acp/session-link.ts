@@ -9,7 +9,7 @@ import type { DaemonHandle } from "../client/daemon-launch.ts";
 import type { ClientOperationResult } from "../protocol/operation.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import type { ActiveMode, SyncSnapshotBody } from "../protocol/sync-shapes.ts";
-import { configOptions, modeState, type CatalogView } from "./modes.ts";
+import { configOptions, modelName, modeState, type CatalogView } from "./modes.ts";
 import { answerFor, permissionOptions, questionTitle, type Interrogative } from "./permission.ts";
 import type { DaemonPrompt } from "./prompt-content.ts";
 import { RecordTranslator, type Rec } from "./record-updates.ts";
@@ -109,6 +109,11 @@ export class SessionLink {
 
   configOptions() {
     return configOptions(this.catalog, this.active);
+  }
+
+  /** The model in effect, without its level (empty before the first snapshot). */
+  currentModel(): string {
+    return modelName(this.active?.model ?? "");
   }
 
   async refreshCatalog(): Promise<void> {

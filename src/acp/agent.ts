@@ -1,7 +1,7 @@
-// The ACP agent: initialize, authenticate, session/new, load, list, prompt, cancel, set_mode and
-// set_config_option (model, reasoning level), on the official SDK. Every ACP session is an ordinary
-// daemon session (created, launched and listed as `agent new` does), so it outlives the editor and
-// other clients can join it.
+// The ACP agent: initialize, authenticate, session/new, load, resume, close, list, prompt, cancel,
+// set_mode and set_config_option (model, reasoning level), on the official SDK. Every ACP session is
+// an ordinary daemon session (created, launched and listed as `agent new` does), so it outlives the
+// editor and other clients can join it.
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type AgentCapabilities, type AuthMethod, type ClientCapabilities, type SessionInfo } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
 import type { DaemonHandle } from "../client/daemon-launch.ts";
@@ -44,7 +44,7 @@ export const AGENT_CAPABILITIES: AgentCapabilities = {
   loadSession: true,
   promptCapabilities: { image: true, audio: false, embeddedContext: true },
   mcpCapabilities: { http: true, sse: false },
-  sessionCapabilities: { list: {} },
+  sessionCapabilities: { list: {}, resume: {}, close: {} },
 };
 
 export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Promise<void> } {
@@ -74,7 +74,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     if (Object.keys(config).length > 0 || servers.length === 0) host.writeToolServers(dir, config);
   };
 
-  const open = async (id: string, dir: string, project: string, ctx: AgentContext, resume: boolean, replay: boolean) => {
+  const open = async (id: string, dir: string, project: string, ctx: AgentContext, resume: boolean, how: "new" | "load" | "resume") => {
     await sessions.get(id)?.close();
     const launch = (again: boolean) => host.launch(dir, again);
     let handle: DaemonHandle;
@@ -85,7 +85,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     }
     const link = new SessionLink(id, project, handle, ctx, { launch, state: () => host.sessionState(dir), log: host.log, retryDelayMs: host.retryDelayMs });
     sessions.set(id, link);
-    await link.start(replay);
+    await link.start(how);
     return link;
   };
 
@@ -110,7 +110,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       requireLogins(params.cwd);
       const created = host.createSession(params.cwd);
       toolServers(created.dir, params.mcpServers);
-      const link = await open(created.id, created.dir, created.project, ctx, false, false);
+      const link = await open(created.id, created.dir, created.project, ctx, false, "new");
       // Updates about the session go out once the editor knows it (right after this answer).
       setTimeout(() => {
         link.release();
@@ -122,9 +122,30 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       const found = host.findSession(params.sessionId);
       if (!found) throw RequestError.sessionNotFound(params.sessionId);
       if (params.mcpServers.length > 0) toolServers(found.dir, params.mcpServers);
-      const link = await open(params.sessionId, found.dir, found.project, ctx, true, true);
+      const link = await open(params.sessionId, found.dir, found.project, ctx, true, "load");
       setTimeout(() => void sendCommandList(link), 0);
       return { modes: link.modes(), configOptions: link.configOptions() };
+    })
+    .onRequest("session/resume", async ({ params, client: ctx }) => {
+      const found = host.findSession(params.sessionId);
+      if (!found) throw RequestError.sessionNotFound(params.sessionId);
+      if (params.mcpServers && params.mcpServers.length > 0) toolServers(found.dir, params.mcpServers);
+      // As session/load without the history: what happens from now on goes out after this answer.
+      const link = await open(params.sessionId, found.dir, found.project, ctx, true, "resume");
+      setTimeout(() => {
+        link.release();
+        void sendCommandList(link);
+      }, 0);
+      return { modes: link.modes(), configOptions: link.configOptions() };
+    })
+    .onRequest("session/close", async ({ params }) => {
+      // The editor is done with the session: its prompts end as cancelled (as session/cancel) and it is
+      // no longer followed. The daemon session goes on (other clients may be attached; idle exit stops it).
+      const link = linkOf(params.sessionId);
+      sessions.delete(params.sessionId);
+      await link.cancel();
+      await link.close();
+      return {};
     })
     .onRequest("session/list", ({ params }) => {
       const list: SessionInfo[] = host.listSessions(params.cwd ?? null).map((s) => ({ sessionId: s.id, cwd: s.project, title: s.title, updatedAt: new Date(s.updatedAt).toISOString() }));

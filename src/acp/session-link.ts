@@ -49,8 +49,10 @@ export class SessionLink {
   private following: Promise<void> | null = null;
   /** The seq of the newest record applied (records are never applied twice, across restarts too). */
   private lastSeq = 0;
-  /** Records up to this seq are history (session/load), sent as replay. */
+  /** Records up to this seq are history (session/load, session/resume). */
   private replayUntil = 0;
+  /** History is not sent (session/resume): it only brings the translator up to date. */
+  private quietHistory = false;
   private target = Infinity;
   private caughtUp: (() => void) | null = null;
   private readonly ownPrompts = new Set<string>();
@@ -78,15 +80,19 @@ export class SessionLink {
   }
 
   /**
-   * Follows the session until it has caught up with the newest record. `replay`: what is already in the
-   * journal is history, sent before this returns (session/load); else it is sent after `release()`.
+   * Follows the session until it has caught up with the newest record. `load`: what is already in the
+   * journal is history, sent before this returns. `resume`: the history is read but not sent (open tool
+   * calls, the plan and questions are known); what comes after it goes out after `release()`. `new`:
+   * everything goes out after `release()`.
    */
-  async start(replay: boolean): Promise<void> {
+  async start(how: "new" | "load" | "resume"): Promise<void> {
     const snap = await this.client.sync();
     this.active = snap.active;
     await this.refreshCatalog();
-    if (replay) this.replayUntil = Number(snap.seq);
-    else this.gate = new Promise((resolve) => (this.release = resolve));
+    if (how !== "new") this.replayUntil = Number(snap.seq);
+    this.quietHistory = how === "resume";
+    const replay = how === "load";
+    if (!replay) this.gate = new Promise((resolve) => (this.release = resolve));
     const caught = new Promise<void>((resolve) => (this.caughtUp = resolve));
     this.following = this.client.follow(
       {
@@ -150,8 +156,12 @@ export class SessionLink {
       if (seq <= this.lastSeq) continue;
       this.lastSeq = seq;
       const live = seq > this.replayUntil;
-      for (const update of this.translator.translate(record, live)) this.send(update);
-      this.observe(record, live);
+      const updates = this.translator.translate(record, live);
+      // Quiet history only feeds the translator: the snapshot already has the facet and model in effect.
+      if (live || !this.quietHistory) {
+        for (const update of updates) this.send(update);
+        this.observe(record, live);
+      }
     }
     if (this.caughtUp && this.lastSeq >= this.target) this.reachedTarget();
   }

@@ -56,6 +56,8 @@ export interface ConnectionDeps {
   elicit?: McpElicitationHandler;
   onDeclined?(server: string, message: string): void;
   onChange(status: McpServerStatus, toolsChanged: boolean): void;
+  /** The server announced a new prompt list (prompts/list_changed); `prompts()` lists the new one. */
+  onPromptsChanged?(server: string): void;
   onProgress(event: { server: string; tool: string; progress: number; total?: number; message?: string }): void;
 }
 
@@ -288,7 +290,11 @@ export class ServerConnection {
       { name: "agent", version: VERSION },
       {
         capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
-        listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) } },
+        listChanged: {
+          tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) },
+          // Prompts are listed on demand (prompts()): the notice is enough for whoever keeps a list.
+          prompts: { autoRefresh: false, onChanged: () => generation === this.generation && this.deps.onPromptsChanged?.(this.name) },
+        },
       },
     );
     client.setRequestHandler(ListRootsRequestSchema, () => ({

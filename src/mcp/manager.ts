@@ -62,6 +62,8 @@ export interface McpManager {
   /** Returns a function that removes the listener. */
   onChange(listener: McpChangeListener): () => void;
   onProgress(listener: McpProgressListener): () => void;
+  /** Called with the server's name when a connected server announces a new prompt list; returns a remover. */
+  onPromptsChange(listener: (server: string) => void): () => void;
   /** Resources of connected servers (every server, or the one named). */
   resources(server?: string): Promise<McpResourceEntry[]>;
   resourceTemplates(server?: string): Promise<McpResourceTemplateEntry[]>;
@@ -76,6 +78,7 @@ export interface McpManager {
 export function createMcpManager(options: McpManagerOptions): McpManager {
   const changeListeners = new Set<McpChangeListener>();
   const progressListeners = new Set<McpProgressListener>();
+  const promptListeners = new Set<(server: string) => void>();
   const connections = new Map<string, ServerConnection>();
   let closed = false;
   let started: Promise<void> | undefined;
@@ -98,6 +101,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         },
         onChange: (server, toolsChanged) => {
           for (const listener of changeListeners) listener({ type: "mcp_server_changed", server, toolsChanged });
+        },
+        onPromptsChanged: (server) => {
+          for (const listener of promptListeners) listener(server);
         },
         onProgress: (event) => {
           for (const listener of progressListeners) listener({ type: "mcp_tool_progress", ...event });
@@ -166,6 +172,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     onProgress(listener) {
       progressListeners.add(listener);
       return () => progressListeners.delete(listener);
+    },
+    onPromptsChange(listener) {
+      promptListeners.add(listener);
+      return () => promptListeners.delete(listener);
     },
     async resources(server) {
       const list = server ? [get(server)] : [...connections.values()];

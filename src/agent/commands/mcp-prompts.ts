@@ -1,5 +1,5 @@
 // A tool server's prompts as session commands: `/mcp__<server>__<prompt> args`. The list is kept current
-// from the manager's change events (a server connecting, going, or announcing a new list), so `GET
+// from the manager's change events (a server connecting, going, or announcing a new prompt list), so `GET
 // /commands` stays synchronous. Running one fetches the prompt and sends its messages as the user's prompt.
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpManager } from "../../mcp/manager.ts";
@@ -107,6 +107,6 @@ export function mcpPromptCommands(mcp: McpManager): { commands(): readonly Sessi
       return [promptCommand(mcp, p, name)];
     });
   };
-  const stop = mcp.onChange(() => void refresh());
-  return { commands: () => list, refresh, stop };
+  const stops = [mcp.onChange(() => void refresh()), mcp.onPromptsChange(() => void refresh())];
+  return { commands: () => list, refresh, stop: () => stops.forEach((s) => s()) };
 }

@@ -4,6 +4,8 @@ import type { CommandSpec, FlagSpec } from "../util/cli-command.ts";
 const CONFIG: FlagSpec = { name: "config", type: "string", valueName: "FILE", summary: "Gateway config file (default $XDG_CONFIG_HOME/agent-gateway/gateway-config.yaml)" };
 const JSON_FLAG: FlagSpec = { name: "json", type: "boolean", summary: "Print JSON for scripts instead of a table" };
 const common = [CONFIG, JSON_FLAG];
+/** `principal set-password` / `remove-password --revoke` (without it, as the spec says, nothing is revoked). */
+const revokeFlag: FlagSpec = { name: "revoke", type: "boolean", summary: "Also revoke the principal's browser sessions, OAuth grants (with the clients registered under them) and personal access tokens, as a password change on the dashboard does" };
 /** Flags of every (http) command: which running gateway, with which token (src/gateway/admin/http-target.ts). */
 export const HTTP_TARGET: FlagSpec[] = [
   { name: "gateway-url", type: "string", valueName: "URL", summary: "Gateway base URL, e.g. https://build-host:19870 (default $AGENT_GATEWAY_URL)" },
@@ -38,8 +40,8 @@ export const gatewayCommand: CommandSpec = {
         { name: "show", summary: "Show one principal", positionals: [{ name: "id-or-username", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).show(a, io) },
         { name: "rename", summary: "Change a principal's display name", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "display-name", type: "string", valueName: "TEXT", summary: "New display name (empty clears it)" }], run: async (a, io) => (await principal()).rename(a, io) },
         { name: "delete", summary: "Delete a principal with its credentials, tokens and sessions", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).remove(a, io) },
-        { name: "set-password", summary: "Set a password (prompted; never an argument)", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "password-stdin", type: "boolean", summary: "Read the password from the first line of stdin" }], run: async (a, io) => (await principal()).setPassword(a, io) },
-        { name: "remove-password", summary: "Remove the password credential", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).removePassword(a, io) },
+        { name: "set-password", summary: "Set a password (prompted; never an argument)", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "password-stdin", type: "boolean", summary: "Read the password from the first line of stdin" }, revokeFlag], run: async (a, io) => (await principal()).setPassword(a, io) },
+        { name: "remove-password", summary: "Remove the password credential", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, revokeFlag], run: async (a, io) => (await principal()).removePassword(a, io) },
         { name: "set-pam", summary: "Bind the principal to a system user checked through PAM", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: [...common, { name: "service", type: "string", valueName: "NAME", summary: "PAM service under /etc/pam.d (default: auth.pam.service)" }, { name: "system-user", type: "string", valueName: "NAME", summary: "System account name" }], run: async (a, io) => (await principal()).setPam(a, io) },
         { name: "remove-pam", summary: "Remove the PAM binding", positionals: [{ name: "id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await principal()).removePam(a, io) },
       ],

@@ -66,7 +66,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect(await Bun.password.verify("correct horse battery", hash)).toBe(false);
     ctx.sqlite.close();
     expect(JSON.parse((await run(["principal", "show", "ada", "--json"])).out).password).toBe(true);
-    expect((await run(["principal", "remove-password", "ada"])).out).toBe("Password removed from ada.\n");
+    expect((await run(["principal", "remove-password", "ada"])).out).toBe("Password removed from ada. Existing sessions and tokens stay valid (--revoke revokes them, as a password change on the dashboard does).\n");
     expect((await run(["principal", "remove-password", "ada"])).err).toBe("agent: ada has no password\n");
   });
 

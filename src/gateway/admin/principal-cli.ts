@@ -2,6 +2,7 @@
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../../util/cli-command.ts";
 import { PasswordRuleError } from "../auth/password.ts";
 import { PrincipalError, type PrincipalDetail } from "../auth/principals.ts";
+import { replacePassword, type PasswordRevocations } from "../auth/revocation.ts";
 import type { GatewayContext } from "../context.ts";
 import { cliActor, withAdmin } from "./admin-context.ts";
 import { iso, printJson, printTable, wantsJson } from "./format.ts";
@@ -45,6 +46,22 @@ async function admin<T>(args: ParsedArgs, io: Io, work: (ctx: GatewayContext) =>
 
 const audit = (ctx: GatewayContext, action: string, target: string) =>
   ctx.audit.record({ action, outcome: "success", target, detail: cliActor() });
+
+// The spec's default: an administrator's reset leaves what the principal signed in with alone. `--revoke`
+// revokes it as the dashboard's password change does, through the same function.
+const KEPT = "Existing sessions and tokens stay valid (--revoke revokes them, as a password change on the dashboard does).";
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a password reset revoked, as the dashboard's password change does (auth/revocation.ts). */
+function revokedText(r: PasswordRevocations): string {
+  return `Revoked ${count(r.webSessions, "browser session", "browser sessions")}, ${count(r.oauthGrants, "OAuth grant", "OAuth grants")} (with their tokens and the clients registered under them) and ${count(r.personalAccessTokens, "personal access token", "personal access tokens")}.`;
+}
+
+const revokedJson = (r: PasswordRevocations) => ({ web_sessions: r.webSessions, oauth_grants: r.oauthGrants, personal_access_tokens: r.personalAccessTokens });
+
+const auditReset = (ctx: GatewayContext, action: string, target: string, r: PasswordRevocations) =>
+  ctx.audit.record({ action, outcome: "success", target, detail: `${cliActor()}; revoked web sessions ${r.webSessions}, OAuth grants ${r.oauthGrants}, personal access tokens ${r.personalAccessTokens}` });
 
 export async function create(args: ParsedArgs, io: Io): Promise<number> {
   const [username] = args.positionals as [string];
@@ -114,10 +131,18 @@ export async function setPassword(args: ParsedArgs, io: Io): Promise<number> {
   await admin(args, io, async (ctx) => {
     const p = ctx.principals.get(args.positionals[0]!);
     const pw = await readNewPassword(args, io, ctx.config.auth.password.max_password_bytes);
-    ctx.principals.setPasswordHash(p.id, await ctx.hasher.hash(pw));
-    audit(ctx, "password.set", p.id);
-    if (wantsJson(args)) printJson(io, { id: p.id, password: true });
-    else io.out(`Password set for ${p.username}. Existing sessions and tokens stay valid.\n`);
+    const hash = await ctx.hasher.hash(pw);
+    if (args.flags.revoke !== true) {
+      ctx.principals.setPasswordHash(p.id, hash);
+      audit(ctx, "password.set", p.id);
+      if (wantsJson(args)) printJson(io, { id: p.id, password: true });
+      else io.out(`Password set for ${p.username}. ${KEPT}\n`);
+      return;
+    }
+    const revoked = replacePassword(ctx, p.id, hash)!;
+    auditReset(ctx, "password.set", p.id, revoked);
+    if (wantsJson(args)) printJson(io, { id: p.id, password: true, revoked: revokedJson(revoked) });
+    else io.out(`Password set for ${p.username}. ${revokedText(revoked)}\n`);
   });
   return EXIT.ok;
 }
@@ -125,10 +150,18 @@ export async function setPassword(args: ParsedArgs, io: Io): Promise<number> {
 export async function removePassword(args: ParsedArgs, io: Io): Promise<number> {
   await admin(args, io, (ctx) => {
     const p = ctx.principals.get(args.positionals[0]!);
-    if (!ctx.principals.removePassword(p.id)) throw new CliError(`${p.username} has no password`);
-    audit(ctx, "password.remove", p.id);
-    if (wantsJson(args)) printJson(io, { id: p.id, password: false });
-    else io.out(`Password removed from ${p.username}.\n`);
+    if (args.flags.revoke !== true) {
+      if (!ctx.principals.removePassword(p.id)) throw new CliError(`${p.username} has no password`);
+      audit(ctx, "password.remove", p.id);
+      if (wantsJson(args)) printJson(io, { id: p.id, password: false });
+      else io.out(`Password removed from ${p.username}. ${KEPT}\n`);
+      return;
+    }
+    const revoked = replacePassword(ctx, p.id, null);
+    if (!revoked) throw new CliError(`${p.username} has no password`);
+    auditReset(ctx, "password.remove", p.id, revoked);
+    if (wantsJson(args)) printJson(io, { id: p.id, password: false, revoked: revokedJson(revoked) });
+    else io.out(`Password removed from ${p.username}. ${revokedText(revoked)}\n`);
   });
   return EXIT.ok;
 }

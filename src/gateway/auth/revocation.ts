@@ -1,9 +1,10 @@
 // Revoking what a principal holds: OAuth grants with their access and refresh tokens, and what the
-// confidential clients it registered hold.
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+// confidential clients it registered hold; everything at once when its password changes.
+import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
+import type { GatewayContext } from "../context.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens } from "../db/schema.ts";
+import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, webSessions } from "../db/schema.ts";
 
 export interface GrantInfo {
   id: string;
@@ -58,4 +59,43 @@ export function revokeGrants(db: GatewayDb, clock: Clock, principalId: string, g
     }
     return ids.length;
   });
+}
+
+/** What a password change or reset uses. */
+export type PasswordChangeDeps = Pick<GatewayContext, "db" | "clock" | "principals" | "pats" | "streams">;
+
+/** How many of each credential a password change or reset revoked. */
+export interface PasswordRevocations {
+  webSessions: number;
+  oauthGrants: number;
+  personalAccessTokens: number;
+}
+
+/**
+ * A password change (the dashboard) or reset (`agent gateway principal set-password` / `remove-password`):
+ * stores the new hash, or removes the password (`hash` null), and in the same transaction revokes what the
+ * old password could have handed out: the principal's browser sessions except `keepWebSession` (the one
+ * that made the change), its OAuth grants with their tokens and what confidential clients registered under
+ * them hold (revokeGrants), and its personal access tokens. Streams opened with those close at the next
+ * sweep (at once in this process). Removing a password the principal does not have changes nothing and
+ * returns undefined.
+ */
+export function replacePassword(deps: PasswordChangeDeps, principalId: string, hash: string | null, keepWebSession?: string): PasswordRevocations | undefined {
+  const now = deps.clock.now();
+  const revoked = deps.db.transaction((tx) => {
+    if (hash === null) {
+      if (!deps.principals.removePassword(principalId)) return undefined;
+    } else {
+      deps.principals.setPasswordHash(principalId, hash);
+    }
+    const sessions = tx
+      .update(webSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(webSessions.principalId, principalId), isNull(webSessions.revokedAt), keepWebSession === undefined ? undefined : ne(webSessions.id, keepWebSession)))
+      .returning({ id: webSessions.id })
+      .all().length;
+    return { webSessions: sessions, oauthGrants: revokeGrants(deps.db, deps.clock, principalId), personalAccessTokens: deps.pats.revokeAll(principalId) };
+  });
+  if (revoked) deps.streams.sweep();
+  return revoked;
 }

@@ -31,7 +31,7 @@ export function buildGatewayApp(ctx: GatewayContext, groups: RouteGroup[] = []) 
       if (error instanceof Refusal) return error.response;
       const { requestId } = requestMeta(request);
       const path = new URL(request.url).pathname;
-      const res = errorResponse(error, code, requestId, ctx.logger);
+      const res = errorResponse(error, code, requestId, ctx.logger, { method: request.method, path });
       return path.startsWith("/api/") || path.startsWith("/.well-known/") ? res : htmlErrorResponse(res.status);
     })
     .use(

@@ -5,7 +5,7 @@ import { elysiaApp } from "../../util/elysia-app.ts";
 import { type LoginDeps, verifyLogin } from "../auth/login.ts";
 import { PatError } from "../auth/pats.ts";
 import { accountLimiter } from "../auth/account-limiter.ts";
-import { listGrants, revokeGrants } from "../auth/revocation.ts";
+import { listGrants, replacePassword, revokeGrants } from "../auth/revocation.ts";
 import type { GatewayContext } from "../context.ts";
 import { requestMeta } from "../server/request-meta.ts";
 import { clearCookie, loginCsrfCookieName, readCookie, serializeCookie, sessionCookieName } from "./cookies.ts";
@@ -188,13 +188,7 @@ export function webRoutes(ctx: WebRouteDeps) {
         const problem = ctx.hasher.check(next);
         if (problem) return notice("error", `The new password was not accepted: ${problem}.`);
         const newHash = await ctx.hasher.hash(next);
-        ctx.db.transaction(() => {
-          ctx.principals.setPasswordHash(principalId, newHash);
-          store.revokeOthers(principalId, session.id);
-          revokeGrants(ctx.db, ctx.clock, principalId);
-          ctx.pats.revokeAll(principalId);
-        });
-        ctx.streams.sweep();
+        replacePassword(ctx, principalId, newHash, session.id);
         ctx.audit.record({ action: "password.change", outcome: "success", principalId, sourceIp: ip, detail: "other sessions, OAuth grants and personal access tokens revoked" });
         return notice("notice", "Password changed. Other browser sessions, OAuth grants and personal access tokens were revoked.");
       }),

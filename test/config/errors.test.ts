@@ -1,6 +1,7 @@
 // The spec's Errors section (all 8 cases) and the other validation rules: each message names the key path.
 import { describe, expect, test } from "bun:test";
 import { configEnv, problemLines } from "../helpers/config-env.ts";
+import { chooseModel } from "../../src/agent/facets/model-choice.ts";
 
 const PROVIDERS = `
 providers:
@@ -135,6 +136,14 @@ describe("other validation rules", () => {
   test("max_output_tokens_per_turn must not exceed max_tokens", () => {
     const { result } = errorsOf(`${PROVIDERS}\nmodels:\n  m: { provider: local, class: full, context_window: 100000, max_tokens: 1000, max_output_tokens_per_turn: 2000 }\n`);
     expect(problemLines(result, "error")).toEqual(["models.m.max_output_tokens_per_turn: 2000 exceeds max_tokens (1000)"]);
+  });
+
+  test("a model chosen by reference (/model, --model) has its level checked against the model's levels", () => {
+    const { result } = errorsOf(`${PROVIDERS}\nmodels:\n  plain: { provider: local, class: full, context_window: 32000 }\n`);
+    if (!result.ok) throw new Error("the config should load");
+    expect(chooseModel(result, "main/gpt-5.5(high)").effort).toBe("high");
+    expect(() => chooseModel(result, "main/gpt-5.5(hgh)")).toThrow(/^model 'main\/gpt-5.5' has no reasoning level 'hgh'; its levels: .*high/);
+    expect(() => chooseModel(result, "plain(high)")).toThrow("model 'plain' takes no reasoning level ('high' was asked); use 'plain'");
   });
 
   test("defaults: effort suffix parsed and checked against the model's levels", () => {

@@ -62,6 +62,7 @@ export function chooseModel(loaded: LoadedConfig, requested: string | null | und
       const known = modelKeys(loaded);
       throw new ModelChoiceError("unknown_model", known.length ? `unknown model '${name}'; configured models: ${known.join(", ")}` : NO_MODEL_HELP);
     }
+    if (level !== null && level !== undefined) checkLevel(model, level);
     effort = level ?? defaultLevel(model);
   } else {
     const choice = loaded.defaults.full;
@@ -75,6 +76,14 @@ export function chooseModel(loaded: LoadedConfig, requested: string | null | und
 /** How a choice is written back as a reference: `name` or `name(level)`. */
 export function modelRef(choice: Pick<ModelChoice, "model" | "effort">): string {
   return choice.effort && choice.effort !== defaultLevel(choice.model) ? `${choice.model.key}(${choice.effort})` : choice.model.key;
+}
+
+/** A level must be one the model lists: an unknown one would reach the provider as a bad request. */
+function checkLevel(model: ResolvedModel, level: string): void {
+  if (model.reasoning.type !== "effort") throw new ModelChoiceError("unknown_model", `model '${model.key}' takes no reasoning level ('${level}' was asked); use '${model.key}'`);
+  if (!model.reasoning.levels.includes(level)) {
+    throw new ModelChoiceError("unknown_model", `model '${model.key}' has no reasoning level '${level}'; its levels: ${model.reasoning.levels.join(", ") || "(none are listed)"}`);
+  }
 }
 
 function defaultLevel(model: ResolvedModel): string | null {

@@ -25,6 +25,7 @@ import { errorResponse, json, type DaemonLogger } from "./edge.ts";
 import type { Correlated } from "./operations.ts";
 import { queryOf } from "./query.ts";
 import { RecordStream } from "./record-stream.ts";
+import { schemaChecks, schemaIssues } from "../util/schema-issues.ts";
 
 export interface AppHooks {
   logger: DaemonLogger;
@@ -58,11 +59,11 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
     })
     .onError(({ error, code }) => {
       // An answer that breaks its own response schema is the daemon's fault: a 500, logged, never a 422.
-      if (code === "VALIDATION" && (error as { type?: string }).type === "response") return errorResponse(new Error(`a response broke its schema: ${error.message}`), hooks.logger, hooks.secrets);
-      if (code === "VALIDATION") {
-        const all = ((error as { all?: { path?: string; summary?: string; message?: string }[] }).all ?? []).slice(0, 20);
-        return json(422, { code: "validation_failed", error: "validation_failed", errors: all.map((e) => ({ path: e.path || "/", message: e.summary ?? e.message ?? "invalid value" })) });
+      // The log names the failed checks, never the answer's values (Elysia's message quotes them).
+      if (code === "VALIDATION" && (error as { type?: string }).type === "response") {
+        return errorResponse(new Error(`a response broke its schema: ${schemaChecks(error)}`), hooks.logger, hooks.secrets);
       }
+      if (code === "VALIDATION") return json(422, { code: "validation_failed", error: "validation_failed", errors: schemaIssues(error) });
       if (code === "PARSE") return json(400, { code: "bad_request", error: "bad_request", message: "the request body is not valid JSON" });
       if (code === "NOT_FOUND") return json(404, { code: "not_found", error: "not_found", message: "no such route" });
       // A write refused for lack of space (the ledger, the title): the storage error, and the guard knows.

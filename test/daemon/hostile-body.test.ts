@@ -19,3 +19,14 @@ test("a JSON body nested more than 64 levels is a 400 naming the limit; brackets
   expect(inString.status).not.toBe(400);
   expect((await h.get("/health")).status).toBe(200);
 });
+
+test("a 422 says where the body failed and what was expected, never the value sent", async () => {
+  // Elysia's summary of a wrong-typed field quotes the value ("... to be string but found: 4111..."): a
+  // card number or a numeric PIN pasted into the prompt field must not come back in the answer.
+  const pasted = 4111111111111111;
+  const res = await fetch(`${h.url}/prompt`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify({ text: pasted }) });
+  expect(res.status).toBe(422);
+  const text = await res.text();
+  expect(text).not.toContain(String(pasted));
+  expect(JSON.parse(text)).toMatchObject({ code: "validation_failed", errors: [{ path: "/text", message: "Expected property 'text' to be string" }] });
+});

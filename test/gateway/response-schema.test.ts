@@ -65,3 +65,11 @@ test("a request body or query that fails its route's schema stays a 422 naming t
   expect(await (await post("/api/v1/probe/echo", { count: 3 })).json()).toEqual({ count: 3 });
   expect(await (await get("/api/v1/probe/page?n=4")).json()).toEqual({ count: 4 });
 });
+
+test("a 422 names the field and what was expected, never the value sent", async () => {
+  const bad = await post("/api/v1/probe/echo", { count: LEAKY });
+  expect(bad.status).toBe(422);
+  const text = await bad.text();
+  expect(text).not.toContain(LEAKY);
+  expect(JSON.parse(text)).toMatchObject({ error: "validation_failed", errors: expect.arrayContaining([{ path: "/count", message: expect.stringContaining("'count'") }]) });
+});

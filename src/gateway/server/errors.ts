@@ -3,14 +3,11 @@
 // an answer that fails its own response schema is the gateway's fault (500, logged), everything else a 500.
 import { ProtocolError } from "../../protocol/errors.ts";
 import { redactText } from "../../util/redact.ts";
+import { schemaChecks, schemaIssues } from "../../util/schema-issues.ts";
 import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
 import { logEvent } from "../auth/failure-counts.ts";
 import type { Logger } from "../context.ts";
 
-type SchemaIssue = { path?: string; summary?: string; message?: string };
-
-/** At most 20 failed checks of an Elysia ValidationError (its `all`). */
-const issuesOf = (error: unknown): SchemaIssue[] => ((error as { all?: SchemaIssue[] }).all ?? []).slice(0, 20);
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(typeof body === "string" ? body : JSON.stringify(body), {
@@ -35,8 +32,7 @@ export function errorResponse(error: unknown, code: string | number | undefined,
       // Elysia 1.4's ValidationError says what failed: "body", "query", "params", "headers", "cookie" (the
       // request's) or "response" (the handler's answer).
       if ((error as { type?: string }).type === "response") return responseSchemaFault(error, requestId, logger, request);
-      const errors = issuesOf(error).map((e) => ({ path: e.path || "/", message: e.summary ?? e.message ?? "invalid value" }));
-      return jsonResponse(422, { error: "validation_failed", errors });
+      return jsonResponse(422, { error: "validation_failed", errors: schemaIssues(error) });
     }
     case "PARSE":
       return jsonResponse(400, { error: "bad_request", message: "the request body could not be parsed" });
@@ -57,12 +53,12 @@ export function errorResponse(error: unknown, code: string | number | undefined,
  * answer's values stay out of it (Elysia's message and summaries quote them, and an answer can hold a token).
  */
 function responseSchemaFault(error: unknown, requestId: string, logger: Logger, request?: FailedRequest): Response {
-  const checks = issuesOf(error).map((e) => `${e.path || "/"}: ${e.message ?? "invalid value"}`);
+  const checks = schemaChecks(error);
   logEvent(logger, "error", "http.response_schema_violation", {
     request_id: requestId,
     method: request?.method ?? null,
     path: request?.path ?? null,
-    checks: redactText(checks.join("; ")),
+    checks: redactText(checks),
   });
   return jsonResponse(500, { error: "internal_error", request_id: requestId });
 }

@@ -1,7 +1,7 @@
 // Browser sessions: a random 256-bit cookie secret (only its SHA-256 is stored), a per-session CSRF token,
 // idle and absolute timeouts on the injected clock, server-side revocation.
 import { randomBytes } from "node:crypto";
-import { and, eq, isNull, ne } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { webSessions } from "../db/schema.ts";
@@ -75,15 +75,6 @@ export class WebSessionStore {
       .where(and(eq(webSessions.id, id), eq(webSessions.principalId, principalId), isNull(webSessions.revokedAt)))
       .returning({ id: webSessions.id })
       .all().length > 0;
-  }
-
-  revokeOthers(principalId: string, keepId: string): number {
-    return this.db
-      .update(webSessions)
-      .set({ revokedAt: this.clock.now() })
-      .where(and(eq(webSessions.principalId, principalId), ne(webSessions.id, keepId), isNull(webSessions.revokedAt)))
-      .returning({ id: webSessions.id })
-      .all().length;
   }
 
   setFlash(id: string, flash: string): void {

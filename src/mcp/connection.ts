@@ -1,65 +1,25 @@
-// One tool server's connection: its state, its SDK client and transport, its tools, OAuth authorization
-// when the server asks for it, and re-initialization of an expired HTTP session.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { type StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// One tool server's connection: its state (disabled, connecting, connected, failed, needs_auth), its SDK
+// client and transport, its tools, OAuth authorization when the server asks for it, and re-initialization
+// of an expired HTTP session. The client's setup, the lists, a call and the error texts live beside it.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ElicitRequestSchema,
-  type GetPromptResult,
-  ListRootsRequestSchema,
-  type ReadResourceResult,
-  type Tool as McpTool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { pathToFileURL } from "node:url";
-import { basename } from "node:path";
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool } from "../tools/tool.ts";
-import { redactText } from "../util/redact.ts";
-import { VERSION } from "../version.ts";
-import { HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
+import { MAX_AUTHORIZATIONS_WITHOUT_SUCCESS, pastedAuthorizationCode, refreshIfExpired } from "./authorization.ts";
+import { describeError, EXPIRED_REASON, unavailableError } from "./error-text.ts";
+import { endHttpSession, HttpAuth, isExpiredSession, urlProblem } from "./http-transport.ts";
+import { type ConnectionDeps, newClient, transportFor } from "./open-client.ts";
+import { listAllTools, listPrompts, listResources, listResourceTemplates, offeredTools } from "./server-lists.ts";
 import { StdioChildTransport } from "./stdio-transport.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES, engineToolName, type McpCall, toEngineTool } from "./tools.ts";
-import type {
-  McpClock,
-  McpElicitationHandler,
-  McpLogSink,
-  McpPromptEntry,
-  McpResourceEntry,
-  McpResourceTemplateEntry,
-  McpServerConfig,
-  McpServerState,
-  McpServerStatus,
-} from "./types.ts";
+import { DEFAULT_STARTUP_TIMEOUT_SECONDS, requestTimeout, StartupTimeout } from "./timeouts.ts";
+import { callTimeoutError, startToolCall, type ToolProgress } from "./tool-call.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, type McpCall } from "./tools.ts";
+import type { McpPromptEntry, McpResourceEntry, McpResourceTemplateEntry, McpServerConfig, McpServerState, McpServerStatus } from "./types.ts";
 
-/** The SDK applies a 60 s default to every request; call time limits are ours (default_timeout_seconds). */
-const NO_SDK_TIMEOUT = 2 ** 31 - 1;
-/** Authorizations in a row without one successful request before the server counts as refusing us. */
-const MAX_AUTHORIZATIONS_WITHOUT_SUCCESS = 2;
-/** How long connecting (handshake and tool list) may take unless `startup_timeout_seconds` says otherwise. */
-export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
-/** How long shutdown waits for a server to acknowledge the end of its HTTP session (DELETE). */
-const TERMINATE_TIMEOUT_MS = 2000;
-const EXPIRED_REASON = "the server ended the session (HTTP 404); reconnect it with /mcp, or set reinit_on_expired_session";
-
-export interface ConnectionDeps {
-  dataRoot: string;
-  clock: McpClock;
-  log: McpLogSink;
-  cwd: string;
-  parentEnv: Readonly<Record<string, string | undefined>>;
-  /** Where whole tool results over the cap are kept. */
-  outputDir: string;
-  /** The directories servers may work in (MCP roots): the project root. */
-  roots: readonly string[];
-  /** Asks the user for what a server requests; absent, requests are declined and `onDeclined` says so. */
-  elicit?: McpElicitationHandler;
-  onDeclined?(server: string, message: string): void;
-  onChange(status: McpServerStatus, toolsChanged: boolean): void;
-  /** The server announced a new prompt list (prompts/list_changed); `prompts()` lists the new one. */
-  onPromptsChanged?(server: string): void;
-  onProgress(event: { server: string; tool: string; progress: number; total?: number; message?: string }): void;
-}
+export type { ConnectionDeps } from "./open-client.ts";
+export { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "./timeouts.ts";
 
 export class ServerConnection {
   private state: McpServerState;
@@ -116,7 +76,10 @@ export class ServerConnection {
     try {
       await Promise.race([
         (async () => {
-          await this.refreshIfExpired();
+          if (this.config.transport === "http") {
+            // A failed refresh leaves the server's 401 to start a new authorization.
+            await refreshIfExpired(this.http, this.config.url, (error) => this.warn(`token refresh failed: ${this.describe(error)}`));
+          }
           await this.open(generation);
         })(),
         late,
@@ -154,34 +117,27 @@ export class ServerConnection {
    */
   async completeAuthorization(callback: string): Promise<void> {
     if (this.state !== "needs_auth") throw new Error(`tool server "${this.name}" is not waiting for an authorization`);
-    const text = callback.trim();
-    const query = text.includes("?") ? new URLSearchParams(text.slice(text.indexOf("?") + 1)) : new URLSearchParams(text.includes("=") ? text : `code=${text}`);
-    const code = query.get("code");
-    if (!code) throw new Error("the pasted address carries no authorization code (expected ...?code=...&state=...)");
-    const state = query.get("state");
-    if (state !== null && state !== this.http?.provider?.expectedState()) {
-      throw new Error("the pasted address belongs to another authorization (its state does not match); open the current link from /mcp");
-    }
+    const code = pastedAuthorizationCode(callback, this.http?.provider?.expectedState());
     await this.finishAuthorization(this.generation, code);
   }
 
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (p: { progress: number; total?: number; message?: string }) => void, retried = false): Promise<CallToolResult> {
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (p: ToolProgress) => void, retried = false): Promise<CallToolResult> {
     if (this.reinit) await this.reinit;
     const client = this.client;
     if (!client || this.state !== "connected") throw this.unavailable();
     const generation = this.generation;
     const seconds = this.config.default_timeout_seconds;
-    const timeout = seconds ? AbortSignal.timeout(seconds * 1000) : undefined;
     const hadSession = this.transport?.sessionId !== undefined;
+    const running = startToolCall(client, {
+      tool,
+      args,
+      signal,
+      ...(seconds ? { seconds } : {}),
+      onAnyProgress: (p) => this.deps.onProgress({ server: this.name, tool, ...p }),
+      ...(onProgress ? { onProgress } : {}),
+    });
     try {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
-        timeout: NO_SDK_TIMEOUT,
-        onprogress: (p) => {
-          this.deps.onProgress({ server: this.name, tool, progress: p.progress, total: p.total, message: p.message });
-          onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) });
-        },
-      })) as CallToolResult;
+      const result = await running.result;
       this.authorizationsWithoutSuccess = 0;
       return result;
     } catch (error) {
@@ -190,9 +146,7 @@ export class ServerConnection {
         this.awaitAuthorization(generation);
         throw new Error(`the \`${this.name}\` tool server needs the user to authorize again (shown by /mcp); try the call after that`);
       }
-      if (timeout?.aborted && !signal.aborted) {
-        throw new Error(`no answer within ${seconds} s (default_timeout_seconds of "${this.name}"); the call was cancelled`);
-      }
+      if (running.timedOut()) throw callTimeoutError(this.name, seconds);
       // The session expired under this call, or another request noticed first and replaced the client:
       // the server never ran the call, so it is sent once more on the new session.
       const expired = isExpiredSession(error, hadSession) || (generation !== this.generation && this.reinit !== undefined);
@@ -213,52 +167,31 @@ export class ServerConnection {
   async resources(): Promise<McpResourceEntry[]> {
     const client = this.readyClient();
     if (!client?.getServerCapabilities()?.resources) return [];
-    const out: McpResourceEntry[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
-      for (const r of page.resources) out.push({ server: this.name, uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) });
-      cursor = page.nextCursor;
-    } while (cursor);
-    return out;
+    return listResources(client, this.name, requestTimeout(this.config));
   }
 
   async resourceTemplates(): Promise<McpResourceTemplateEntry[]> {
     const client = this.readyClient();
     if (!client?.getServerCapabilities()?.resources) return [];
-    const out: McpResourceTemplateEntry[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
-      for (const t of page.resourceTemplates) out.push({ server: this.name, uriTemplate: t.uriTemplate, name: t.name, ...(t.description ? { description: t.description } : {}) });
-      cursor = page.nextCursor;
-    } while (cursor);
-    return out;
+    return listResourceTemplates(client, this.name, requestTimeout(this.config));
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
     const client = this.readyClient();
     if (!client) throw this.unavailable();
-    return client.readResource({ uri }, { timeout: this.requestTimeout(), ...(signal ? { signal } : {}) });
+    return client.readResource({ uri }, { timeout: requestTimeout(this.config), ...(signal ? { signal } : {}) });
   }
 
   async prompts(): Promise<McpPromptEntry[]> {
     const client = this.readyClient();
     if (!client?.getServerCapabilities()?.prompts) return [];
-    const out: McpPromptEntry[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listPrompts(cursor ? { cursor } : undefined, { timeout: this.requestTimeout() });
-      for (const p of page.prompts) out.push({ server: this.name, name: p.name, ...(p.description ? { description: p.description } : {}), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), ...(a.required ? { required: true } : {}) })) });
-      cursor = page.nextCursor;
-    } while (cursor);
-    return out;
+    return listPrompts(client, this.name, requestTimeout(this.config));
   }
 
   async getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
     const client = this.readyClient();
     if (!client) throw this.unavailable();
-    return client.getPrompt({ name, arguments: args }, { timeout: this.requestTimeout() });
+    return client.getPrompt({ name, arguments: args }, { timeout: requestTimeout(this.config) });
   }
 
   /** Whether the server is connected and offers resources (the model then gets the resource tools). */
@@ -275,45 +208,16 @@ export class ServerConnection {
     return this.state === "connected" ? this.client : undefined;
   }
 
-  /** Listing and reading are short requests: the call limit when set, else the startup limit. */
-  private requestTimeout(): number {
-    return (this.config.default_timeout_seconds ?? this.config.startup_timeout_seconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000;
-  }
-
   private unavailable(): Error {
-    return new Error(`the \`${this.name}\` tool server is ${this.state}${this.reason ? ` (${this.reason})` : ""}; its tools cannot run until the user reconnects it with /mcp`);
+    return unavailableError(this.name, this.state, this.reason);
   }
 
   private async open(generation: number): Promise<void> {
-    // Sampling is not offered: a server cannot spend the user's model budget (docs/decisions-mcp.md 28).
-    const client = new Client(
-      { name: "agent", version: VERSION },
-      {
-        capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
-        listChanged: {
-          tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client, generation) },
-          // Prompts are listed on demand (prompts()): the notice is enough for whoever keeps a list.
-          prompts: { autoRefresh: false, onChanged: () => generation === this.generation && this.deps.onPromptsChanged?.(this.name) },
-        },
-      },
-    );
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
-      roots: this.deps.roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) })),
-    }));
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-      const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown>; url?: string };
-      if (params.mode === "url") {
-        this.deps.onDeclined?.(this.name, `asked you to open ${params.url ?? "a page"}: ${params.message}`);
-        return { action: "decline" };
-      }
-      const elicit = this.deps.elicit;
-      if (!elicit) {
-        this.deps.onDeclined?.(this.name, params.message);
-        return { action: "decline" };
-      }
-      return elicit({ server: this.name, message: params.message, requestedSchema: params.requestedSchema ?? { type: "object", properties: {} } }, extra.signal);
+    const client = newClient(this.name, this.deps, {
+      tools: () => void this.refreshTools(client, generation),
+      prompts: () => generation === this.generation && this.deps.onPromptsChanged?.(this.name),
     });
-    const transport = this.config.transport === "stdio" ? this.stdioTransport() : this.http!.transport();
+    const transport = transportFor(this.name, this.config, this.deps, this.http);
     client.onerror = (error) => this.onClientError(generation, transport, error);
     client.onclose = () => {
       if (generation !== this.generation || this.state !== "connected") return;
@@ -325,49 +229,23 @@ export class ServerConnection {
     await this.refreshTools(client, generation, false);
   }
 
-  private stdioTransport(): StdioChildTransport {
-    const c = this.config as Extract<McpServerConfig, { transport: "stdio" }>;
-    return new StdioChildTransport({
-      server: this.name,
-      command: c.command,
-      args: c.args ?? [],
-      env: c.env ?? {},
-      passEnv: c.pass_env,
-      logStderr: c.log_stderr ?? true,
-      logStdout: c.log_stdout ?? false,
-      cwd: this.deps.cwd,
-      log: this.deps.log,
-      parentEnv: this.deps.parentEnv,
-    });
-  }
-
   /** Lists every page of tools; a list-changed notification calls this again. */
   private async refreshTools(client: Client, generation: number, announce = true): Promise<void> {
     if (generation !== this.generation) return;
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
+    let tools;
     try {
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: NO_SDK_TIMEOUT });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
+      tools = await listAllTools(client);
     } catch (error) {
       if (!announce) throw error;
-      this.deps.log({ server: this.name, source: "manager", level: "warn", message: `refreshing the tool list failed: ${this.describe(error)}` });
+      this.warn(`refreshing the tool list failed: ${this.describe(error)}`);
       return;
     }
     if (generation !== this.generation) return;
     const call: McpCall = (tool, args, signal, onProgress) => this.call(tool, args, signal, onProgress);
-    const limits = { maxOutputBytes: this.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, outputDir: this.deps.outputDir };
-    const offered = tools.filter((t) => !this.blocked.has(engineToolName(this.name, t.name)) && !this.blocked.has(`mcp__${this.name}__${t.name}`));
-    // Two tools whose names become the same after unsafe characters are replaced would shadow one another:
-    // neither is offered, and the status says which.
-    const byName = new Map<string, string[]>();
-    for (const t of offered) byName.set(engineToolName(this.name, t.name), [...(byName.get(engineToolName(this.name, t.name)) ?? []), t.name]);
-    this.warnings = [...byName].filter(([, names]) => names.length > 1).map(([name, names]) => `the tools ${names.map((n) => `"${n}"`).join(" and ")} would both be named ${name}; neither is offered`);
-    for (const warning of this.warnings) this.deps.log({ server: this.name, source: "manager", level: "warn", message: warning });
-    this.engineTools = offered.filter((t) => byName.get(engineToolName(this.name, t.name))!.length === 1).map((t) => toEngineTool(this.name, t, call, limits));
+    const offered = offeredTools(this.name, tools, this.blocked, call, this.outputLimits());
+    this.warnings = offered.warnings;
+    for (const warning of this.warnings) this.warn(warning);
+    this.engineTools = offered.tools;
     if (announce && this.state === "connected") this.deps.onChange(this.status(), true);
   }
 
@@ -379,7 +257,7 @@ export class ServerConnection {
       return;
     }
     // An authorization the user has to complete is a state (needs_auth), not a problem to log.
-    if (!(error instanceof UnauthorizedError)) this.deps.log({ server: this.name, source: "manager", level: "warn", message: this.describe(error) });
+    if (!(error instanceof UnauthorizedError)) this.warn(this.describe(error));
   }
 
   /** One re-initialization at a time, shared by every call that saw the session expire. */
@@ -392,17 +270,6 @@ export class ServerConnection {
       this.reinit = undefined;
     });
     return this.reinit;
-  }
-
-  private async refreshIfExpired(): Promise<void> {
-    const provider = this.http?.provider;
-    if (!provider?.tokensExpired() || !provider.tokens()?.refresh_token) return;
-    try {
-      await auth(provider, { serverUrl: (this.config as { url: string }).url });
-    } catch (error) {
-      // A failed refresh leaves the server's 401 to start a new authorization.
-      this.deps.log({ server: this.name, source: "manager", level: "warn", message: `token refresh failed: ${this.describe(error)}` });
-    }
   }
 
   private awaitAuthorization(generation: number): void {
@@ -442,14 +309,7 @@ export class ServerConnection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    // An HTTP session we end ourselves is ended at the server too (DELETE with its session id), so it does
-    // not hold state until its idle timeout; a server that does not answer in time is left to that timeout.
-    if (terminate && transport && "terminateSession" in transport && transport.sessionId) {
-      const http = transport as StreamableHTTPClientTransport;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([http.terminateSession().catch(() => {}), new Promise((r) => (timer = setTimeout(r, TERMINATE_TIMEOUT_MS)))]);
-      clearTimeout(timer);
-    }
+    if (terminate && transport) await endHttpSession(transport);
     if (client) await client.close().catch(() => {});
   }
 
@@ -476,20 +336,11 @@ export class ServerConnection {
     this.deps.onChange(this.status(), toolsChanged);
   }
 
-  /** An error in words for the user, with configured secrets and token shapes removed. */
-  private describe(error: unknown): string {
-    let message = error instanceof Error ? error.message : String(error);
-    if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
-      // The SDK's message carries the response body, often an HTML error page: keep only short plain text.
-      const body = message.replace(/^Streamable HTTP error: [^:]*: ?/, "").trim();
-      message = `HTTP ${error.code} from the server${body && body.length <= 200 && !body.startsWith("<") ? `: ${body}` : ""}`;
-    }
-    return redactText(message, this.http?.secrets() ?? []);
+  private warn(message: string): void {
+    this.deps.log({ server: this.name, source: "manager", level: "warn", message });
   }
-}
 
-class StartupTimeout extends Error {
-  constructor(seconds: number) {
-    super(`no answer within ${seconds} s of starting (startup_timeout_seconds); the server stays failed until you reconnect it with /mcp`);
+  private describe(error: unknown): string {
+    return describeError(error, this.http?.secrets() ?? []);
   }
 }

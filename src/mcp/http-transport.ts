@@ -1,7 +1,8 @@
 // Streamable HTTP to a remote tool server, on the SDK's transport: configured headers (and an
-// `authorization-header` value) on every request, OAuth through the SDK's auth support, and the test for
-// an expired session.
+// `authorization-header` value) on every request, OAuth through the SDK's auth support, the test for
+// an expired session, and ending a session we close.
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isLoopbackHttp, startCallbackListener, type CallbackListener } from "./oauth-callback.ts";
 import { isMachineAuth, McpMachineAuthProvider } from "./oauth-machine.ts";
 import { McpOAuthProvider } from "./oauth-provider.ts";
@@ -9,6 +10,9 @@ import { OAuthCredentialStore } from "./oauth-store.ts";
 import type { McpClock, McpServerConfig } from "./types.ts";
 
 export type HttpServerConfig = Extract<McpServerConfig, { transport: "http" }>;
+
+/** How long shutdown waits for a server to acknowledge the end of its HTTP session (DELETE). */
+const TERMINATE_TIMEOUT_MS = 2000;
 
 /** The OAuth side of one HTTP server: its provider and, while an authorization may happen, a listener. */
 export class HttpAuth {
@@ -106,4 +110,16 @@ export function urlProblem(name: string, url: string): string | undefined {
     return `mcp_servers.${name}.url uses ${parsed.protocol.replace(":", "")}; expected http or https`;
   }
   return undefined;
+}
+
+/**
+ * An HTTP session we end ourselves is ended at the server too (DELETE with its session id), so it does not
+ * hold state until its idle timeout; a server that does not answer in time is left to that timeout.
+ */
+export async function endHttpSession(transport: Transport): Promise<void> {
+  if (!("terminateSession" in transport) || !transport.sessionId) return;
+  const http = transport as StreamableHTTPClientTransport;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([http.terminateSession().catch(() => {}), new Promise((r) => (timer = setTimeout(r, TERMINATE_TIMEOUT_MS)))]);
+  clearTimeout(timer);
 }

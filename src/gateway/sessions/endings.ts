@@ -1,0 +1,100 @@
+// How a daemon generation ends for its session. An exit the gateway did not ask for, or a failed health
+// check, fails the session; a daemon that stopped its session itself (an idle exit, or a stop through the
+// proxy) leaves it stopped; a stop on request stops it. Each ending forgets the live daemon, invalidates
+// the generation's service credential and removes a bootstrap file still on disk.
+import { rmSync } from "node:fs";
+import type { GatewayContext } from "../context.ts";
+import { openSession } from "../../daemon/store/index.ts";
+import type { InvalidationCause, ServiceCredentials } from "./credentials.ts";
+import type { LiveDaemon, LiveDaemons } from "./live-daemons.ts";
+import type { SessionRegistry, SessionRow } from "./registry.ts";
+import { terminateDaemon } from "./terminate.ts";
+import { sessionTimeouts } from "./timeouts.ts";
+import type { SessionState, TransitionTrigger } from "./transitions.ts";
+
+/** The supervisor's own parts its modules share: the session records, the service credentials, the daemons it holds. */
+export interface SessionParts {
+  registry: SessionRegistry;
+  credentials: ServiceCredentials;
+  live: LiveDaemons;
+}
+
+/** What ending a generation uses (the config for the stop timeout). */
+export type EndingDeps = SessionParts & Pick<GatewayContext, "config">;
+
+/** The patch of a session that no longer has a daemon process. */
+export const NO_PROCESS = { pid: null, pidStartTicks: null, port: null };
+
+/** Removes the bootstrap file the session's row names (it holds the generation's service token). */
+export function removeBootstrap(registry: SessionRegistry, id: string): void {
+  const row = registry.get(id);
+  if (!row?.bootstrapFile) return;
+  rmSync(row.bootstrapFile, { force: true });
+  registry.update(id, { bootstrapFile: null });
+}
+
+/** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
+export function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): void {
+  const daemon = deps.live.get(id);
+  deps.live.forget(id);
+  if (!deps.registry.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
+  deps.credentials.invalidate(id, cause);
+  removeBootstrap(deps.registry, id);
+  // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
+  // waiting for it either: the caller (a GET) answers with the failed record at once.
+  if (daemon) void terminateDaemon(daemon, sessionTimeouts(deps.config).stop, false);
+}
+
+/** Stop on request (a running session): the daemon is ended, then the session is stopped. */
+export async function stopSession(deps: EndingDeps, id: string): Promise<void> {
+  const daemon = deps.live.get(id);
+  deps.live.forget(id);
+  if (daemon) await terminateDaemon(daemon, sessionTimeouts(deps.config).stop);
+  deps.registry.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
+  deps.credentials.invalidate(id, "session_stopped");
+  removeBootstrap(deps.registry, id);
+}
+
+/** How the session's store says it ended, when its daemon stopped it itself: an idle exit or a stop. */
+export function stoppedByItself(row: SessionRow): "idle" | "stop" | null {
+  if (!row.sessionDir) return null;
+  try {
+    const store = openSession(row.sessionDir);
+    try {
+      if (store.meta().state !== "stopped") return null;
+      return store.stoppedIdle() ? "idle" : "stop";
+    } finally {
+      store.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** A daemon that exited after stopping its session: the session is stopped (not failed). Returns whether it was. */
+export function settleStopped(deps: SessionParts, row: SessionRow): boolean {
+  const how = stoppedByItself(row);
+  if (!how) return false;
+  deps.live.forget(row.id);
+  const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
+  if (!deps.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
+  deps.credentials.invalidate(row.id, "session_stopped");
+  removeBootstrap(deps.registry, row.id);
+  return true;
+}
+
+/**
+ * A healthy daemon (just launched, or re-adopted at gateway start) becomes its session's live daemon and
+ * is watched: an exit the gateway did not ask for stops the session if the daemon stopped it itself, else
+ * fails it (and invalidates its credential). Its bootstrap file goes: a daemon that never read it (it reads
+ * it before it is ready) leaves no secret behind.
+ */
+export function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): void {
+  deps.live.add(daemon);
+  deps.live.watch(daemon, exited, (how) => {
+    const row = deps.registry.get(daemon.sessionId);
+    if (row && settleStopped(deps, row)) return;
+    failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
+  });
+  removeBootstrap(deps.registry, daemon.sessionId);
+}

@@ -1,0 +1,56 @@
+// Whether a session's daemon is still there and answering, when the watchers cannot tell: on demand (GET of
+// a running session) and at gateway start, when every session the database says is starting or running is
+// re-adopted if its recorded process is still the same one and answers its health check, else ended and
+// failed (or stopped, if its daemon stopped the session itself while the gateway was down).
+import { adoptDaemon, failSession, NO_PROCESS, removeBootstrap, settleStopped, type EndingDeps } from "./endings.ts";
+import { probeHealth } from "./launch.ts";
+import { recordedDaemon, type LiveDaemon } from "./live-daemons.ts";
+import { isSameProcess } from "./process-identity.ts";
+import type { SessionRow } from "./registry.ts";
+import { terminateDaemon } from "./terminate.ts";
+import { onDemandHealthMs, sessionTimeouts } from "./timeouts.ts";
+
+/** The on-demand check of a running session: a daemon that is gone or does not answer fails it. */
+export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<void> {
+  const daemon = deps.live.get(row.id);
+  let why: string | null = null;
+  if (!daemon) why = "the gateway has no live daemon for this session";
+  else if (!isSameProcess(daemon)) why = "the daemon process is gone";
+  else {
+    const probe = await probeHealth(daemon.port, daemon.token, onDemandHealthMs(deps.config));
+    if (!probe.ok) why = probe.why;
+  }
+  if (why === null) return;
+  failSession(deps, row.id, ["running"], "health_check_failed", why, "health_check_failed");
+}
+
+/** Gateway start: re-adopts or settles every session. */
+export async function reconcile(deps: EndingDeps): Promise<void> {
+  await Promise.all(deps.registry.list().map((row) => reconcileOne(deps, row)));
+}
+
+async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
+  if (row.state === "stopped" || row.state === "failed") {
+    if (row.bootstrapFile) removeBootstrap(deps.registry, row.id);
+    return;
+  }
+  if (row.state !== "running" && row.state !== "starting") return;
+  const proc = recordedDaemon(row);
+  let why = "no daemon process was recorded";
+  if (proc && isSameProcess(proc) && row.port !== null && proc.token !== null) {
+    const probe = await probeHealth(row.port, proc.token, onDemandHealthMs(deps.config));
+    if (probe.ok) {
+      const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token: proc.token, exited: null };
+      if (row.state === "starting") deps.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
+      adoptDaemon(deps, daemon, null);
+      return;
+    }
+    why = `the daemon did not answer its health check (${probe.why})`;
+  } else if (proc) why = "the daemon process is gone";
+  // Gone while the gateway was down after stopping its session itself (an idle exit): stopped, not failed.
+  if (!(proc && isSameProcess(proc)) && settleStopped(deps, row)) return;
+  if (proc) await terminateDaemon(proc, sessionTimeouts(deps.config).stop, false);
+  deps.registry.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
+  deps.credentials.invalidate(row.id, "reconciliation");
+  removeBootstrap(deps.registry, row.id);
+}

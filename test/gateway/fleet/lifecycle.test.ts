@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { DaemonClient } from "../../../src/client/daemon-client.ts";
 import { installFleet, type FleetService } from "../../../src/gateway/fleet/service.ts";
 import type { SyncRecord } from "../../../src/protocol/sync-record.ts";
-import { api, registerProject, sessionGateway } from "../sessions/helpers.ts";
+import { api, deleteSessions, registerProject, sessionGateway, until } from "../sessions/helpers.ts";
 import { FakeScheduler } from "./helpers.ts";
 
 const PNG = Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 7) % 256));
@@ -17,18 +17,9 @@ beforeAll(async () => {
   fleet = installFleet(gw.ctx, { scheduler: new FakeScheduler() });
 });
 afterAll(async () => {
-  const a = api(gw);
-  for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
+  await deleteSessions(gw);
   await gw.stop();
 });
-
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test("create, observe, prompt, stop, then history and attachment through the gateway", async () => {
   const a = api(gw);

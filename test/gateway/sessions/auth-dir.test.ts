@@ -8,7 +8,7 @@ import { DaemonClient } from "../../../src/client/daemon-client.ts";
 import { dataRoot } from "../../../src/config/files.ts";
 import type { SyncRecord } from "../../../src/protocol/sync-record.ts";
 import { startProviderFake, type ProviderFake } from "../../fakes/provider-fake.ts";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, deleteSessions, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 function writeProfile(authDir: string, accessToken: string): void {
   mkdirSync(join(authDir, "providers"), { recursive: true, mode: 0o700 });
@@ -29,8 +29,7 @@ beforeAll(async () => {
   gw = await sessionGateway(`  auth_dir: ${authDir}\n`);
 });
 afterAll(async () => {
-  const a = api(gw);
-  for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
+  await deleteSessions(gw);
   await stopGateway(gw);
   await fake.stop();
 });

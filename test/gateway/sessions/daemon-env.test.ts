@@ -7,9 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { namedVariables, sessionEnvironment } from "../../../src/gateway/sessions/daemon-env.ts";
 import { tempDir } from "../helpers.ts";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
-const FAKE = join(import.meta.dir, "fake-daemon.ts");
 const MARKERS: Record<string, string> = {
   GW_TEST_MARKER_SECRET: "marker-secret-3f9a1c",
   ANTHROPIC_API_KEY: "sk-ant-marker-unnamed-77",
@@ -47,7 +46,7 @@ beforeAll(async () => {
     process.env[k] = v;
   }
   gw = await sessionGateway();
-  gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+  gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
   preRunEnv = join(tempDir("gw-env-"), "pre-run.env");
   session = (await a.create(registerProject(gw, { config: CONFIG, preRun: `env > ${preRunEnv}\n` }).projectId)).body.id;

@@ -3,9 +3,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { DAEMON_COMMAND, api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, DAEMON_COMMAND, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
 
-const FAKE = join(import.meta.dir, "fake-daemon.ts");
 const gateways: Awaited<ReturnType<typeof sessionGateway>>[] = [];
 const pids: number[] = [];
 
@@ -31,14 +30,6 @@ function reaped(pid: number): boolean {
   return !existsSync(`/proc/${pid}`);
 }
 
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe("daemon faults", () => {
   test("kill -9: the session fails, its credential is invalidated with the cause, the child is reaped", async () => {
     const gw = await gateway();
@@ -62,7 +53,7 @@ describe("daemon faults", () => {
 
   test("a daemon that ignores the terminate request and SIGTERM is SIGKILLed after stop_timeout_secs; its unread bootstrap file is removed", async () => {
     const gw = await gateway();
-    gw.ctx.sessions.daemonCommand = [process.execPath, FAKE, "--mode=ignore-term"];
+    gw.ctx.sessions.daemonCommand = [...FAKE_DAEMON_COMMAND, "--mode=ignore-term"];
     const a = api(gw);
     const id = (await a.create(registerProject(gw).projectId)).body.id;
     const running = await a.settled(id);
@@ -99,7 +90,7 @@ describe("daemon faults", () => {
 
   test("a daemon whose port closed: the proxy answers 502", async () => {
     const gw = await gateway();
-    gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+    gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
     const a = api(gw);
     const id = (await a.create(registerProject(gw).projectId)).body.id;
     const running = await a.settled(id);

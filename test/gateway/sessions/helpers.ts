@@ -9,6 +9,8 @@ import type { SessionView } from "../../../src/gateway/sessions/registry.ts";
 
 export const MAIN = join(import.meta.dir, "..", "..", "..", "src", "cli", "main.ts");
 export const DAEMON_COMMAND = [process.execPath, MAIN];
+/** The scripted stand-in daemon (fake-daemon.ts): faults and answers on request. */
+export const FAKE_DAEMON_COMMAND = [process.execPath, join(import.meta.dir, "fake-daemon.ts")];
 
 /** Short bounds so that failures show quickly; none of them is asserted on. */
 export const FAST = "daemon_sessions:\n  stop_timeout_secs: 2\n  health_check_timeout_secs: 30\n  spawn_discover_timeout_secs: 30\n  proxy_connect_timeout_secs: 2\n";
@@ -38,6 +40,21 @@ export async function stopGateway(gw: TestGateway): Promise<void> {
       // already gone
     }
   }
+}
+
+/** Deletes every session the gateway lists (their daemons end, their worktrees and directories go). */
+export async function deleteSessions(gw: { url: string; token: string }): Promise<void> {
+  const a = api(gw);
+  for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
+}
+
+/** Polls `cond` every 50 ms, 600 times at most. */
+export async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await cond()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }
 
 export function machineToken(gw: TestGateway): string {

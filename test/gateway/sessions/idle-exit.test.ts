@@ -6,15 +6,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, deleteSessions, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 beforeAll(async () => {
   gw = await sessionGateway();
 });
 afterAll(async () => {
-  const a = api(gw);
-  for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
+  await deleteSessions(gw);
   await stopGateway(gw);
 }, 60_000);
 

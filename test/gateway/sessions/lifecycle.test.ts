@@ -6,25 +6,16 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonClient } from "../../../src/client/daemon-client.ts";
 import type { SyncRecord } from "../../../src/protocol/sync-record.ts";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, deleteSessions, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 beforeAll(async () => {
   gw = await sessionGateway();
 });
 afterAll(async () => {
-  const a = api(gw);
-  for (const s of (await a.call("GET", "/api/v1/sessions")).body ?? []) await a.call("DELETE", `/api/v1/sessions/${s.id}`);
+  await deleteSessions(gw);
   await stopGateway(gw);
 });
-
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** The streamed assistant text of the records. */
 function textOf(records: SyncRecord[]): string {

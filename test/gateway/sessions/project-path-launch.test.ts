@@ -2,16 +2,14 @@
 // directory) does not start a daemon there: the session fails and its record says why.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { renameSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 
-const FAKE = join(import.meta.dir, "fake-daemon.ts");
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 let a: ReturnType<typeof api>;
 
 beforeAll(async () => {
   gw = await sessionGateway();
-  gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+  gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
 });
 afterAll(() => stopGateway(gw));

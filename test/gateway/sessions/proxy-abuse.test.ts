@@ -3,11 +3,9 @@
 // cases: traversal, a project-scoped token, a daemon credential on another session, a stale generation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { join } from "node:path";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 import { basic, call, confidentialClient } from "../oauth-helpers.ts";
 
-const FAKE = join(import.meta.dir, "fake-daemon.ts");
 const SERVICES = "services:\n  review:\n    enabled: true\n    capabilities:\n      comment: { enabled: true, modes: [inline, summary] }\n      approve: { enabled: false }\n  deploy:\n    enabled: false\n";
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 let a: ReturnType<typeof api>;
@@ -16,7 +14,7 @@ let two: string;
 
 beforeAll(async () => {
   gw = await sessionGateway(SERVICES);
-  gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+  gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
   one = (await a.create(registerProject(gw).projectId)).body.id;
   two = (await a.create(registerProject(gw).projectId)).body.id;

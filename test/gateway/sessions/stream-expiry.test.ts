@@ -2,18 +2,16 @@
 // a proxied daemon SSE stream (its upstream exchange ends too) and the fleet event stream. A PAT (no
 // expiry) keeps its stream open across the same clock move.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
 import { basic, call, confidentialClient } from "../oauth-helpers.ts";
 
-const FAKE = join(import.meta.dir, "fake-daemon.ts");
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 let a: ReturnType<typeof api>;
 let session: string;
 
 beforeAll(async () => {
   gw = await sessionGateway();
-  gw.ctx.sessions.daemonCommand = [process.execPath, FAKE];
+  gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
   session = (await a.create(registerProject(gw).projectId)).body.id;
   expect((await a.settled(session)).state).toBe("running");

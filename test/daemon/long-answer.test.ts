@@ -54,21 +54,27 @@ async function decodeAll(body: ReadableStream<Uint8Array>): Promise<StreamEvent[
 
 const texts = (events: StreamEvent[], type: "text_delta" | "reasoning_delta") => events.flatMap((e) => (e.type === type ? [e.text] : [])).join("");
 
+/** Counts the hub journal's appends (its transactions) from now on. */
+function countAppends(hub: Harness["running"]["daemon"]["hub"]): { (): number } {
+  let n = 0;
+  const append = hub.journal.append.bind(hub.journal);
+  hub.journal.append = (bodies, at) => (n++, append(bodies, at));
+  return () => n;
+}
+
 test("deltas published one microtask apart within one event-loop turn are one record in one transaction", async () => {
   h = await startHarness();
   const hub = h.running.daemon.hub;
-  let appends = 0;
-  const append = hub.journal.append.bind(hub.journal);
-  hub.journal.append = (bodies, at) => (appends++, append(bodies, at));
+  const appends = countAppends(hub);
   const before = hub.lastSeq;
   // As the engine does: each delta after an await (an async generator's yield).
   for (let i = 0; i < 5_000; i++) {
     hub.publish({ type: "part_delta", message_id: "msg_1", part_id: "prt_1", delta: `${i} ` });
     await Promise.resolve();
   }
-  expect(appends).toBe(0);
+  expect(appends()).toBe(0);
   while (hub.queued > 0) await Bun.sleep(1);
-  expect(appends).toBe(1);
+  expect(appends()).toBe(1);
   expect(hub.lastSeq - before).toBe(1);
   const record = hub.journal.read(before, 10)[0]!;
   expect(JSON.parse(record.body).delta).toBe(Array.from({ length: 5_000 }, (_, i) => `${i} `).join(""));
@@ -77,9 +83,7 @@ test("deltas published one microtask apart within one event-loop turn are one re
 test("deltas published in many event-loop turns are committed at most once per interval; any other record in its own turn", async () => {
   h = await startHarness();
   const hub = h.running.daemon.hub;
-  let appends = 0;
-  const append = hub.journal.append.bind(hub.journal);
-  hub.journal.append = (bodies, at) => (appends++, append(bodies, at));
+  const appends = countAppends(hub);
   const before = hub.lastSeq;
   const started = performance.now();
   for (let i = 0; i < 300; i++) {
@@ -88,7 +92,7 @@ test("deltas published in many event-loop turns are committed at most once per i
   }
   const elapsed = performance.now() - started;
   // One commit per loop turn would be 300.
-  expect(appends).toBeLessThanOrEqual(Math.ceil(elapsed / DELTA_COMMIT_INTERVAL_MS) + 1);
+  expect(appends()).toBeLessThanOrEqual(Math.ceil(elapsed / DELTA_COMMIT_INTERVAL_MS) + 1);
   // A record that is not a delta does not wait for the interval, and takes the queued delta with it.
   hub.publish({ type: "part_delta", message_id: "msg_1", part_id: "prt_1", delta: "end" });
   hub.publish({ type: "notice", level: "info", message: "done" } as RecordBody);

@@ -29,16 +29,21 @@ function project(answer: string) {
 /** The row the form's cursor is on. */
 const cursorOn = (title: string) => new RegExp(`❯ ${title}`);
 
+/** A view on a new session of a trusted project whose model answers `answer` after the tool; its form is open. */
+async function formOpen(answer: string) {
+  const p = project(answer);
+  const t = terminals.start(p, ["new"]);
+  await t.waitFor("Type a message", "the conversation view");
+  terminals.sessionOf(t, p);
+  await t.waitFor("tool server book: connected", "the tool server to connect");
+  await send(t, "book a table");
+  await t.waitFor("Tool server book asks: Who is the table for?", "the form");
+  return t;
+}
+
 describe("a tool server's form (compiled binary, real terminal)", () => {
   test("the form shows the server's fields; the values typed and submitted reach the server, whose result is shown", async () => {
-    const p = project("The table is booked.");
-    const t = terminals.start(p, ["new"]);
-    await t.waitFor("Type a message", "the conversation view");
-    terminals.sessionOf(t, p);
-    await t.waitFor("tool server book: connected", "the tool server to connect");
-
-    await send(t, "book a table");
-    await t.waitFor("Tool server book asks: Who is the table for?", "the form");
+    const t = await formOpen("The table is booked.");
     const form = t.screen();
     expect(form).toContain("Name *:");
     expect(form).toContain("The name the table is booked under");
@@ -69,14 +74,7 @@ describe("a tool server's form (compiled binary, real terminal)", () => {
   }, 120_000);
 
   test("Decline on the form is what the server receives", async () => {
-    const p = project("Not booked then.");
-    const t = terminals.start(p, ["new"]);
-    await t.waitFor("Type a message", "the conversation view");
-    terminals.sessionOf(t, p);
-    await t.waitFor("tool server book: connected", "the tool server to connect");
-
-    await send(t, "book a table");
-    await t.waitFor("Tool server book asks: Who is the table for?", "the form");
+    const t = await formOpen("Not booked then.");
     // Three rows down from the name is Submit; Right moves to Decline.
     t.write("\x1b[B");
     await t.waitFor(cursorOn("Guests"), "the cursor on Guests");

@@ -1,6 +1,8 @@
 // The npm packages of a release, as esbuild and biome ship theirs: a main package (npm/agent: a small
-// Node launcher) whose optional dependencies are one package per platform holding that platform's binary
-// (<main>-<key>, with os/cpu/libc fields so npm installs only the one that fits).
+// Node launcher, bin/agent.js, and a postinstall script, install.js, that replaces the launcher with the
+// binary on Linux and macOS under npm) whose optional dependencies are one package per platform holding
+// that platform's binary (<main>-<key>, with os/cpu/libc fields so npm installs only the one that fits).
+// The main package is npm/agent as it is, with the version and the optional dependencies filled in.
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ReleaseTarget } from "./release-targets.ts";

@@ -135,12 +135,12 @@ describe.skipIf(!host)("bun run release", () => {
 });
 
 describe.skipIf(!host)("npm install -g from the release's tarballs", () => {
-  /** A PATH with node and npm and nothing else: no bun, no agent. */
+  /** A PATH with node, npm and sh (npm runs the package's postinstall with sh -c) and nothing else: no bun, no agent. */
   function nodeOnlyPath(): string {
     const bin = join(work, "node-only-bin");
     if (!existsSync(bin)) {
       mkdirSync(bin);
-      for (const tool of ["node", "npm"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
+      for (const tool of ["node", "npm", "sh"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
     }
     return bin;
   }

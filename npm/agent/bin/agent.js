@@ -1,55 +1,17 @@
 #!/usr/bin/env node
-// The npm launcher of agent: finds the binary in the optional dependency for this platform
-// (<this package>-<platform>-<arch>[-musl]) and runs it with the same arguments, standard streams and
-// exit status. scripts/release.ts fills in the version and the optional dependencies.
+// The npm launcher of agent: runs the binary of the optional dependency for this platform with the same
+// arguments, standard streams and exit status. On Linux and macOS the postinstall script (install.js)
+// replaces this file with the binary itself, so npm's `agent` runs it without starting Node; this
+// launcher stays where that is not done: Windows, `npm install --ignore-scripts`, pnpm and yarn, or a
+// binary that failed the postinstall's check. scripts/release.ts fills in the version and the optional
+// dependencies of package.json.
 "use strict";
 const { spawn } = require("node:child_process");
-const { existsSync } = require("node:fs");
-const { dirname, join } = require("node:path");
-const pkg = require("../package.json");
-
-function isMusl() {
-  if (process.platform !== "linux") return false;
-  try {
-    // Node reports the glibc it runs on; on musl there is none.
-    process.report.excludeNetwork = true;
-    return !process.report.getReport().header.glibcVersionRuntime;
-  } catch {
-    return existsSync("/lib/ld-musl-x86_64.so.1") || existsSync("/lib/ld-musl-aarch64.so.1");
-  }
-}
-
-function candidates() {
-  const key = `${process.platform}-${process.arch}`;
-  return process.platform === "linux" ? [key, `${key}-musl`] : [key];
-}
-
-function binaryOf(key) {
-  try {
-    const binary = join(dirname(require.resolve(`${pkg.name}-${key}/package.json`)), "bin", process.platform === "win32" ? "agent.exe" : "agent");
-    return existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
-}
-
-function findBinary() {
-  const found = candidates().map(binaryOf);
-  // npm honours the libc field and installs one Linux variant; an npm that ignores it installs both,
-  // and only then is the C library asked (the report costs a few milliseconds).
-  if (found[0] && found[1]) return isMusl() ? found[1] : found[0];
-  return found[0] || found[1] || null;
-}
+const { findBinary, missingMessage } = require("../lib/find-binary.js");
 
 const binary = findBinary();
 if (!binary) {
-  const supported = Object.keys(pkg.optionalDependencies || {}).map((n) => n.slice(pkg.name.length + 1));
-  const wanted = `${process.platform}-${process.arch}${isMusl() ? "-musl" : ""}`;
-  process.stderr.write(
-    supported.includes(wanted)
-      ? `agent: the binary for ${wanted} is missing: its package ${pkg.name}-${wanted} was not installed (optional dependencies skipped?). Reinstall with: npm install -g ${pkg.name}\n`
-      : `agent: there is no agent build for ${wanted}; builds exist for ${supported.join(", ")}\n`,
-  );
+  process.stderr.write(missingMessage());
   process.exit(1);
 }
 

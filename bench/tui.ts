@@ -164,7 +164,9 @@ while ((await client.summary()).busy) await Bun.sleep(100);
 
 let t0 = Bun.nanoseconds();
 const t = new TermSession([AGENT, "continue", id], { cwd: p.root, env: p.env, cols: 120, rows: 40 });
-await t.waitFor((s) => /ready\s/.test(s.screen()), "the history to load", 120_000);
+// Live, with the history's last line drawn (the view may draw its frame a moment before the history above it).
+const lastLine = new RegExp(`item \\d+\\.${LINES_PER_FILL - 1} `);
+await t.waitFor((s) => /ready\s/.test(s.screen()) && lastLine.test(s.screen()), "the history to load", 120_000);
 const attachMs = (Bun.nanoseconds() - t0) / 1e6;
 const pid = t.proc.pid;
 // Let the attach settle (the collector frees the replayed history) before measuring anything.

@@ -1,10 +1,12 @@
-// The conversation view: finished blocks printed once above (Ink's <Static>), then the live tail, the
+// The conversation view: finished blocks printed once above (Ink's <Static>; the history on attach and a
+// reflow's reprint written as rows in one piece, print-blocks.tsx), then the live tail, the
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
-import { Box, Static, Text, useInput, useWindowSize } from "ink";
-import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import { Box, Static, Text, useInput, useStdout, useWindowSize } from "ink";
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
+import { printBlocks, PrintedBlock } from "./print-blocks.tsx";
 import { CompletionMenu } from "./components/completion-menu.tsx";
 import { applyCompletion, completions, completionToken } from "./completion.ts";
 import { PromptEditor } from "./components/prompt-editor.tsx";
@@ -38,11 +40,18 @@ export interface AppProps {
   reload?: () => Promise<void>;
   /** Where `/image` resolves a relative path (the directory the view was started in). */
   cwd?: string;
+  /**
+   * The history printed on attach and a reflow's reprint are written as rows through Ink's stdout write
+   * (print-blocks.tsx) rather than drawn by <Static>: the same screen without Ink's per-cell output of
+   * every printed line. Off for renderers that keep only <Static>'s output (ink-testing-library's frames).
+   */
+  writeHistory?: boolean;
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles, reload, cwd = process.cwd() }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles, reload, cwd = process.cwd(), writeHistory = false }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
-  const colors = useTheme().colors;
+  const theme = useTheme();
+  const colors = theme.colors;
   const s = store.state;
   const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
   const [details, setDetails] = useState(false);
@@ -59,6 +68,20 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [, setInterrupted] = useState<string | null>(null);
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
   const size = useWindowSize();
+  const { write } = useStdout();
+  // Printed blocks are drawn by the store's rowsOf when they are printed (outside React's commit: Ink's
+  // renderToString cannot run inside one), with what the view shows now.
+  const printing = useRef({ columns: size.columns, theme, details });
+  printing.current = { columns: size.columns, theme, details };
+  store.rowsOf = writeHistory ? (blocks) => printBlocks(blocks, printing.current) : null;
+  // <Static> draws its new items, and a new <Static> makes Ink draw the frame at once, while the tree
+  // commits, before layout effects run: rows written here come after them and above the new frame.
+  const staticLength = store.staticItems.length;
+  useLayoutEffect(() => {
+    store.staticDrawn = staticLength;
+    const rows = store.takeWrite();
+    if (rows) write(rows);
+  });
   const liveLines = Math.max(4, size.rows - 12);
   const live = store.health.state === "connected" && !store.catchingUp;
   const question = s.pending[0];
@@ -228,12 +251,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   return (
     <>
       {/* Static output is laid out outside the screen's box: a width keeps rows of a mark and wrapped text inside the terminal. */}
-      <Static key={store.reflows} items={store.printed}>
-        {(b) => (
-          <Box key={b.id} width={size.columns} flexDirection="column">
-            <BlockView block={b} details={details} columns={size.columns} />
-          </Box>
-        )}
+      <Static key={store.printEpoch} items={store.staticItems}>
+        {(b) => <PrintedBlock key={b.id} block={b} details={details} columns={size.columns} />}
       </Static>
       <Box flexDirection="column">
         {/* While the history replays nothing is drawn: the print-once pass at its end draws it. */}

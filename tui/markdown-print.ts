@@ -6,11 +6,12 @@
 import chalk, { foregroundColorNames } from "chalk";
 import wrapAnsi from "wrap-ansi";
 import { unindentContinuation } from "./components/wrapped.tsx";
+import { highlight, tokenColor } from "./highlight.ts";
 import { parseInline, parseMarkdown, type MdBlock } from "./markdown-parse.ts";
 import type { Palette } from "./theme/theme.ts";
 
 /** Ink's colorize (ink/build/colorize.js) for the forms a palette uses: names, hex, ansi256, rgb. */
-function colorize(text: string, color: string | undefined): string {
+export function colorize(text: string, color: string | undefined): string {
   if (!color) return text;
   if ((foregroundColorNames as readonly string[]).includes(color)) return chalk[color as (typeof foregroundColorNames)[number]](text);
   if (color.startsWith("#")) return chalk.hex(color)(text);
@@ -35,7 +36,7 @@ function inline(text: string, c: Palette, color?: string): string {
 }
 
 /** Ink's wrapping of a <Text> `width` columns wide; `unindent`: <Wrapped>'s clean-up of each row. */
-function wrapRows(text: string, width: number, unindent: boolean): string[] {
+export function wrapRows(text: string, width: number, unindent: boolean): string[] {
   const rows = (width > 0 ? wrapAnsi(text, width, { trim: false, hard: true }) : text).split("\n");
   return unindent ? rows.map(unindentContinuation) : rows;
 }
@@ -89,4 +90,40 @@ export function printedParts(text: string, width: number, c: Palette): PrintedPa
   }
   if (run.length) parts.push({ rows: run.join("\n") });
   return parts;
+}
+
+/**
+ * A fenced code block as <CodeBlock> draws it `width` columns wide: two columns of padding, the language
+ * dimmed, each line one <Text> in the code color with its tokens' colors inside (highlighted when the
+ * grammars have loaded, as the component is at the moment it is drawn).
+ */
+export function codeRows(lang: string, lines: string[], width: number, c: Palette): string[] {
+  const room = width - 2;
+  const out: string[] = [];
+  const text = (content: string, style: (row: string) => string) => {
+    for (const r of wrapRows(content, room, false)) out.push(`  ${style(r)}`);
+  };
+  if (lang) text(lang, chalk.dim);
+  const tokens = lang ? highlight(lines.join("\n"), lang) : null;
+  const code = (r: string) => colorize(r, c.code_block);
+  if (tokens) for (const line of tokens) text(line.length ? line.map((t) => (t.kind ? colorize(t.text, tokenColor(t.kind, c)) : t.text)).join("") : " ", code);
+  else for (const l of lines) text(l || " ", code);
+  return out;
+}
+
+/**
+ * A finished answer's rows as the printed conversation draws it `width` columns wide (<PrintedMarkdown>),
+ * or null when a part of it is drawn by a component that is not reproduced here (tables) or the whole
+ * answer is left to <Markdown> (see printedParts).
+ */
+export function answerRows(text: string, width: number, c: Palette): string[] | null {
+  const parts = printedParts(text, width, c);
+  if (!parts) return null;
+  const out: string[] = [];
+  for (const p of parts) {
+    if ("rows" in p) out.push(...p.rows.split("\n"));
+    else if (p.block.type === "code") out.push(...codeRows(p.block.lang, p.block.lines, width, c));
+    else return null;
+  }
+  return out;
 }

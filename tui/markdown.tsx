@@ -26,12 +26,13 @@ function InlineText({ text, color }: { text: string; color?: string }): ReactNod
   );
 }
 
-function renderBlock(b: MdBlock, key: number, c: Palette): ReactNode {
+/** `width`: the printed conversation's width (what the terminal's is when it is drawn); tables read the terminal's otherwise. */
+function renderBlock(b: MdBlock, key: number, c: Palette, width?: number): ReactNode {
   switch (b.type) {
     case "code":
       return <CodeBlock key={key} lang={b.lang} lines={b.lines} />;
     case "table":
-      return <TableView key={key} table={b} />;
+      return width ? <TableView key={key} table={b} width={width} /> : <LiveTableView key={key} table={b} />;
     case "heading":
       return <Text key={key} bold underline={b.level === 1}>{b.text}</Text>;
     case "item":
@@ -102,8 +103,11 @@ function pad(text: string, width: number, align: Align): string {
  * A table with box-drawing borders and aligned columns. Too wide for the terminal, each row is drawn as
  * `header: value` lines instead, so nothing is cut and no border breaks across lines.
  */
-function TableView({ table }: { table: Extract<MdBlock, { type: "table" }> }): ReactNode {
-  const { columns } = useWindowSize();
+function LiveTableView({ table }: { table: Extract<MdBlock, { type: "table" }> }): ReactNode {
+  return <TableView table={table} width={useWindowSize().columns} />;
+}
+
+function TableView({ table, width: columns }: { table: Extract<MdBlock, { type: "table" }>; width: number }): ReactNode {
   const n = table.header.length;
   const rows = table.rows.map((r) => Array.from({ length: n }, (_, i) => cellText(r[i] ?? "")));
   const header = table.header.map(cellText);
@@ -164,5 +168,5 @@ export const PrintedMarkdown = memo(function PrintedMarkdown({ text, width }: { 
   const c = useTheme().colors;
   const parts = printedParts(text, width, c);
   if (!parts) return <Markdown text={text} />;
-  return <Box flexDirection="column">{parts.map((p, i) => ("rows" in p ? <Text key={i}>{p.rows}</Text> : renderBlock(p.block, i, c)))}</Box>;
+  return <Box flexDirection="column">{parts.map((p, i) => ("rows" in p ? <Text key={i}>{p.rows}</Text> : renderBlock(p.block, i, c, width)))}</Box>;
 });

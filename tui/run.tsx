@@ -53,8 +53,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
   // Before Ink takes stdin: asking the terminal for its background reads the reply from stdin.
   const { theme, problem } = await terminalTheme({ stdin: options.stdin ?? process.stdin, stdout: options.stdout ?? process.stdout });
   const store = new ViewStore();
-  store.printed = [{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }];
-  if (problem) store.printed.push({ kind: "notice", id: "header:theme", level: "error", message: problem, done: true });
+  store.print([{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }], false);
+  if (problem) store.print([{ kind: "notice", id: "header:theme", level: "error", message: problem, done: true }], false);
   const facetColors: FacetColorTable = new Map();
   const stop = new AbortController();
   const conn = new Connection(null, store, { recover: options.recover });
@@ -79,6 +79,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
         files={options.files}
         reload={options.restartDaemon ? () => conn.replaceDaemon("restarting the daemon to load the config", options.restartDaemon!) : undefined}
         cwd={options.config?.cwd}
+        writeHistory
       />
     </ThemeProvider>,
     {

@@ -1,7 +1,8 @@
 // Holds the view state outside React and decides what is printed once (Ink's <Static>) and what stays
 // live. Records arrive in frames; the screen is told once per frame. While the history of an attach is
 // replayed nothing is drawn; at the end only about the newest HISTORY_LINES lines are printed, so attaching
-// to a session with a 100k-line history costs one short write. After a resync (daemon restart, reset) blocks
+// to a session with a 100k-line history costs one short write (rows written in one piece, not <Static>'s
+// per-cell output, when the view writes blocks: see print). After a resync (daemon restart, reset) blocks
 // already printed are recognised by id and not printed twice.
 import { contextTokens } from "../src/agent/compaction/estimate.ts";
 import type { SyncRecord } from "../src/protocol/sync-record.ts";
@@ -38,8 +39,24 @@ export interface Health {
 
 export class ViewStore {
   state: ViewState = emptyViewState();
-  /** Everything printed so far, in order; a new array whenever it grows (Ink's <Static> tracks its length). */
+  /** Everything printed so far, in order; a new array whenever it grows. */
   printed: Block[] = [];
+  /**
+   * What Ink's <Static> draws: the blocks printed since the last write in one piece (a new array whenever
+   * it grows; <Static> tracks its length). Its key is `printEpoch`: after a write in one piece it starts over.
+   */
+  staticItems: Block[] = [];
+  printEpoch = 0;
+  /** How many of staticItems <Static> has drawn (the view tells after each commit of its tree). */
+  staticDrawn = 0;
+  /**
+   * The view's rows of blocks (print-blocks.tsx at the current width, theme and details), when it writes
+   * blocks in one piece through Ink's stdout write: then the history printed when a catch-up ends and a
+   * reflow's reprint skip <Static>'s per-cell output. Null (tests' renderers): everything goes through <Static>.
+   */
+  rowsOf: ((blocks: Block[]) => string) | null = null;
+  /** Rows to write at the view's next commit (null: none). Drawn here, outside React's commit. */
+  private toWrite: string | null = null;
   health: Health = { state: "connecting", message: null, attempts: 0 };
   /** True until the records the snapshot announced have all been applied. */
   catchingUp = true;
@@ -179,6 +196,11 @@ export class ViewStore {
     if (first > 0) kept.unshift({ kind: "notice", id: `reflow:${this.localCount++}`, level: "info", message: `${first} earlier items are not shown again after the resize`, done: true });
     this.printed = kept;
     this.reflows++;
+    this.printEpoch++;
+    this.staticDrawn = 0;
+    this.staticItems = [];
+    this.toWrite = null;
+    this.print(kept, true, false);
     this.changed();
   }
 
@@ -193,7 +215,7 @@ export class ViewStore {
     if (!turn.length) return;
     const n = ++this.localCount;
     const copies = turn.map((b) => ({ ...b, id: `${b.id}#details${n}` }) as Block);
-    this.printed = this.printed.concat([{ kind: "notice", id: `details:${n}`, level: "info", message: "details of the last turn:", done: true }, ...copies]);
+    this.print([{ kind: "notice", id: `details:${n}`, level: "info", message: "details of the last turn:", done: true }, ...copies], false);
     this.changed();
   }
 
@@ -217,7 +239,57 @@ export class ViewStore {
       shown.unshift({ kind: "notice", id: `cut:${this.localCount++}`, level: "info", message: `… ${cut.hidden} earlier lines of this answer are not shown`, done: true });
     }
     if (first > 0) shown.unshift({ kind: "notice", id: `hidden:${this.localCount++}`, level: "info", message: `${first} earlier items of this session are not shown`, done: true });
-    if (shown.length) this.printed = this.printed.concat(shown);
+    this.print(shown, true);
+  }
+
+  /**
+   * Prints finished blocks: through <Static>, or (`bulk`, when the view writes blocks in one piece) as rows
+   * written at the view's next commit. Blocks handed to <Static> that it has not drawn yet go into those
+   * rows first, and blocks printed while they wait go after them, so the order stays; <Static> starts over
+   * empty (a new key), which also makes Ink draw the frame at once in that commit, before the rows go above it.
+   */
+  print(blocks: Block[], bulk: boolean, record = true): void {
+    if (!blocks.length) return;
+    if (record) this.printed = this.printed.concat(blocks);
+    if (this.toWrite !== null && this.rowsOf) {
+      const rows = this.rows(blocks);
+      this.toWrite += rows;
+      return;
+    }
+    if (!bulk || !this.rowsOf) {
+      this.staticItems = this.staticItems.concat(blocks);
+      return;
+    }
+    const waiting = this.staticItems.slice(this.staticDrawn);
+    this.staticItems = [];
+    this.staticDrawn = 0;
+    this.printEpoch++;
+    this.toWrite = "";
+    const rows = this.rows(waiting.concat(blocks));
+    this.toWrite = rows + this.toWrite;
+  }
+
+  private building = 0;
+
+  /**
+   * rowsOf, during which nothing is taken for writing: Ink's renderToString flushes React's pending work
+   * on every root, so the view may commit (and look for rows to write) while they are being built.
+   */
+  private rows(blocks: Block[]): string {
+    this.building++;
+    try {
+      return this.rowsOf!(blocks);
+    } finally {
+      this.building--;
+    }
+  }
+
+  /** The rows to write now, above the frame (the view calls it after each commit of its tree). */
+  takeWrite(): string | null {
+    if (this.building) return null;
+    const rows = this.toWrite;
+    this.toWrite = null;
+    return rows;
   }
 
   private waitingForHighlighter = false;
@@ -253,7 +325,7 @@ export class ViewStore {
       this.printedIds.add(b.id);
       fresh.push(b);
     }
-    if (fresh.length) this.printed = this.printed.concat(fresh);
+    this.print(fresh, false);
   }
 
   /**

@@ -4,12 +4,13 @@
 // binary itself; --ignore-scripts, a binary that fails the check, or another package manager leave the
 // Node launcher, which still works. Upgrade, `npm rebuild`, uninstall and a local install are covered.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildNpmPackages } from "../../scripts/release-npm.ts";
 import { hostTarget } from "../../scripts/release-targets.ts";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { nodeOnlyPath } from "../helpers/node-only-path.ts";
 
 const host = hostTarget();
 const unix = host !== null && host.os !== "win32";
@@ -21,18 +22,8 @@ let versionLine = "";
 /** Tarball paths of each variant: main package first, then the platform package. */
 const sets: Record<"good" | "broken" | "wrong" | "next", string[]> = { good: [], broken: [], wrong: [], next: [] };
 
-function nodeOnlyPath(): string {
-  const bin = join(work, "node-only-bin");
-  if (!existsSync(bin)) {
-    mkdirSync(bin);
-    // npm runs the postinstall with sh -c.
-    for (const tool of ["node", "npm", "sh"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
-  }
-  return bin;
-}
-
 const report = join(work, "postinstall-report");
-const npmEnv = () => ({ PATH: nodeOnlyPath(), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache"), AGENT_POSTINSTALL_REPORT: report });
+const npmEnv = () => ({ PATH: nodeOnlyPath(work), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache"), AGENT_POSTINSTALL_REPORT: report });
 
 /** Runs npm; returns its output. Every install must succeed. */
 function npm(args: string[], cwd = work) {

@@ -3,12 +3,13 @@
 // SHA256SUMS on disk, npm tarballs installed into a temporary prefix with only node and npm on PATH,
 // install.sh piped from curl, and `agent update` taking an older release binary to the newer one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostTarget, TARGETS } from "../../scripts/release-targets.ts";
 import { parseManifest } from "../../src/update/manifest.ts";
 import { ROOT } from "../helpers/binary.ts";
+import { nodeOnlyPath } from "../helpers/node-only-path.ts";
 
 const host = hostTarget();
 const OLD = "0.9.0";
@@ -135,18 +136,8 @@ describe.skipIf(!host)("bun run release", () => {
 });
 
 describe.skipIf(!host)("npm install -g from the release's tarballs", () => {
-  /** A PATH with node, npm and sh (npm runs the package's postinstall with sh -c) and nothing else: no bun, no agent. */
-  function nodeOnlyPath(): string {
-    const bin = join(work, "node-only-bin");
-    if (!existsSync(bin)) {
-      mkdirSync(bin);
-      for (const tool of ["node", "npm", "sh"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
-    }
-    return bin;
-  }
-
   function npmInstall(prefix: string, tarballs: string[]) {
-    const env = { PATH: nodeOnlyPath(), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache") };
+    const env = { PATH: nodeOnlyPath(work), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache") };
     const r = Bun.spawnSync(["npm", "install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix", prefix, ...tarballs.map((t) => join(releases, NEW, "npm", t))], { env, stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`npm install failed: ${r.stderr}`);
     return env;

@@ -10,7 +10,7 @@
 //    of one core. Reference: a minimal batched broadcast server with the same subscribers and bytes.
 // 4. An idempotent prompt retry (stored result, nothing runs). Target p50 < 1 ms. Reference: GET /health.
 // Run: bun run bench/daemon.ts [--secs 5]
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFreshCredential } from "../src/daemon/credential.ts";
@@ -18,6 +18,8 @@ import { startDaemon } from "../src/daemon/serve.ts";
 import { initSessionDir } from "../src/daemon/store/index.ts";
 import { FakeEngine } from "../test/daemon/fake-engine.ts";
 import { cpuSeconds } from "./lib/proc-cpu.ts";
+import { rss, rssText } from "./lib/proc-memory.ts";
+import { readyLine } from "./lib/ready-line.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,25 +32,6 @@ const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: join(root, "cfg"), XD
 
 const line = (ok: boolean, text: string) => console.log(`${ok ? "PASS" : "FAIL"} ${text}`);
 
-/** RSS in MB, with its anonymous part (heaps) and its file-backed part (mostly pages of the executable). */
-function rss(pid: number): { total: number; anon: number; file: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
-  return { total: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
-}
-const rssText = (r: { total: number; anon: number; file: number }) => `${r.total.toFixed(1)} MB (anon ${r.anon.toFixed(1)}, file ${r.file.toFixed(1)})`;
-
-async function readyLine(proc: ReturnType<typeof Bun.spawn>): Promise<{ port: number; pid: number }> {
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("process exited before its ready line");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return JSON.parse(text.split("\n")[0]!);
-}
 
 async function child(script: string, args: string[] = []) {
   const proc = Bun.spawn(["bun", script, ...args], { env, stdout: "pipe", stderr: "inherit", stdin: "pipe" });

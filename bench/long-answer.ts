@@ -24,11 +24,13 @@
 //   client that never reads, as a control of its RSS; --answer-only: skip the second part.
 import { Database } from "bun:sqlite";
 import { connect } from "node:net";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFreshCredential } from "../src/daemon/credential.ts";
 import { cpuSeconds } from "./lib/proc-cpu.ts";
+import { statusMb } from "./lib/proc-memory.ts";
+import { readyLine } from "./lib/ready-line.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -118,19 +120,7 @@ async function floorRun(): Promise<{ ms: number; events: number; chars: number }
   return JSON.parse(out);
 }
 
-async function readyLine(proc: ReturnType<typeof Bun.spawn>): Promise<{ port: number; pid: number }> {
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the daemon exited before its ready line");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return JSON.parse(text.split("\n")[0]!);
-}
 
-const kb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? NaN;
@@ -153,7 +143,7 @@ const daemon = Bun.spawn(BINARY ? [DIST, ...argv] : ["bun", ...(PROF ? ["--cpu-p
 const ready = await readyLine(daemon);
 const url = `http://127.0.0.1:${ready.port}`;
 const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-const startRss = kb(ready.pid, "VmRSS") / 1024;
+const startRss = statusMb(ready.pid, "VmRSS");
 
 try {
   const snap = (await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>;
@@ -197,7 +187,7 @@ try {
       const t = performance.now();
       await (await fetch(`${url}/health`, { headers })).arrayBuffer();
       health.push(performance.now() - t);
-      maxRss = Math.max(maxRss, kb(ready.pid, "VmRSS") / 1024);
+      maxRss = Math.max(maxRss, statusMb(ready.pid, "VmRSS"));
       await Bun.sleep(10);
     }
   })();
@@ -219,7 +209,7 @@ try {
   if (!completedAt) throw new Error("the turn did not complete within 10 minutes");
   const elapsed = completedAt - started;
   const cpu = cpuSeconds(ready.pid) - cpuBefore;
-  const peak = kb(ready.pid, "VmHWM") / 1024;
+  const peak = statusMb(ready.pid, "VmHWM");
 
   // What the daemon committed for the turn: its records and its transactions (one revision each).
   const store = new Database(join(sessionDir, "store", "session.sqlite"), { readonly: true });
@@ -275,7 +265,7 @@ async function stalledReader(epoch: string): Promise<void> {
   if (!process.argv.includes("--no-stalled-client")) socket.write(`GET /events?after=${encodeURIComponent(snap.cursor)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
   await Bun.sleep(100);
   socket.pause();
-  const start = kb(ready.pid, "VmRSS") / 1024;
+  const start = statusMb(ready.pid, "VmRSS");
   let maxRss = start;
   const from = Number(snap.seq);
   let journaled = 0;
@@ -287,7 +277,7 @@ async function stalledReader(epoch: string): Promise<void> {
     turns++;
     for (;;) {
       await Bun.sleep(50);
-      maxRss = Math.max(maxRss, kb(ready.pid, "VmRSS") / 1024);
+      maxRss = Math.max(maxRss, statusMb(ready.pid, "VmRSS"));
       const sync = (await (await fetch(`${url}/sync`, { headers })).json()) as Record<string, any>;
       if (!sync.turn?.busy) break;
     }

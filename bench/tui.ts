@@ -28,6 +28,7 @@ import { Connection } from "../tui/connection.ts";
 import { SessionActions } from "../tui/session-actions.ts";
 import { ViewStore } from "../tui/view-store.ts";
 import { cpuSeconds } from "./lib/proc-cpu.ts";
+import { rss, rssText } from "./lib/proc-memory.ts";
 
 // The binary bundles React's production build; the in-process part must measure the same one.
 if (process.env.NODE_ENV !== "production") {
@@ -110,18 +111,6 @@ function stopSession(p: { root: string; env: Record<string, string> }, id: strin
 const model = startModel();
 const modelPort = model.port!;
 
-/** What the resident memory is: the heap and other anonymous memory, and pages of files (the executable). */
-function rssSplit(pid: number): string {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-  return `anonymous ${kb("RssAnon").toFixed(1)} MB, file-backed ${kb("RssFile").toFixed(1)} MB`;
-}
-
-/** Resident memory of a process, in MB (VmRSS of /proc/<pid>/status). */
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 // 1. exec -> first frame
 if (ONLY.has("first")) {
@@ -206,19 +195,18 @@ if (ONLY.has("rss")) {
   const view = new TermSession([AGENT, "continue", demoId], { cwd: d.root, env: d.env, cols: 120, rows: 40 });
   await view.waitFor((s) => /ready\s/.test(s.screen()), "the view to attach", 60_000);
   await Bun.sleep(1000);
-  const attachedRss = rssMb(view.proc.pid);
+  const attachedRss = rss(view.proc.pid).total;
   for (let i = 0; i < DEMO_TURNS; i++) {
     await demo.prompt(`demo turn ${i}`);
     while ((await demo.summary()).busy) await Bun.sleep(20);
   }
   await view.waitFor((s) => s.screen().includes(`demo turn ${DEMO_TURNS - 1}`), "the last demo turn on screen", 60_000);
   await Bun.sleep(1000);
-  const afterRss = rssMb(view.proc.pid);
+  const afterRss = rss(view.proc.pid).total;
   // The view gives memory back once it has been quiet for one of its 2 s intervals after work
   // (src/cli/tui-memory.ts): the figure a user sees in `top` while the view waits for the next prompt.
   await Bun.sleep(5000);
-  const idleRss = rssMb(view.proc.pid);
-  const split = rssSplit(view.proc.pid);
+  const idle = rss(view.proc.pid);
   // What the release costs the user: the first keystroke after it maps back the code it needs.
   const echo = async (typed: string, shown: string) => {
     const t = performance.now();
@@ -234,9 +222,9 @@ if (ONLY.has("rss")) {
   await view.proc.exited;
   await view.close();
   stopSession(d, demoId);
-  console.log(`RSS of the view after ${DEMO_TURNS} demo turns, waiting for the next prompt: ${idleRss.toFixed(1)} MB (${split}); 1 s after the last turn was drawn: ${afterRss.toFixed(1)} MB (reference: ${attachedRss.toFixed(1)} MB once attached, before the turns)`);
+  console.log(`RSS of the view after ${DEMO_TURNS} demo turns, waiting for the next prompt: ${rssText(idle)}; 1 s after the last turn was drawn: ${afterRss.toFixed(1)} MB (reference: ${attachedRss.toFixed(1)} MB once attached, before the turns)`);
   console.log(`the first keystroke after the view gave memory back: ${firstKeyMs.toFixed(1)} ms to the screen (reference: the next keystroke, ${nextKeyMs.toFixed(1)} ms)`);
-  console.log(`${idleRss <= 80 ? "PASS" : "FAIL"} RSS after ${DEMO_TURNS} demo turns <= 80 MB`);
+  console.log(`${idle.total <= 80 ? "PASS" : "FAIL"} RSS after ${DEMO_TURNS} demo turns <= 80 MB`);
 }
 
 // 3. Frame render time, in process: the same history and stream as records.

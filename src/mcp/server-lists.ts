@@ -7,16 +7,24 @@ import { NO_SDK_TIMEOUT } from "./timeouts.ts";
 import { engineToolName, type McpCall, type OutputLimits, toEngineTool } from "./tools.ts";
 import type { McpPromptEntry, McpResourceEntry, McpResourceTemplateEntry } from "./types.ts";
 
-/** Every page of the server's tools; a list-changed notification asks again. */
-export async function listAllTools(client: Client): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
+/** Every item of a paged list: `page` is asked with the cursor of the page before it until none is given. */
+async function allPages<T>(page: (params: { cursor: string } | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+  const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: NO_SDK_TIMEOUT });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
+    const p = await page(cursor ? { cursor } : undefined);
+    out.push(...p.items);
+    cursor = p.nextCursor;
   } while (cursor);
-  return tools;
+  return out;
+}
+
+/** Every page of the server's tools; a list-changed notification asks again. */
+export function listAllTools(client: Client): Promise<McpTool[]> {
+  return allPages(async (params) => {
+    const p = await client.listTools(params, { timeout: NO_SDK_TIMEOUT });
+    return { items: p.tools, nextCursor: p.nextCursor };
+  });
 }
 
 /**
@@ -32,35 +40,25 @@ export function offeredTools(server: string, tools: readonly McpTool[], blocked:
   return { tools: offered.filter((t) => byName.get(engineToolName(server, t.name))!.length === 1).map((t) => toEngineTool(server, t, call, limits)), warnings };
 }
 
-export async function listResources(client: Client, server: string, timeout: number): Promise<McpResourceEntry[]> {
-  const out: McpResourceEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listResources(cursor ? { cursor } : undefined, { timeout });
-    for (const r of page.resources) out.push({ server, uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) });
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
+export function listResources(client: Client, server: string, timeout: number): Promise<McpResourceEntry[]> {
+  return allPages(async (params) => {
+    const p = await client.listResources(params, { timeout });
+    const items = p.resources.map((r) => ({ server, uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) }));
+    return { items, nextCursor: p.nextCursor };
+  });
 }
 
-export async function listResourceTemplates(client: Client, server: string, timeout: number): Promise<McpResourceTemplateEntry[]> {
-  const out: McpResourceTemplateEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout });
-    for (const t of page.resourceTemplates) out.push({ server, uriTemplate: t.uriTemplate, name: t.name, ...(t.description ? { description: t.description } : {}) });
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
+export function listResourceTemplates(client: Client, server: string, timeout: number): Promise<McpResourceTemplateEntry[]> {
+  return allPages(async (params) => {
+    const p = await client.listResourceTemplates(params, { timeout });
+    return { items: p.resourceTemplates.map((t) => ({ server, uriTemplate: t.uriTemplate, name: t.name, ...(t.description ? { description: t.description } : {}) })), nextCursor: p.nextCursor };
+  });
 }
 
-export async function listPrompts(client: Client, server: string, timeout: number): Promise<McpPromptEntry[]> {
-  const out: McpPromptEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listPrompts(cursor ? { cursor } : undefined, { timeout });
-    for (const p of page.prompts) out.push({ server, name: p.name, ...(p.description ? { description: p.description } : {}), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), ...(a.required ? { required: true } : {}) })) });
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
+export function listPrompts(client: Client, server: string, timeout: number): Promise<McpPromptEntry[]> {
+  return allPages(async (params) => {
+    const page = await client.listPrompts(params, { timeout });
+    const items = page.prompts.map((p) => ({ server, name: p.name, ...(p.description ? { description: p.description } : {}), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), ...(a.required ? { required: true } : {}) })) }));
+    return { items, nextCursor: page.nextCursor };
+  });
 }

@@ -1,5 +1,9 @@
-// `defaults.full/mini/nano`: a model name with an optional effort suffix `name(level)`, with the
-// fallbacks nano -> mini -> full.
+// `defaults.full/mini/nano`: a model name with an optional effort suffix `name(level)`. Precedence for
+// each tier: what the config sets; when `full` is unset, the catalog's default models of the first
+// configured catalog provider that has them (what a key alone would choose); then the fallbacks
+// nano -> mini -> full; a `full` still unset takes the first model of class full.
+import { catalogProvider } from "../providers/catalog.ts";
+import { catalogModelKey } from "../providers/model-catalog.ts";
 import { didYouMean } from "../util/did-you-mean.ts";
 import { findModelKey, type ModelClassName, type ModelTable, type ResolvedModel } from "./models.ts";
 import type { ProblemList } from "./problems.ts";
@@ -9,8 +13,11 @@ export interface ModelChoice {
   model: string;
   /** Reasoning effort chosen by the suffix, else the model's default level. */
   effort: string | null;
-  /** Where the choice came from: the tier's own setting, a fallback tier, or the first model of the class. */
-  source: "configured" | `fallback:${ModelClassName}` | "first_of_class";
+  /**
+   * Where the choice came from: the tier's own setting, the catalog's default of the named provider key,
+   * a fallback tier, or the first model of the class.
+   */
+  source: "configured" | `catalog:${string}` | `fallback:${ModelClassName}` | "first_of_class";
 }
 
 export type TierDefaults = Partial<Record<ModelClassName, ModelChoice>>;
@@ -54,6 +61,27 @@ function choose(tier: ModelClassName, ref: string, table: ModelTable, out: Probl
   return { model: name, effort: level, source: "configured" };
 }
 
+/**
+ * The catalog's default models of the first provider in `providers` (in the config's order) whose kind
+ * is a catalog entry with defaults and whose default full model is in the table: the key a catalog
+ * provider was configured under names its models, so the keys are built from it.
+ */
+function catalogChoices(config: AppConfig, table: ModelTable): TierDefaults {
+  for (const [key, provider] of Object.entries(config.providers ?? {})) {
+    if (provider?.kind?.type !== "catalog") continue;
+    const entry = catalogProvider(provider.kind.name);
+    if (!entry?.defaults) continue;
+    const result: TierDefaults = {};
+    for (const tier of ["full", "mini", "nano"] as const) {
+      const id = entry.defaults[tier];
+      const model = id ? table.models.get(catalogModelKey(entry, key, id)) : undefined;
+      if (model?.provider === key) result[tier] = { model: model.key, effort: defaultEffort(model), source: `catalog:${key}` };
+    }
+    if (result.full) return result;
+  }
+  return {};
+}
+
 export function resolveDefaults(config: AppConfig, table: ModelTable, out: ProblemList): TierDefaults {
   const result: TierDefaults = {};
   for (const tier of ["full", "mini", "nano"] as const) {
@@ -63,6 +91,10 @@ export function resolveDefaults(config: AppConfig, table: ModelTable, out: Probl
       if (c) result[tier] = c;
     }
   }
+  if (!config.defaults?.full) {
+    const catalog = catalogChoices(config, table);
+    for (const tier of ["full", "mini", "nano"] as const) if (!config.defaults?.[tier] && catalog[tier]) result[tier] = catalog[tier];
+  }
   if (!result.full) {
     const first = [...table.models.values()].find((m) => m.class === "full");
     if (first && !config.defaults?.full) result.full = { model: first.key, effort: defaultEffort(first), source: "first_of_class" };
@@ -70,7 +102,7 @@ export function resolveDefaults(config: AppConfig, table: ModelTable, out: Probl
   if (!result.mini && !config.defaults?.mini && result.full) result.mini = { ...result.full, source: "fallback:full" };
   if (!result.nano && !config.defaults?.nano) {
     const from = result.mini ?? result.full;
-    if (from) result.nano = { ...from, source: result.mini && !config.defaults?.mini ? "fallback:full" : "fallback:mini" };
+    if (from) result.nano = { ...from, source: result.mini && result.mini.source !== "fallback:full" ? "fallback:mini" : "fallback:full" };
   }
   return result;
 }

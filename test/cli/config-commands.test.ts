@@ -83,7 +83,7 @@ describe("agent config show", () => {
     expect(body.origins["daemon.log_level"]).toBe("project");
     expect(body.models["test-scripted"]).toMatchObject({ provider: "t", context_window: 128000, compaction_threshold: 0.8, max_tool_batch_size: 5 });
     expect(body.models["test-scripted"].derived).toContain("compaction_threshold");
-    expect(body.defaults.full).toEqual({ model: "test-scripted", effort: null, source: "first_of_class" });
+    expect(body.defaults.full).toEqual({ model: "test-scripted", effort: null, source: "catalog:t" });
     const text = await run(c, ["config", "show", "--effective"]);
     expect(text.out).toContain("log_level: debug # project");
     expect(text.out).toContain("max_tool_turns: 4 # global");

@@ -4,6 +4,8 @@ import type { Static } from "@sinclair/typebox";
 import { didYouMean } from "../util/did-you-mean.ts";
 import { catalogNames, catalogProvider, type CatalogProvider } from "../providers/catalog.ts";
 import { catalogModelKey, LEGACY_MODEL_ALIASES, legacyAliasTarget, modelCatalog, type CatalogModel, type ModelCatalog } from "../providers/model-catalog.ts";
+import { allFamilies } from "../providers/families/resolve.ts";
+import type { ModelApiOverride } from "../providers/families/types.ts";
 import type { AppConfig } from "./schema.ts";
 import type { ModelOverride, ModelReasoning } from "./schema/models.ts";
 import { REQUEST_OPTION_MAX_BYTES } from "./schema/models.ts";
@@ -32,6 +34,8 @@ export interface ResolvedModel {
   edit_format: string | null;
   stop_sequences: string[];
   request_option_defaults: Record<string, boolean | string>;
+  /** `models.<key>.api`: overrides of the family description request building reads (providers/families). */
+  api: ModelApiOverride | null;
   origin: "catalog" | "custom" | "inherited";
   /** Fields whose value was computed rather than written (max_output_tokens_per_turn, ...). */
   derived: string[];
@@ -65,6 +69,7 @@ export function findModelKey(table: ModelTable, name: string): string | undefine
 const INHERITED_FIELDS = [
   "provider", "provider_name", "class", "variant", "max_tokens", "reasoning", "supports_vision",
   "tool_loading", "edit_format", "forced_tool_choice_supported", "context_window", "request_option_defaults",
+  "api",
 ] as const;
 
 function defined(o: Override): Partial<Override> {
@@ -226,6 +231,11 @@ function checkModelLimits(m: Partial<Override>, path: (string | number)[], out: 
       allowed: r.levels.join(", ") || "(no levels are listed)",
     });
   }
+  const family = m.api?.family;
+  if (family && !allFamilies().some((f) => f.id === family)) {
+    const ids = allFamilies().map((f) => f.id);
+    out.error([...path, "api", "family"], `unknown model family '${family}'${didYouMean(family, ids, "'")}`, { allowed: ids.join(", ") });
+  }
   for (const [name, value] of Object.entries(m.request_option_defaults ?? {})) {
     if (typeof value === "string") {
       const bytes = Buffer.byteLength(value, "utf8");
@@ -273,6 +283,7 @@ function finish(key: string, m: Partial<Override> & { origin: ResolvedModel["ori
     edit_format: m.edit_format ?? null,
     stop_sequences: m.stop_sequences ?? [],
     request_option_defaults: m.request_option_defaults ?? {},
+    api: m.api ?? null,
     origin: m.origin,
     derived,
   };

@@ -1,5 +1,6 @@
 // The normalized request the engine hands to a provider; each dialect maps it to its wire body.
 import type { AssistantPart } from "./events.ts";
+import type { ModelApiOverride } from "./families/types.ts";
 
 export interface ToolSpec {
   name: string;
@@ -45,8 +46,13 @@ export interface ProviderRequest {
   request_options: Record<string, boolean | string>;
   /** Absent: the provider's default (auto). */
   tool_choice?: ToolChoice | null;
-  /** Responses dialect: cache routing key (the conversation id). */
+  /** Cache routing key (the conversation id): Responses, and the Chat Completions endpoints that document it. */
   prompt_cache_key?: string | null;
+  /**
+   * The model's config key and its `models.<key>.api` override (families/types.ts). Absent: the family
+   * is matched by `model` alone, and errors name the model as sent.
+   */
+  model_config?: { key: string; api?: ModelApiOverride | null } | null;
 }
 
 /** Cache strategy of Messages-dialect providers (spec: cache_control_strategy). */

@@ -28,6 +28,24 @@ export const ModelReasoning = Type.Union(
   { description: "Reasoning capability (discriminator `type`)." },
 );
 
+/**
+ * `models.<name>.api`: what the model's API accepts, when the built-in family (matched by model id,
+ * src/providers/families/) is wrong for it: another family by id, or single rules.
+ */
+export const ModelApi = Type.Object(
+  {
+    family: Type.Optional(Nullable(Type.String({ minLength: 1, description: "A family id (`agent models` docs table): claude-adaptive-only, deepseek-thinking, ..." }))),
+    thinking: Type.Optional(Nullable(Type.Union((["adaptive", "budget", "none"] as const).map((v) => Type.Literal(v)), { description: "Messages thinking form." }))),
+    thinking_display: Type.Optional(Nullable(Type.Union((["summarized", "omitted"] as const).map((v) => Type.Literal(v)), { description: "Adaptive thinking: whether the thinking text is returned." }))),
+    reasoning_replay: Type.Optional(
+      Nullable(Type.Union((["reasoning_content", "none"] as const).map((v) => Type.Literal(v)), { description: "Chat Completions: send reasoning back on messages with tool calls." })),
+    ),
+    cache_control: Type.Optional(Nullable(Type.Union((["breakpoints", "automatic"] as const).map((v) => Type.Literal(v)), { description: "Explicit cache_control marks, or the vendor's own caching." }))),
+    tool_result_images: Type.Optional(Nullable(Type.Union((["native", "user_message", "none"] as const).map((v) => Type.Literal(v)), { description: "How images from tools reach the model." }))),
+  },
+  { description: "Overrides of the model family's API description." },
+);
+
 export const MODEL_VARIANTS = ["family_a", "family_b", "family_c", "other"] as const;
 export const TOOL_LOADING = ["eager", "native_deferred", "no_tools"] as const;
 
@@ -58,5 +76,6 @@ export const ModelOverride = Type.Object({
       description: "Request options applied by default; string values at most 512 bytes UTF-8.",
     }),
   ),
+  api: Type.Optional(Nullable(ModelApi)),
   inherits: Type.Optional(Nullable(Type.String({ description: "Model whose identity, class, window and request defaults this one inherits." }))),
 });

@@ -1,0 +1,39 @@
+// MiniMax M2 and later. On its Messages endpoint (the catalog's): "In multi-turn function call
+// conversations, the complete model response (i.e., the assistant message) must be appended to the
+// conversation history", thinking blocks included. Over Chat Completions the reasoning stays inside the
+// content (<think>…</think>), which goes back as the content. Sources:
+// platform.minimax.io/docs/api-reference/text-anthropic-api, platform.minimax.io/docs/guides/text-m2-function-call.
+import type { FamilyRule, ModelFamily } from "./types.ts";
+
+export const MINIMAX_MESSAGES: ModelFamily = {
+  id: "minimax-messages",
+  vendor: "MiniMax",
+  title: "MiniMax M2 and later on MiniMax's Messages endpoint",
+  sources: ["https://platform.minimax.io/docs/api-reference/text-anthropic-api"],
+  // The model always thinks; the endpoint documents no thinking switch.
+  thinking: { form: "none" },
+  effort: null,
+  replay: { field: "thinking_blocks", on: "all", mandatory: true, whenEmpty: null },
+  toolResultImages: "native",
+  cacheControl: "automatic",
+  maxOutputField: "max_tokens",
+  betas: [],
+  refusedWithReasoning: [],
+};
+
+export const MINIMAX_CHAT: ModelFamily = {
+  ...MINIMAX_MESSAGES,
+  id: "minimax-chat",
+  title: "MiniMax M2 and later over Chat Completions (Together, Fireworks, Hugging Face, OpenRouter)",
+  sources: ["https://platform.minimax.io/docs/guides/text-m2-function-call"],
+  effort: "reasoning_effort",
+  replay: { field: "none", on: "all", mandatory: false, whenEmpty: null },
+  toolResultImages: "user_message",
+};
+
+const minimax = (id: string) => /minimax-m\d/.test(id);
+
+export const MINIMAX_RULES: readonly FamilyRule[] = [
+  { family: MINIMAX_MESSAGES, dialects: ["a_messages"], match: minimax },
+  { family: MINIMAX_CHAT, dialects: ["b_chat_completions"], match: minimax },
+];

@@ -1,7 +1,8 @@
 // Checks one tool call against the rules: deny beats ask beats allow. Shell commands are checked part
-// by part; file tools by path (as written and through symlinks); web_fetch by host; other tools by
-// name. The result also carries the rules that "allow always" would add for the parts no rule decided.
-import { PathPattern, pathForms, type PatternBase, rulePath } from "./paths.ts";
+// by part; file tools by path (as written and through symlinks), a patch-form edit by each file it
+// touches; web_fetch by host; other tools by name. The result also carries the rules that "allow always" would add for the parts no rule decided.
+import { PatchSyntaxError, patchPaths } from "../tools/edit/patch-parse.ts";
+import { isOutside, PathPattern, pathForms, type PatternBase, rulePath } from "./paths.ts";
 import { type Rule, type RuleEffect, type RuleTarget, ruleCoversTool } from "./rules.ts";
 import type { Secrets } from "./secrets.ts";
 import { expandCommands, restrictiveForms, suggestShellRule } from "./shell-forms.ts";
@@ -144,34 +145,69 @@ export class RuleEvaluator {
   }
 
   private file(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+    if (call.tool === "edit" && typeof call.input.patch === "string") return this.patch(call.input.patch, call.cwd, rules, bareAllow, mode);
     const given = typeof call.input.path === "string" && call.input.path !== "" ? call.input.path : DIRECTORY_TOOLS.has(call.tool) ? call.cwd : null;
     if (given === null) return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: `\`${call.tool}\` names no path`, suggestions: [] };
-    const { lexical, real } = pathForms(given, call.cwd, this.base.home);
+    return this.filePath(call.tool, given, call.cwd, rules, bareAllow, mode);
+  }
+
+  /**
+   * One path of a file tool, as written and where it leads through symlinks: a deny or ask rule matching
+   * either form decides; allowing takes an allow rule for each form (a link out of the project is
+   * allowed only where its target is).
+   */
+  private filePath(tool: string, given: string, cwd: string, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+    const { lexical, real } = pathForms(given, cwd, this.base.home);
     const shown = rulePath(lexical, this.base);
-    let allowRule: Rule | undefined;
-    let exactAllow = false;
-    for (const rule of rules) {
-      if (rule.target.kind !== "path") continue;
-      const p = this.pattern(rule);
-      if (rule.effect === "allow") {
-        if (p.matches(lexical) && p.matches(real)) {
-          allowRule ??= rule;
-          exactAllow ||= p.literal;
-        }
-      } else if (p.matches(lexical) || p.matches(real)) {
-        if (rule.effect === "deny") return { effect: "deny", reason: `\`${call.tool}\` on \`${shown}\` is denied by rule ${describeRule(rule)}`, rule: describeRule(rule), suggestions: [] };
-        return { effect: "ask", reason: `rule ${describeRule(rule)} asks before \`${call.tool}\` on \`${shown}\``, rule: describeRule(rule), suggestions: [] };
-      }
+    const realShown = rulePath(real, this.base);
+    const linked = realShown !== shown;
+    const named = linked ? `\`${shown}\` (a symlink to \`${realShown}\`)` : `\`${shown}\``;
+    const pathRules = rules.filter((r) => r.target.kind === "path");
+    const hits = (effect: RuleEffect) => pathRules.find((r) => r.effect === effect && (this.pattern(r).matches(lexical) || this.pattern(r).matches(real)));
+    const denied = hits("deny");
+    if (denied) return { effect: "deny", reason: `\`${tool}\` on ${named} is denied by rule ${describeRule(denied)}`, rule: describeRule(denied), suggestions: [] };
+    const asked = hits("ask");
+    if (asked) return { effect: "ask", reason: `rule ${describeRule(asked)} asks before \`${tool}\` on ${named}`, rule: describeRule(asked), suggestions: [] };
+    const allows = pathRules.filter((r) => r.effect === "allow");
+    const lexicalAllow = allows.find((r) => this.pattern(r).matches(lexical));
+    const realAllow = allows.find((r) => this.pattern(r).matches(real));
+    const literal = (path: string) => allows.some((r) => this.pattern(r).literal && this.pattern(r).matches(path));
+    const exact = (path: string) => (DIRECTORY_TOOLS.has(tool) ? `${tool}(${path === "./" ? "./**" : `${path}/**`})` : `${tool}(${path})`);
+    // A secret file asks even when a wildcard allows it; only rules naming that very file let it through.
+    if (mode === "all" && CONTENT_TOOLS.has(tool) && !(literal(lexical) && literal(real)) && this.secrets.isSecretFile(lexical)) {
+      return { effect: "ask", reason: `${named} is a secret file (permissions.secret_files)`, suggestions: DIRECTORY_TOOLS.has(tool) ? [] : [...new Set([exact(shown), exact(realShown)])] };
     }
-    const exact = `${call.tool}(${shown})`;
-    // A secret file asks even when a wildcard allows it; only a rule naming that very file lets it through.
-    if (mode === "all" && CONTENT_TOOLS.has(call.tool) && !exactAllow && this.secrets.isSecretFile(lexical)) {
-      return { effect: "ask", reason: `\`${shown}\` is a secret file (permissions.secret_files)`, suggestions: DIRECTORY_TOOLS.has(call.tool) ? [] : [exact] };
+    if (lexicalAllow && realAllow) {
+      const by = lexicalAllow === realAllow ? describeRule(lexicalAllow) : `${describeRule(lexicalAllow)}, ${describeRule(realAllow)}`;
+      return { effect: "allow", reason: "", rule: by, suggestions: [] };
     }
-    const allowed = allowRule ?? bareAllow;
-    if (allowed) return { effect: "allow", reason: "", rule: describeRule(allowed), suggestions: [] };
-    const suggestion = DIRECTORY_TOOLS.has(call.tool) ? `${call.tool}(${shown === "./" ? "./**" : `${shown}/**`})` : exact;
-    return { effect: null, reason: `no rule allows \`${call.tool}\` on \`${shown}\``, suggestions: [suggestion] };
+    if (bareAllow) return { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] };
+    if (!linked) return { effect: null, reason: `no rule allows \`${tool}\` on \`${shown}\``, suggestions: [exact(shown)] };
+    const suggestions = [...(lexicalAllow ? [] : [exact(shown)]), ...(realAllow ? [] : [exact(realShown)])];
+    return { effect: null, reason: `no rule allows \`${tool}\` on \`${realShown}\`, where \`${shown}\` leads through a symlink${isOutside(real, this.base) ? " (outside the project)" : ""}`, suggestions };
+  }
+
+  /** A patch-form edit: each file it adds, changes, deletes or moves is checked as an `edit` of that path. */
+  private patch(text: string, cwd: string, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+    let paths: string[];
+    try {
+      paths = patchPaths(text);
+    } catch (error) {
+      if (!(error instanceof PatchSyntaxError)) throw error;
+      // The tool refuses a patch it cannot read and changes nothing.
+      return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: "the patch cannot be read, so the files it changes are not known", suggestions: [] };
+    }
+    const results = paths.map((path) => this.filePath("edit", path, cwd, rules, bareAllow, mode));
+    const of = (effect: RuleEffect | null) => results.filter((r) => r.effect === effect);
+    const suggestions = (list: Evaluation[]) => [...new Set(list.flatMap((r) => r.suggestions))];
+    const denied = of("deny");
+    if (denied.length > 0) return { effect: "deny", reason: `the patch changes ${denied.length === 1 ? "a file" : "files"} no rule lets it change: ${denied.map((r) => r.reason).join("; ")}`, rule: denied[0]!.rule, suggestions: [] };
+    const asked = of("ask");
+    const undecided = of(null);
+    const all = `the patch changes ${paths.length} file${paths.length === 1 ? "" : "s"}`;
+    if (asked.length > 0) return { effect: "ask", reason: `${all}; ${[...asked, ...undecided].map((r) => r.reason).join("; ")}`, rule: asked[0]!.rule, suggestions: suggestions([...asked, ...undecided]) };
+    if (undecided.length > 0) return { effect: null, reason: `${all}; ${undecided.map((r) => r.reason).join("; ")}`, suggestions: suggestions(undecided) };
+    return { effect: "allow", reason: "", rule: [...new Set(results.map((r) => r.rule).filter((r) => r !== undefined))].join(", "), suggestions: [] };
   }
 
   private webFetch(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, permissive: boolean): Evaluation {

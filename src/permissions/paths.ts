@@ -52,12 +52,26 @@ export function pathForms(path: string, cwd: string, home: string): { lexical: s
   return { lexical, real: realPath(lexical) };
 }
 
+/** Whether `absolute` lies outside the project (as given and as its real path). */
+export function isOutside(absolute: string, base: PatternBase): boolean {
+  return projectRelative(absolute, base) === undefined;
+}
+
+/** `absolute` relative to the project root as given or as its real path, with `/`; undefined outside. */
+function projectRelative(absolute: string, base: PatternBase): string | undefined {
+  const given = resolve(base.projectRoot);
+  for (const root of new Set([given, realPath(given)])) {
+    const rel = relative(root, absolute);
+    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return rel.split(sep).join("/");
+  }
+  return undefined;
+}
+
 /** How a path is written in a suggested rule: project-relative with `./`, `~/...` under home, else absolute. */
 export function rulePath(absolute: string, base: PatternBase): string {
-  const root = resolve(base.projectRoot);
-  const rel = relative(root, absolute);
+  const rel = projectRelative(absolute, base);
   if (rel === "") return "./";
-  if (!rel.startsWith("..") && !isAbsolute(rel)) return `./${escapeGlob(rel.split(sep).join("/"))}`;
+  if (rel !== undefined) return `./${escapeGlob(rel)}`;
   const fromHome = relative(base.home, absolute);
   if (base.home !== "/" && fromHome && !fromHome.startsWith("..") && !isAbsolute(fromHome)) return `~/${escapeGlob(fromHome)}`;
   return escapeGlob(absolute);

@@ -1,11 +1,13 @@
 // The project's file list for glob and grep: a walk that honours .gitignore (nested files, negations,
 // directory patterns, .git/info/exclude), prunes generated trees, and is cached on the injected clock.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+// Symlinks: a linked file inside the project is listed (with its real path); a link that leads out of the
+// project is left out and named, so results can say so; linked directories are never walked.
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import ignore, { type Ignore } from "ignore";
 import type { FileCatalogConfig } from "../config/schema/daemon.ts";
-import { isInside } from "./paths.ts";
+import { isInside, realish } from "./paths.ts";
 import type { ToolClock } from "./tool.ts";
 
 export const FILE_CATALOG_DEFAULTS = {
@@ -22,6 +24,10 @@ export interface CatalogSnapshot {
   files: string[];
   /** True when a `.git` directory or file sits at or above the root; budgets do not apply then. */
   sourceControlled: boolean;
+  /** Listed files that are symlinks: their project-relative path -> their real absolute path. */
+  links: Record<string, string>;
+  /** Symlinks (to files or directories) whose target is outside the project: left out of `files`. */
+  outsideLinks: string[];
   /** Set when a budget stopped the walk early. */
   truncated?: { reason: "max_files" | "max_duration_ms"; limit: number };
   builtAt: number;
@@ -124,6 +130,9 @@ export class FileCatalog {
     const repoTop = findRepositoryRoot(this.root);
     const budgeted = repoTop === undefined;
     const files: string[] = [];
+    const links: Record<string, string> = {};
+    const outsideLinks: string[] = [];
+    const realRoot = realish(this.root);
     let truncated: CatalogSnapshot["truncated"];
     const stack: { rel: string; layers: IgnoreLayer[] }[] = [{ rel: "", layers: ancestorLayers(this.root, repoTop) }];
     let sinceClock = 0;
@@ -154,14 +163,24 @@ export class FileCatalog {
         const rel = dirRel === "" ? entry.name : `${dirRel}/${entry.name}`;
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();
+        let real: string | undefined;
         if (entry.isSymbolicLink()) {
-          // Symlinked files are listed; symlinked directories are not walked (no cycles, no escapes).
+          // Linked directories are not walked (no cycles, no escapes); a link out of the project is named.
+          const full = join(dirAbs, entry.name);
+          let targetIsDir = false;
           try {
-            isFile = statSync(join(dirAbs, entry.name)).isFile();
+            real = realpathSync(full);
+            const stat = statSync(real);
+            isFile = stat.isFile();
+            targetIsDir = stat.isDirectory();
           } catch {
             isFile = false;
           }
           isDir = false;
+          if (real !== undefined && !isInside(realRoot, real)) {
+            if ((isFile || targetIsDir) && !isIgnored(layers, rel, targetIsDir)) outsideLinks.push(rel);
+            continue;
+          }
         }
         if (isDir) {
           if (this.config.exclude_generated && isGeneratedDir(entry.name)) continue;
@@ -174,6 +193,7 @@ export class FileCatalog {
             break walking;
           }
           files.push(rel);
+          if (real !== undefined) links[rel] = real;
           if (budgeted && ++sinceClock >= 1000) {
             sinceClock = 0;
             if (this.clock.now() - start > this.config.max_duration_ms) {
@@ -186,7 +206,8 @@ export class FileCatalog {
       for (const rel of subdirs.reverse()) stack.push({ rel, layers });
     }
     files.sort();
-    const snapshot: CatalogSnapshot = { root: this.root, files, sourceControlled: !budgeted, builtAt: this.clock.now() };
+    outsideLinks.sort();
+    const snapshot: CatalogSnapshot = { root: this.root, files, links, outsideLinks, sourceControlled: !budgeted, builtAt: this.clock.now() };
     if (truncated) snapshot.truncated = truncated;
     return snapshot;
   }

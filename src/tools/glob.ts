@@ -1,7 +1,7 @@
 // `glob`: file names from the catalog that match a pattern.
 import { Type } from "@sinclair/typebox";
 import { truncationNote } from "./file-catalog.ts";
-import { globMatcher, inScope, searchScope } from "./search-scope.ts";
+import { globMatcher, inScope, outsideLinksNote, searchScope } from "./search-scope.ts";
 import { defineTool, toolError } from "./tool.ts";
 import description from "./glob.txt" with { type: "text" };
 
@@ -24,11 +24,13 @@ export const globTool = defineTool({
     if (!scope.ok) return toolError(scope.message);
     const snapshot = ctx.fileCatalog.snapshot(signal);
     const match = globMatcher(input.pattern);
-    const found = inScope(snapshot.files, scope).filter((f) => match(f.local)).map((f) => f.path);
+    const found = inScope(snapshot, scope).filter((f) => match(f.local)).map((f) => f.path);
     const lines = found.slice(0, GLOB_MAX_RESULTS);
     if (found.length > GLOB_MAX_RESULTS) {
       lines.push(`[showing the first ${GLOB_MAX_RESULTS} of ${found.length} matches; use a narrower pattern or path]`);
     }
+    const links = outsideLinksNote(snapshot, scope, match);
+    if (links) lines.push(links);
     const note = truncationNote(snapshot);
     if (note) lines.push(note);
     if (found.length === 0) {

@@ -1,10 +1,10 @@
 // `grep`: regular-expression search over the contents of the catalog's files.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { truncationNote } from "./file-catalog.ts";
 import { formatBytes, isBinary } from "./file-content.ts";
-import { globMatcher, inScope, searchScope } from "./search-scope.ts";
+import { globMatcher, inScope, outsideLinksNote, searchScope } from "./search-scope.ts";
 import { defineTool, toolError } from "./tool.ts";
 import description from "./grep.txt" with { type: "text" };
 
@@ -16,11 +16,15 @@ export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 const YIELD_EVERY_MS = 20;
 
-/** The file's bytes, "too-large" past the cap (checked before reading), or undefined when unreadable. */
+/**
+ * The file's bytes, "too-large" past the cap (checked before reading), or undefined when unreadable. The
+ * last component is never followed as a symlink: the catalog may be older than the tree, and a file
+ * replaced by a link since must not be read through it.
+ */
 function readSmallFile(path: string): Uint8Array | "too-large" | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const size = fstatSync(fd).size;
     if (size > GREP_MAX_FILE_BYTES) return "too-large";
     const buffer = Buffer.allocUnsafe(size);
@@ -66,7 +70,7 @@ export const grepTool = defineTool({
     if (!scope.ok) return toolError(scope.message);
     const snapshot = ctx.fileCatalog.snapshot(signal);
     const match = input.glob ? globMatcher(input.glob) : () => true;
-    const files = inScope(snapshot.files, scope).filter((f) => match(f.local));
+    const files = inScope(snapshot, scope).filter((f) => match(f.local));
     const out: string[] = [];
     let bytes = 0;
     let matches = 0;
@@ -82,7 +86,8 @@ export const grepTool = defineTool({
         lastYield = performance.now();
       }
       signal.throwIfAborted();
-      const data = readSmallFile(join(snapshot.root, file.path));
+      // A listed symlink is read at its real path, which the catalog checked is inside the project.
+      const data = readSmallFile(snapshot.links[file.path] ?? join(snapshot.root, file.path));
       if (data === "too-large") {
         skippedLarge++;
         continue;
@@ -112,6 +117,8 @@ export const grepTool = defineTool({
     if (matches === 0) out.push(`No matches for \`${input.pattern}\` in ${files.length} file${files.length === 1 ? "" : "s"}.`);
     if (capped) out.push(capped);
     if (skippedLarge > 0) out.push(`[${skippedLarge} file(s) over ${formatBytes(GREP_MAX_FILE_BYTES)} were not searched]`);
+    const links = outsideLinksNote(snapshot, scope, match);
+    if (links) out.push(links);
     const note = truncationNote(snapshot);
     if (note) out.push(note);
     return { output: out.join("\n"), metadata: { matches, files: files.length } };

@@ -173,3 +173,11 @@ export function parseUnifiedDiff(text: string): FileOp[] {
 export function parsePatch(text: string): FileOp[] {
   return text.trimStart().startsWith("*** Begin Patch") ? parseApplyPatch(text) : parseUnifiedDiff(text);
 }
+
+/**
+ * Every path a patch would touch, as written: each section's file (added, changed or deleted) and a
+ * move's destination. The permission gate checks each; throws PatchSyntaxError as parsePatch does.
+ */
+export function patchPaths(text: string): string[] {
+  return [...new Set(parsePatch(text).flatMap((op) => (op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path])))];
+}

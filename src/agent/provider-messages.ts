@@ -1,12 +1,21 @@
-// The conversation as the provider sees it: images only for vision models, reminders as user text,
-// the context from its compaction summary or /clear on, and the partial content of a broken attempt as
-// the assistant's prefix for the retry.
+// The conversation as the provider sees it: images only for vision models (the newest within a
+// request's image budget), reminders as user text, the context from its compaction summary or /clear on,
+// and the partial content of a broken attempt as the assistant's prefix for the retry.
 import type { AssembledResponse, AssistantPart } from "../providers/events.ts";
-import type { ConversationMessage, UserPart } from "../providers/request.ts";
+import type { ConversationMessage, ImagePart, UserPart } from "../providers/request.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import { contextEntries, summaryMessageText } from "./compaction/context.ts";
 
 export const IMAGE_OMITTED = "[image omitted: the current model does not accept images]";
+/**
+ * Images one request carries, newest first; older ones become a note. Past 20 images Anthropic refuses
+ * any image over 2000 px a side (8000 px below), and its request limit is 32 MB: 20 MiB of base64 leaves
+ * room for the rest of a long conversation.
+ */
+export const MAX_REQUEST_IMAGES = 20;
+export const MAX_REQUEST_IMAGE_BASE64 = 20 * 1024 * 1024;
+const overBudget = (n: number) =>
+  `[${n === 1 ? "image" : `${n} images`} omitted: a request carries only the ${MAX_REQUEST_IMAGES} newest images, at most ${MAX_REQUEST_IMAGE_BASE64 / (1024 * 1024)} MB of them]`;
 
 function userParts(content: UserContentPart[], vision: boolean): UserPart[] {
   return content.map((p) => (p.type === "image" && !vision ? { type: "text", text: IMAGE_OMITTED } : p));
@@ -35,11 +44,46 @@ export function toProviderMessages(conversation: Conversation, supportsVision: b
           call_id: r.call_id,
           output: r.images?.length && !supportsVision ? `${r.output}\n${IMAGE_OMITTED}` : r.output,
           ...(r.status === "completed" ? {} : { is_error: true }),
+          ...(r.images?.length && supportsVision ? { images: r.images.map((i) => ({ type: "image" as const, ...i })) } : {}),
         })),
       });
     }
   }
-  return out;
+  return withinImageBudget(out);
+}
+
+/** Keeps the newest images that fit MAX_REQUEST_IMAGES and MAX_REQUEST_IMAGE_BASE64; older ones become a note. */
+function withinImageBudget(messages: ConversationMessage[]): ConversationMessage[] {
+  let count = 0;
+  let bytes = 0;
+  let full = false;
+  // Once one image does not fit, no older one goes either: the newest ones, in one run.
+  const fits = (image: ImagePart): boolean => {
+    full ||= count >= MAX_REQUEST_IMAGES || bytes + image.data_base64.length > MAX_REQUEST_IMAGE_BASE64;
+    if (full) return false;
+    count++;
+    bytes += image.data_base64.length;
+    return true;
+  };
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "user") {
+      for (let j = m.content.length - 1; j >= 0; j--) {
+        const p = m.content[j]!;
+        if (p.type === "image" && !fits(p)) m.content[j] = { type: "text", text: overBudget(1) };
+      }
+    } else if (m.role === "tool_results") {
+      for (const r of [...m.results].reverse()) {
+        if (!r.images) continue;
+        const kept = r.images.filter(fits);
+        if (kept.length === r.images.length) continue;
+        r.output = [r.output, overBudget(r.images.length - kept.length)].filter((t) => t.length > 0).join("\n");
+        if (kept.length > 0) r.images = kept;
+        else delete r.images;
+      }
+    }
+  }
+  return messages;
 }
 
 /**

@@ -8,7 +8,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { formatBytes } from "../tools/file-content.ts";
-import { toolError, type ImageMediaType, type Tool, type ToolContext, type ToolImage, type ToolResult } from "../tools/tool.ts";
+import { MAX_IMAGE_BASE64, toolError, type ImageMediaType, type Tool, type ToolContext, type ToolImage, type ToolResult } from "../tools/tool.ts";
 
 /** Provider APIs accept tool names of letters, digits, `_` and `-`, at most 64 characters. */
 const MAX_TOOL_NAME = 64;
@@ -17,9 +17,8 @@ const VISION_TYPES = new Set<string>(["image/png", "image/jpeg", "image/gif", "i
 export const DEFAULT_MAX_OUTPUT_BYTES = 30 * 1024;
 /** Of the cap, how much comes from the start of the text; the rest is its end. */
 const HEAD_SHARE = 1 / 3;
-/** Images are counted apart from text: at most this many per result, each at most this large (decoded). */
+/** Images are counted apart from text: at most this many per result, each at most MAX_IMAGE_BASE64. */
 export const MAX_IMAGES = 8;
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** How results are limited: the text cap, and where the whole text of a capped result is kept. */
 export interface OutputLimits {
@@ -99,8 +98,8 @@ export function toToolResult(
           texts.push(`[image (${block.mimeType}) not shown: ${ctx.supportsVision ? "unsupported image type" : "this model cannot see images"}]`);
         } else if (images.length >= MAX_IMAGES) {
           texts.push(`[image (${block.mimeType}) not shown: a result shows at most ${MAX_IMAGES} images]`);
-        } else if (bytes > MAX_IMAGE_BYTES) {
-          texts.push(`[image (${block.mimeType}, ${formatBytes(bytes)}) not shown: over the ${formatBytes(MAX_IMAGE_BYTES)} an image may have]`);
+        } else if (block.data.length > MAX_IMAGE_BASE64) {
+          texts.push(`[image (${block.mimeType}, ${formatBytes(bytes)}) not shown: over the ${formatBytes(MAX_IMAGE_BASE64)} of base64 an image may have]`);
         } else images.push({ mediaType: block.mimeType as ImageMediaType, data: block.data });
         break;
       }

@@ -9,12 +9,16 @@ export interface ToolSpec {
   input_schema: Record<string, unknown>;
 }
 
-export type UserPart = { type: "text"; text: string } | { type: "image"; media_type: string; data_base64: string };
+export type ImagePart = { type: "image"; media_type: string; data_base64: string };
+
+export type UserPart = { type: "text"; text: string } | ImagePart;
 
 export interface ToolResult {
   call_id: string;
   output: string;
   is_error?: boolean;
+  /** Images the tool returned, sent only to a model that can see them (each dialect in its own form). */
+  images?: ImagePart[];
 }
 
 export type ConversationMessage =

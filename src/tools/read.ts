@@ -5,14 +5,13 @@ import { Type } from "@sinclair/typebox";
 import { formatBytes, imageType, isBinary, lineHash, lineSimilarity, splitLines } from "./file-content.ts";
 import { blockedMessage, createBlockChecker } from "./agentblock.ts";
 import { displayPath, resolveToolPath } from "./paths.ts";
-import { defineTool, toolError, type Tool, type ToolResult } from "./tool.ts";
+import { base64Length, defineTool, MAX_IMAGE_BASE64, toolError, type Tool, type ToolResult } from "./tool.ts";
 import description from "./read.txt" with { type: "text" };
 import hashlineDescription from "./read-hashline.txt" with { type: "text" };
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_OUTPUT_BYTES = 50 * 1024;
 export const READ_MAX_LINE_CHARS = 2000;
-export const READ_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 
@@ -98,8 +97,11 @@ export function createReadTool(options: { hashline: boolean }): Tool<typeof Read
               "Do not retry; describe what you need from it to the user, or work from its file name and context.",
           );
         }
-        if (bytes.length > READ_MAX_IMAGE_BYTES) {
-          return toolError(`\`${shown}\` is an image of ${formatBytes(bytes.length)}; the limit is ${formatBytes(READ_MAX_IMAGE_BYTES)}.`);
+        if (base64Length(bytes.length) > MAX_IMAGE_BASE64) {
+          return toolError(
+            `\`${shown}\` is an image of ${formatBytes(bytes.length)} (${formatBytes(base64Length(bytes.length))} as base64), over the ${formatBytes(MAX_IMAGE_BASE64)} ` +
+              "of base64 that providers take for one image. Make a smaller copy with the shell (e.g. `convert in.png -resize 50% small.png`) and read that.",
+          );
         }
         return {
           output: `Image \`${shown}\` (${image}, ${formatBytes(bytes.length)}).`,

@@ -12,6 +12,16 @@ export interface ToolImage {
   data: string;
 }
 
+/**
+ * The largest image a tool result carries, measured as base64 as the vendors measure it: Anthropic refuses
+ * an image over 5 MiB of base64 ("image exceeds 5 MB maximum"), the strictest of them. Images are not
+ * resized: a larger one is described in text instead.
+ */
+export const MAX_IMAGE_BASE64 = 5 * 1024 * 1024;
+
+/** Length of the base64 text of `bytes` bytes. */
+export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
+
 export interface ToolResult {
   /** Text the model reads. On error, it says what went wrong and what to do instead. */
   output: string;

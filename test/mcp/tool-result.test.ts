@@ -2,6 +2,7 @@
 // do not produce on demand.
 import { describe, expect, test } from "bun:test";
 import { engineToolName, toToolResult } from "../../src/mcp/tools.ts";
+import { MAX_IMAGE_BASE64 } from "../../src/tools/tool.ts";
 
 const meta = { server: "s", tool: "t" };
 
@@ -24,6 +25,13 @@ describe("toToolResult", () => {
         "[binary resource <file:///c.bin> (application/octet-stream) not shown]\n[audio (audio/wav) not shown]",
     );
     expect(result.isError).toBeUndefined();
+  });
+
+  test("an image over 5 MiB of base64 (Anthropic's limit) is described, not sent", () => {
+    const fits = "A".repeat(MAX_IMAGE_BASE64);
+    const result = toToolResult({ content: [{ type: "image", data: fits, mimeType: "image/png" }, { type: "image", data: `${fits}AAAA`, mimeType: "image/png" }] }, { supportsVision: true }, meta);
+    expect(result.images).toEqual([{ mediaType: "image/png", data: fits }]);
+    expect(result.output).toBe("[image (image/png, 3.8 MB) not shown: over the 5.0 MB of base64 an image may have]");
   });
 
   test("an image type providers cannot take is described even for vision models", () => {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lineHash } from "../../src/tools/file-content.ts";
 import { createReadTool, readTool, READ_DEFAULT_LIMIT } from "../../src/tools/read.ts";
+import { MAX_IMAGE_BASE64 } from "../../src/tools/tool.ts";
 import { call, makeContext, makeProject } from "./helpers.ts";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
@@ -61,6 +62,27 @@ describe("read", () => {
     expect(r.output).toContain("Expected fields: path, offset?, limit?. Fix the arguments and call `read` again.");
     const none = await call(readTool, {}, makeContext(root));
     expect(none.output).toContain("`path`: Expected required property");
+  });
+
+  test("an image is shown up to 5 MiB of base64 (what Anthropic takes); a larger one is described, not sent", async () => {
+    // 3 MiB * 1.25 of bytes is exactly MAX_IMAGE_BASE64 of base64.
+    const fits = new Uint8Array((MAX_IMAGE_BASE64 / 4) * 3);
+    fits.set(PNG);
+    const over = new Uint8Array(fits.length + 1);
+    over.set(PNG);
+    const root = makeProject({});
+    writeFileSync(join(root, "fits.png"), fits);
+    writeFileSync(join(root, "over.png"), over);
+    const ctx = makeContext(root, { supportsVision: true });
+    const shown = await call(readTool, { path: "fits.png" }, ctx);
+    expect(shown.images![0]!.data.length).toBe(MAX_IMAGE_BASE64);
+    const refused = await call(readTool, { path: "over.png" }, ctx);
+    expect(refused.isError).toBe(true);
+    expect(refused.images).toBeUndefined();
+    expect(refused.output).toBe(
+      "`over.png` is an image of 3.8 MB (5.0 MB as base64), over the 5.0 MB of base64 that providers take for one image. " +
+        "Make a smaller copy with the shell (e.g. `convert in.png -resize 50% small.png`) and read that.",
+    );
   });
 
   test("images go to vision models only", async () => {

@@ -50,7 +50,9 @@ function render(entry: ConversationEntry, level: (typeof LEVELS)[number]): strin
   if (!level.tools) return "";
   return entry.results
     .map((r) => {
-      const head = `[result of ${r.name}: ${r.status}]`;
+      // The summarizer reads text only: an image is named, never sent.
+      const images = r.images?.length ? ` [${r.images.length === 1 ? "an image" : `${r.images.length} images`} not shown]` : "";
+      const head = `[result of ${r.name}: ${r.status}]${images}`;
       return level.outputs ? `${head}\n${cut(r.output, level.output)}` : `${head} [output omitted]`;
     })
     .join("\n");

@@ -5,6 +5,7 @@ import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { CacheControlStrategy, ConversationMessage, ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
+import { messagesToolResult } from "./tool-result-parts.ts";
 
 /** Messages requires max_tokens; used only when the model resolution gave no per-turn limit. */
 export const MESSAGES_FALLBACK_MAX_TOKENS = 8192;
@@ -32,10 +33,7 @@ function convertMessages(messages: ConversationMessage[]): { role: "user" | "ass
         ),
       );
     } else if (m.role === "tool_results") {
-      push(
-        "user",
-        m.results.map((r) => ({ type: "tool_result", tool_use_id: r.call_id, content: r.output, ...(r.is_error ? { is_error: true } : {}) })),
-      );
+      push("user", m.results.map(messagesToolResult));
     } else {
       const blocks: Block[] = [];
       for (const p of m.content) {

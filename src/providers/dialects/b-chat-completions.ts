@@ -6,6 +6,7 @@ import type { ProtocolInfo, ReasoningDeltaField } from "../protocols.ts";
 import type { ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
+import { chatToolMessages } from "./tool-result-parts.ts";
 
 /** Upper bound (exclusive) of a tool call's `index` in one response. */
 export const MAX_TOOL_CALL_INDEX = 1024;
@@ -25,7 +26,7 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
             ),
       });
     } else if (m.role === "tool_results") {
-      for (const r of m.results) messages.push({ role: "tool", tool_call_id: r.call_id, content: r.output });
+      messages.push(...chatToolMessages(m.results));
     } else {
       const text = m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
       const calls = m.content.flatMap((p) =>

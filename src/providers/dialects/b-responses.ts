@@ -6,6 +6,7 @@ import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
+import { responsesToolOutput } from "./tool-result-parts.ts";
 
 export function buildResponsesBody(req: ProviderRequest): Record<string, unknown> {
   const input: Record<string, unknown>[] = [];
@@ -19,7 +20,7 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
         ),
       });
     } else if (m.role === "tool_results") {
-      for (const r of m.results) input.push({ type: "function_call_output", call_id: r.call_id, output: r.output });
+      for (const r of m.results) input.push(responsesToolOutput(r));
     } else {
       for (const p of m.content) {
         if (p.type === "text") {

@@ -2,13 +2,17 @@
 // the next scripted step (a stream of SSE frames, or an HTTP error), can stall or cut a stream after
 // N frames, and captures every request, checking the dialect's invariants (every tool call answered,
 // non-empty ids, thinking/reasoning returned verbatim). A violated invariant is answered with a 400
-// and recorded in `violations`, so a test cannot pass over it.
+// and recorded in `violations`, so a test cannot pass over it. With `vendor`, the fake is also as
+// strict as that vendor (strict/vendors.ts): a request breaking one of its rules gets the vendor's own
+// error body, and the answers use the vendor's stream details (reasoning field, Gemini's signatures).
 import type { Server } from "bun";
 import { messagesFrames } from "./wire-a-messages.ts";
 import { chatFrames } from "./wire-b-chat.ts";
 import { responsesFrames } from "./wire-b-responses.ts";
 import type { TurnSpec } from "./turn-spec.ts";
 import { checkRequestInvariants, type Dialect, type ReplayMemory } from "./request-invariants.ts";
+import { firstBrokenRule, strictProfile } from "./strict/vendors.ts";
+import type { VendorProfile } from "./strict/types.ts";
 
 export type FakeStep =
   | { kind: "turn"; turn: TurnSpec; stallAfter?: number; cutAfter?: number }
@@ -37,19 +41,36 @@ export interface ProviderFake {
 
 const PATHS: Record<Dialect, string> = { a_messages: "/v1/messages", b_chat_completions: "/v1/chat/completions", b_responses: "/v1/responses" };
 
-export function framesFor(dialect: Dialect, turn: TurnSpec): string[] {
+export function framesFor(dialect: Dialect, turn: TurnSpec, profile?: VendorProfile): string[] {
   if (dialect === "a_messages") return messagesFrames(turn);
-  if (dialect === "b_chat_completions") return chatFrames(turn);
+  if (dialect === "b_chat_completions") return chatFrames(vendorTurn(turn, profile), { reasoningField: profile?.reasoningField });
   return responsesFrames(turn);
 }
 
-/** `models`: pages served at the dialect's models endpoint (Messages-style `has_more`/`after_id` paging). */
-export function startProviderFake(
-  dialect: Dialect,
-  script: FakeStep[],
-  options: { tls?: { cert: string; key: string }; models?: Record<string, unknown>[][]; prefix?: string } = {},
-): ProviderFake {
-  // A vendor serving the API under a path prefix (OpenRouter: /api/v1/chat/completions).
+/** Gemini always signs the first function call of a step: a scripted turn without a signature gets one, as the real service would send it. */
+function vendorTurn(turn: TurnSpec, profile?: VendorProfile): TurnSpec {
+  const [first, ...rest] = turn.tool_calls ?? [];
+  if (profile?.vendor !== "google" || !first || first.extra_content) return turn;
+  return { ...turn, tool_calls: [{ ...first, extra_content: { google: { thought_signature: `sig_fake_${first.id}` } } }, ...rest] };
+}
+
+export interface ProviderFakeOptions {
+  tls?: { cert: string; key: string };
+  /** Pages served at the dialect's models endpoint (Messages-style `has_more`/`after_id` paging). */
+  models?: Record<string, unknown>[][];
+  /** A vendor serving the API under a path prefix (OpenRouter: /api/v1/chat/completions). */
+  prefix?: string;
+  /**
+   * A catalog provider name or alias (`anthropic`, `deepseek`, `kimi`, ...) or `openai-chat`: the fake
+   * applies that vendor's request rules and answers a broken one with the vendor's error body. Its
+   * dialect must be the one passed (startStrictFake derives it).
+   */
+  vendor?: string;
+}
+
+export function startProviderFake(dialect: Dialect, script: FakeStep[], options: ProviderFakeOptions = {}): ProviderFake {
+  const profile = options.vendor ? strictProfile(options.vendor) : undefined;
+  if (profile && profile.dialect !== dialect) throw new Error(`vendor '${options.vendor}' speaks ${profile.dialect}, not ${dialect}`);
   const prefix = options.prefix ?? "";
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
@@ -88,9 +109,20 @@ export function startProviderFake(
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
       }
+      if (profile) {
+        const broken = firstBrokenRule(profile, body, headers);
+        if (broken) {
+          violations.push(`${broken.rule.id}: ${broken.message}`);
+          return Response.json(broken.refusal.body, { status: broken.refusal.status });
+        }
+      }
       const problems = checkRequestInvariants(dialect, body, memory);
       if (problems.length > 0) {
         violations.push(...problems);
+        if (profile) {
+          const refusal = profile.refuse({ message: problems.join("; ") });
+          return Response.json(refusal.body, { status: refusal.status });
+        }
         return Response.json({ error: { type: "invalid_request_error", message: problems.join("; ") } }, { status: 400 });
       }
       const step = script[next++];
@@ -99,7 +131,7 @@ export function startProviderFake(
         return Response.json({ error: { type: "invalid_request_error", message: "script exhausted" } }, { status: 400 });
       }
       if (step.kind === "error") return new Response(JSON.stringify(step.body), { status: step.status, headers: { "content-type": "application/json", ...step.headers } });
-      const frames = step.kind === "turn" ? framesFor(dialect, step.turn) : step.frames;
+      const frames = step.kind === "turn" ? framesFor(dialect, step.turn, profile) : step.frames;
       if (step.kind === "turn") remember(dialect, step.turn, memory);
       let sent = 0;
       let stalled = false;

@@ -123,6 +123,7 @@ describe("links out of the project (compiled binary, agent exec)", () => {
     for (const result of results) expect(result).toContain("Permission denied");
     expect(results[0]).toContain("`~/.ssh/id_rsa`, where `./docs/notes.md` leads through a symlink (outside the project)");
     expect(results[2]).toContain("`~/.ssh`, where `./keys` leads through a symlink (outside the project)");
+    expect(r.stdout).toContain("`~/.ssh/id_rsa`, where `./docs/notes.md` leads through a symlink (outside the project)");
   }, 90_000);
 
   test("a link into the repository's own .agentblock tree is blocked for read and grep", async () => {
@@ -152,6 +153,8 @@ describe("patch-form edits are decided per file (compiled binary, agent exec)", 
     const [result] = lastResults(f);
     expect(result).toContain("Permission denied");
     expect(result).toContain("`edit` on `./math.ts` is denied by rule edit(math.ts)");
+    // What exec prints says the same.
+    expect(r.stdout).toContain("`edit` on `./math.ts` is denied by rule edit(math.ts)");
   }, 90_000);
 
   test("allow edit(**) lets a patch through whose files all match; a patch out through a link changes nothing", async () => {

@@ -1,18 +1,22 @@
 // Images that tools return reach the model, in each dialect's own form: `read` of a real PNG and a real
 // MCP server's image result (the reference "everything" server's get-tiny-image), seen in the next request
-// the provider fake receives. A model that cannot see images gets a text note instead; a session resumed
-// from its store sends the image again.
+// the strict provider fake of the dialect's vendor receives (Anthropic's rules; OpenAI's requests checked
+// against its OpenAPI document). A model that cannot see images gets a text note instead; a session
+// resumed from its store sends the image again.
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession, openSession } from "../../src/daemon/store/index.ts";
 import { EVERYTHING_BIN } from "../mcp/helpers.ts";
-import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { startStrictFake } from "../fakes/strict-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
 import { makeProject, startSession } from "./harness.ts";
 
 const KINDS: Record<Dialect, string> = { a_messages: "custom_a_compatible", b_chat_completions: "custom_b_compatible", b_responses: "custom_b_responses" };
 const DIALECTS = Object.keys(KINDS) as Dialect[];
+/** Each dialect's requests are checked as its vendor checks them (OpenAI's against its OpenAPI document). */
+const VENDORS: Record<Dialect, string> = { a_messages: "anthropic", b_chat_completions: "openai-chat", b_responses: "openai" };
 /** A real 1x1 PNG (70 bytes). */
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const SERVER = `mcp_servers:\n  ev: { transport: stdio, command: "${EVERYTHING_BIN}", args: [stdio], pass_env: [PATH] }\n`;
@@ -35,7 +39,8 @@ ${extra}`;
 
 function script(call: { name: string; arguments: Record<string, unknown> }): FakeStep[] {
   return [
-    { kind: "turn", turn: { text: "Looking.", tool_calls: [{ id: "call_1", ...call, arguments: JSON.stringify(call.arguments) }] } },
+    // No text beside the call: the Responses check then reads only the call and its output.
+    { kind: "turn", turn: { tool_calls: [{ id: "call_1", ...call, arguments: JSON.stringify(call.arguments) }] } },
     { kind: "turn", turn: { text: "A tiny picture." } },
   ];
 }
@@ -82,7 +87,7 @@ function textOfResult(dialect: Dialect, body: any, callId: string): string {
 
 describe.each(DIALECTS)("%s", (dialect) => {
   test("read of a PNG with a vision model: the next request carries the image", async () => {
-    const fake = startProviderFake(dialect, script({ name: "read", arguments: { path: "img.png" } }));
+    const fake = startStrictFake(VENDORS[dialect], script({ name: "read", arguments: { path: "img.png" } }));
     fakes.push(fake);
     const p = makeProject(config(dialect, fake, true));
     writeFileSync(join(p.root, "img.png"), Buffer.from(PNG_BASE64, "base64"));
@@ -98,7 +103,7 @@ describe.each(DIALECTS)("%s", (dialect) => {
   });
 
   test("read of a PNG with a model that cannot see images: a text note, no image", async () => {
-    const fake = startProviderFake(dialect, script({ name: "read", arguments: { path: "img.png" } }));
+    const fake = startStrictFake(VENDORS[dialect], script({ name: "read", arguments: { path: "img.png" } }));
     fakes.push(fake);
     const p = makeProject(config(dialect, fake, false));
     writeFileSync(join(p.root, "img.png"), Buffer.from(PNG_BASE64, "base64"));
@@ -113,7 +118,7 @@ describe.each(DIALECTS)("%s", (dialect) => {
   });
 
   test("an MCP tool's image result (a real server) reaches the model as an image", async () => {
-    const fake = startProviderFake(dialect, script({ name: "mcp__ev__get-tiny-image", arguments: {} }));
+    const fake = startStrictFake(VENDORS[dialect], script({ name: "mcp__ev__get-tiny-image", arguments: {} }));
     fakes.push(fake);
     const p = makeProject(config(dialect, fake, true, SERVER));
     const r = await startSession(p);
@@ -133,7 +138,7 @@ describe.each(DIALECTS)("%s", (dialect) => {
 });
 
 test("a session resumed from its store sends the image of an earlier read again", async () => {
-  const fake = startProviderFake("a_messages", [...script({ name: "read", arguments: { path: "img.png" } }), { kind: "turn", turn: { text: "Still a tiny picture." } }]);
+  const fake = startStrictFake("anthropic", [...script({ name: "read", arguments: { path: "img.png" } }), { kind: "turn", turn: { text: "Still a tiny picture." } }]);
   fakes.push(fake);
   const p = makeProject(config("a_messages", fake, true));
   writeFileSync(join(p.root, "img.png"), Buffer.from(PNG_BASE64, "base64"));

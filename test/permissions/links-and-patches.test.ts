@@ -95,6 +95,12 @@ describe("patch-form edits are checked file by file", () => {
     expect((await t.check("edit", { patch: update("other.ts") })).kind).toBe("allow");
   });
 
+  test("bypass_plus, where only deny rules count, denies the patch too", async () => {
+    const t = await linkedProject({ config: "default_permission_matcher: bypass_plus\n", globalRules: "deny:\n  - edit(math.ts)\n" });
+    expect((await t.check("edit", { patch: update("math.ts") })).kind).toBe("deny");
+    expect((await t.check("edit", { patch: update("other.ts") })).kind).toBe("allow");
+  });
+
   test("every path of the patch counts: added, deleted, and a move's source and destination; unified diffs too", async () => {
     const t = await linkedProject({ globalRules: "allow: [edit]\ndeny:\n  - edit(math.ts)\n" });
     const add = "*** Begin Patch\n*** Add File: sub/math.ts\n+x\n*** End Patch\n";

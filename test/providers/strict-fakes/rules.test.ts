@@ -48,10 +48,13 @@ test("every rule cites the page it was written from", () => {
 test("a refused request does not use a scripted step: the valid retry gets the first answer", async () => {
   const fake = startStrictFake("deepseek", [{ kind: "turn", turn: { text: "first answer", chunk: 100 } }]);
   try {
-    const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: "{}" } }] }, { role: "tool", tool_call_id: "call_1", content: "ok" }];
-    expect((await post(fake, { model: "deepseek-v4-pro", stream: true, messages }, {})).status).toBe(400);
-    messages[1] = { ...messages[1]!, reasoning_content: "" } as (typeof messages)[1];
-    const ok = await post(fake, { model: "deepseek-v4-pro", stream: true, messages }, {});
+    const turn = (assistant: Record<string, unknown>) => [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: "{}" } }], ...assistant },
+      { role: "tool", tool_call_id: "call_1", content: "ok" },
+    ];
+    expect((await post(fake, { model: "deepseek-v4-pro", stream: true, messages: turn({}) }, {})).status).toBe(400);
+    const ok = await post(fake, { model: "deepseek-v4-pro", stream: true, messages: turn({ reasoning_content: "" }) }, {});
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('"content":"first answer"');
     expect(fake.violations).toEqual(["deepseek.reasoning-content-replayed: The `reasoning_content` in the thinking mode must be passed back to the API."]);

@@ -1,8 +1,11 @@
 // Issue 32 items 2 and 3 at the gate: a symlink is judged where it leads as well as where it is (a link
 // out of the project is the target's path), and a patch-form edit is judged file by file.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadPermissionGate } from "../../src/permissions/index.ts";
+import { FakeClock } from "../fakes/fake-clock.ts";
 import { gateFor } from "./helpers.ts";
 
 /** A project with `docs/notes.md` linked to `~/.ssh/id_rsa`, and `linked/` to `~/.ssh`. */
@@ -75,6 +78,17 @@ describe("symlinks leading out of the project", () => {
     writeFileSync(join(wide.env.home, ".aws", "credentials"), "AKIA");
     symlinkSync(join(wide.env.home, ".aws", "credentials"), join(wide.env.project, "creds.txt"));
     expect(await wide.check("read", { path: "creds.txt" })).toMatchObject({ kind: "ask", reason: "`./creds.txt` (a symlink to `~/.aws/credentials`) is a secret file (permissions.secret_files)" });
+  });
+
+  test("a project reached through a symlinked path reads its own files freely; links in it still lead out", async () => {
+    const t = await linkedProject();
+    const alias = join(mkdtempSync(join(tmpdir(), "agent-alias-")), "proj");
+    symlinkSync(t.env.project, alias);
+    const gate = await loadPermissionGate({ loaded: t.env.load({ cwd: alias }), projectRoot: alias, globalConfigDir: t.globalDir, clock: new FakeClock(), home: t.env.home });
+    const read = (path: string) => gate.check({ tool: "read", input: { path }, cwd: alias, projectRoot: alias });
+    expect((await read("math.ts")).kind).toBe("allow");
+    expect((await read(join(t.env.project, "math.ts"))).kind).toBe("allow");
+    expect(await read("docs/notes.md")).toMatchObject({ kind: "ask", reason: expect.stringContaining("`~/.ssh/id_rsa`, where `./docs/notes.md` leads through a symlink") });
   });
 
   test("a deny rule wins over an ask rule whatever their order", async () => {

@@ -66,6 +66,18 @@ describe("walkers skip links out of the project, and say so", () => {
     expect((await call(globTool, { pattern: "*", path: "keys" }, makeContext(root))).output).toContain("`keys` leads outside the project through a symlink");
   });
 
+  test("a project opened through a symlinked path is not a link out of itself", async () => {
+    const { root } = attacked();
+    const alias = join(mkdtempSync(join(tmpdir(), "agent-alias-")), "proj");
+    symlinkSync(root, alias);
+    const snap = new FileCatalog({ root: alias, clock: new FakeClock() }).snapshot();
+    expect(snap.files).toEqual(["docs/app-link.ts", "docs/guide.md", "src/app.ts"]);
+    expect(snap.outsideLinks).toEqual(["docs/notes.md", "keys"]);
+    const r = await call(grepTool, { pattern: "guide", path: "docs" }, makeContext(alias));
+    expect(r.output).toContain("docs/guide.md:1: a guide");
+    expect((await call(readTool, { path: "docs/app-link.ts" }, makeContext(alias))).output).toBe("1| const key = 'KEY';");
+  });
+
   test("a file replaced by a link after the catalog was built is not read through it", async () => {
     const { home, root } = attacked();
     const ctx = makeContext(root);

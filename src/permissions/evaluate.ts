@@ -200,11 +200,12 @@ export class RuleEvaluator {
     const results = paths.map((path) => this.filePath("edit", path, cwd, rules, bareAllow, mode));
     const of = (effect: RuleEffect | null) => results.filter((r) => r.effect === effect);
     const suggestions = (list: Evaluation[]) => [...new Set(list.flatMap((r) => r.suggestions))];
+    // Every reason names all the files, so the person (or exec's denial) sees everything the patch touches.
+    const all = `the patch touches ${paths.map((p) => `\`${rulePath(pathForms(p, cwd, this.base.home).lexical, this.base)}\``).join(", ")}`;
     const denied = of("deny");
-    if (denied.length > 0) return { effect: "deny", reason: `the patch changes ${denied.length === 1 ? "a file" : "files"} no rule lets it change: ${denied.map((r) => r.reason).join("; ")}`, rule: denied[0]!.rule, suggestions: [] };
+    if (denied.length > 0) return { effect: "deny", reason: `${all}; ${denied.map((r) => r.reason).join("; ")}`, rule: denied[0]!.rule, suggestions: [] };
     const asked = of("ask");
     const undecided = of(null);
-    const all = `the patch changes ${paths.length} file${paths.length === 1 ? "" : "s"}`;
     if (asked.length > 0) return { effect: "ask", reason: `${all}; ${[...asked, ...undecided].map((r) => r.reason).join("; ")}`, rule: asked[0]!.rule, suggestions: suggestions([...asked, ...undecided]) };
     if (undecided.length > 0) return { effect: null, reason: `${all}; ${undecided.map((r) => r.reason).join("; ")}`, suggestions: suggestions(undecided) };
     return { effect: "allow", reason: "", rule: [...new Set(results.map((r) => r.rule).filter((r) => r !== undefined))].join(", "), suggestions: [] };

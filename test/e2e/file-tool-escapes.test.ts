@@ -152,7 +152,7 @@ describe("patch-form edits are decided per file (compiled binary, agent exec)", 
     expect(readFileSync(join(repo.root, "other.ts"), "utf8")).toBe("export const two = 2;\n");
     const [result] = lastResults(f);
     expect(result).toContain("Permission denied");
-    expect(result).toContain("`edit` on `./math.ts` is denied by rule edit(math.ts)");
+    expect(result).toContain("the patch touches `./other.ts`, `./math.ts`; `edit` on `./math.ts` is denied by rule edit(math.ts)");
     // What exec prints says the same.
     expect(r.stdout).toContain("`edit` on `./math.ts` is denied by rule edit(math.ts)");
   }, 90_000);

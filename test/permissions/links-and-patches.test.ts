@@ -102,7 +102,7 @@ describe("patch-form edits are checked file by file", () => {
     const t = await linkedProject({ globalRules: "allow: [edit]\ndeny:\n  - edit(math.ts)\n" });
     const d = await t.check("edit", { patch: update("math.ts") });
     expect(d.kind).toBe("deny");
-    expect((d as { reason: string }).reason).toContain("`edit` on `./math.ts` is denied by rule edit(math.ts)");
+    expect((d as { reason: string }).reason).toStartWith("the patch touches `./math.ts`; `edit` on `./math.ts` is denied by rule edit(math.ts)");
     // One denied file among allowed ones blocks the whole patch.
     const both = `*** Begin Patch\n*** Update File: other.ts\n@@\n-export const two = 2;\n+export const two = 3;\n*** Update File: math.ts\n@@\n-export const one = 1;\n+export const one = 2;\n*** End Patch\n`;
     expect((await t.check("edit", { patch: both })).kind).toBe("deny");
@@ -130,7 +130,7 @@ describe("patch-form edits are checked file by file", () => {
     expect(await t.check("edit", { patch: update("math.ts") })).toMatchObject({ kind: "allow", rule: expect.stringContaining("edit(**)") });
     const narrow = await linkedProject({ globalRules: "allow:\n  - edit(./src/**)\n" });
     const patch = "*** Begin Patch\n*** Add File: src/a.ts\n+a\n*** Add File: b.ts\n+b\n*** End Patch\n";
-    expect(await narrow.check("edit", { patch })).toEqual({ kind: "ask", reason: "the patch changes 2 files; no rule allows `edit` on `./b.ts`", suggestedRule: "edit(./b.ts)" });
+    expect(await narrow.check("edit", { patch })).toEqual({ kind: "ask", reason: "the patch touches `./src/a.ts`, `./b.ts`; no rule allows `edit` on `./b.ts`", suggestedRule: "edit(./b.ts)" });
   });
 
   test("an ask rule on one file asks for the patch and names each file no rule allows", async () => {

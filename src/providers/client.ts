@@ -18,6 +18,9 @@ import { type DialectDecoder, type Emit } from "./dialects/decoder.ts";
 import { MessagesDecoder, buildMessagesBody } from "./dialects/a-messages.ts";
 import { ChatCompletionsDecoder, buildChatBody } from "./dialects/b-chat-completions.ts";
 import { ResponsesDecoder, buildResponsesBody } from "./dialects/b-responses.ts";
+import { ModelApiError, describeModel } from "./families/resolve.ts";
+import type { ModelApi } from "./families/types.ts";
+import { USER_AGENT, checkRefusedOptions, explainRejection, familyHeaders } from "./families/wire.ts";
 
 export interface ProviderCallDeps {
   clock: Clock;
@@ -40,14 +43,31 @@ export function createDecoder(provider: Pick<ResolvedProvider, "dialect" | "info
   }
 }
 
-export function buildRequestBody(provider: Pick<ResolvedProvider, "dialect" | "info" | "cacheStrategy">, request: ProviderRequest): Record<string, unknown> {
+type BodyProvider = Pick<ResolvedProvider, "dialect" | "info" | "cacheStrategy">;
+
+/** The family description the request is built from; a configured cache_control_strategy wins over the family's. */
+export function requestApi(provider: BodyProvider, request: ProviderRequest): ModelApi {
+  let api: ModelApi;
+  try {
+    api = describeModel(provider.dialect, request.model, request.model_config?.api ?? null);
+  } catch (error) {
+    if (error instanceof ModelApiError)
+      throw new ProviderError({ kind: "invalid_request", code: "unknown_model_family", message: `models.${request.model_config?.key ?? request.model}.${error.message}` });
+    throw error;
+  }
+  if (provider.cacheStrategy) api = { ...api, cacheControl: provider.cacheStrategy === "breakpoints" ? "breakpoints" : "automatic" };
+  return api;
+}
+
+export function buildRequestBody(provider: BodyProvider, request: ProviderRequest, api: ModelApi = requestApi(provider, request)): Record<string, unknown> {
+  checkRefusedOptions(api, request);
   switch (provider.dialect) {
     case "a_messages":
-      return buildMessagesBody(request, provider.cacheStrategy);
+      return buildMessagesBody(request, api);
     case "b_chat_completions":
-      return buildChatBody(request, provider.info as ProtocolInfo);
+      return buildChatBody(request, provider.info as ProtocolInfo, api);
     case "b_responses":
-      return buildResponsesBody(request);
+      return buildResponsesBody(request, api);
   }
 }
 
@@ -58,10 +78,24 @@ export async function* streamOnce(
   deps: ProviderCallDeps,
   signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
+  const api = requestApi(provider, request);
+  const body = JSON.stringify(buildRequestBody(provider, request, api));
   const auth = await resolveAuth(provider.settings.auth, provider.authFormat, deps.devices ?? null);
-  const headers = mergeHeaders(provider.headers, { "content-type": "application/json", accept: "text/event-stream" }, auth.headers);
-  const body = JSON.stringify(buildRequestBody(provider, request));
-  const res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);
+  // A configured User-Agent wins (some gateways route by it); content type, betas and auth are ours.
+  const headers = mergeHeaders(
+    { "user-agent": USER_AGENT },
+    provider.headers,
+    { "content-type": "application/json", accept: "text/event-stream" },
+    familyHeaders(api, request, provider.headers),
+    auth.headers,
+  );
+  let res: Response;
+  try {
+    res = await postStream(provider.streamUrl!, headers, body, deps, signal, auth.secrets);
+  } catch (error) {
+    if (error instanceof ProviderError && error.status === 400 && error.kind === "invalid_request") throw explainRejection(error, provider.name, api, request);
+    throw error;
+  }
   yield* decodeResponseStream(res.body!, provider, deps.clock, deps.stream ?? null, signal, request.model);
 }
 

@@ -57,8 +57,12 @@ export interface ProtocolInfo {
   /** Headers the variant always sends; `providers.<name>.headers` and per-request headers win over them. */
   readonly defaultHeaders: Readonly<Record<string, string>>;
   readonly urlStyle: UrlStyle;
-  /** True only for the first-party Messages endpoint: decides the default cache_control_strategy. */
-  readonly firstParty: boolean;
+  /**
+   * Chat Completions: whether the endpoint documents `prompt_cache_key` (OpenAI's Chat Completions
+   * reference, Azure OpenAI's prompt caching guide); others may refuse an unknown field, so it is sent
+   * only where documented.
+   */
+  readonly promptCacheKey: boolean;
   /** Chat-completions variants: field carrying streamed reasoning text. */
   readonly reasoningDeltaField: ReasoningDeltaField;
   /** Chat-completions variants: whether `stream_options.include_usage` is accepted. */
@@ -80,7 +84,7 @@ const messages = (over: Partial<ProtocolInfo> & Pick<ProtocolInfo, "summary">): 
   defaultAuthFormat: "a_x_api_key",
   defaultHeaders: MESSAGES_VERSION_HEADERS,
   urlStyle: "origin",
-  firstParty: false,
+  promptCacheKey: false,
   reasoningDeltaField: null,
   streamUsage: false,
   maxTokensField: "max_tokens",
@@ -93,7 +97,7 @@ const chat = (over: Partial<ProtocolInfo> & Pick<ProtocolInfo, "summary">): Prot
   defaultAuthFormat: "bearer_token",
   defaultHeaders: {},
   urlStyle: "versioned_base",
-  firstParty: false,
+  promptCacheKey: false,
   reasoningDeltaField: null,
   streamUsage: true,
   maxTokensField: "max_completion_tokens",
@@ -106,7 +110,7 @@ const responses = (over: Partial<ProtocolInfo> & Pick<ProtocolInfo, "summary">):
   defaultAuthFormat: "bearer_token",
   defaultHeaders: {},
   urlStyle: "origin_or_v1",
-  firstParty: false,
+  promptCacheKey: false,
   reasoningDeltaField: null,
   streamUsage: false,
   maxTokensField: "max_tokens",
@@ -116,8 +120,7 @@ const responses = (over: Partial<ProtocolInfo> & Pick<ProtocolInfo, "summary">):
 export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = Object.freeze({
   a_messages: messages({
     defaultUrl: "https://api.anthropic.com",
-    firstParty: true,
-    summary: "Messages dialect, first-party endpoint: x-api-key auth, explicit cache breakpoints by default.",
+    summary: "Messages dialect, first-party endpoint: x-api-key auth.",
   }),
   b_responses: responses({
     defaultUrl: "https://api.openai.com/v1",
@@ -125,7 +128,8 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
   }),
   b_chat_completions: chat({
     defaultUrl: "https://api.openai.com/v1",
-    summary: "Chat Completions dialect, first-party endpoint: bearer auth, include_usage, max_completion_tokens.",
+    promptCacheKey: true,
+    summary: "Chat Completions dialect, first-party endpoint: bearer auth, include_usage, max_completion_tokens, prompt_cache_key.",
   }),
   d_chat_completions: chat({
     defaultUrl: "https://api.deepseek.com",
@@ -148,7 +152,8 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
   g_chat_completions: chat({
     defaultUrl: null,
     defaultAuthFormat: "c_api_key",
-    summary: "Cloud-hosted Chat Completions deployment: api-key header auth, url required.",
+    promptCacheKey: true,
+    summary: "Cloud-hosted Chat Completions deployment: api-key header auth, url required, prompt_cache_key.",
   }),
   h_chat_completions: chat({
     defaultUrl: "http://127.0.0.1:8000/v1",
@@ -175,21 +180,21 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
   l_messages: messages({
     defaultUrl: "https://api.minimax.io/anthropic",
     defaultAuthFormat: "bearer_token",
-    summary: "Messages-compatible endpoint under a path prefix: bearer auth, provider-managed caching.",
+    summary: "Messages-compatible endpoint under a path prefix: bearer auth.",
   }),
   m_messages: messages({
     defaultUrl: "https://api.kimi.com/coding",
-    summary: "Messages-compatible endpoint: x-api-key auth, provider-managed caching.",
+    summary: "Messages-compatible endpoint: x-api-key auth.",
   }),
   n_messages: messages({
     defaultUrl: "https://api.z.ai/api/anthropic",
     defaultAuthFormat: "bearer_token",
-    summary: "Messages-compatible endpoint under a path prefix: bearer auth, provider-managed caching.",
+    summary: "Messages-compatible endpoint under a path prefix: bearer auth.",
   }),
   o_messages: messages({
     defaultUrl: null,
     defaultAuthFormat: "c_api_key",
-    summary: "Cloud-hosted Messages deployment: api-key header auth, url required, provider-managed caching.",
+    summary: "Cloud-hosted Messages deployment: api-key header auth, url required.",
   }),
   c_responses: responses({
     defaultUrl: "https://chatgpt.com/backend-api/codex",
@@ -204,7 +209,7 @@ export const PROTOCOL_INFO: Readonly<Record<ProviderProtocol, ProtocolInfo>> = O
     defaultAuthFormat: null,
     defaultHeaders: {},
     urlStyle: "none",
-    firstParty: false,
+    promptCacheKey: false,
     reasoningDeltaField: null,
     streamUsage: false,
     maxTokensField: "max_tokens",

@@ -3,7 +3,7 @@
 import { type AuthFormat, type BaseDialect, type ProtocolInfo, type ProviderProtocol, PROTOCOL_INFO } from "./protocols.ts";
 import type { CatalogProviderDefaults, ProviderSettings } from "./settings.ts";
 import type { CacheControlStrategy } from "./request.ts";
-import { ProviderUrlError, isCloudHostedResponsesBase, providerEndpoint, sameOrigin } from "./urls.ts";
+import { ProviderUrlError, isCloudHostedResponsesBase, providerEndpoint } from "./urls.ts";
 import { validateHeaderNames } from "./auth-headers.ts";
 
 export class ProviderConfigError extends Error {
@@ -25,7 +25,8 @@ export interface ResolvedProvider {
   /** Models listing endpoint (null for `test`). */
   modelsUrl: string | null;
   authFormat: AuthFormat;
-  cacheStrategy: CacheControlStrategy;
+  /** `cache_control_strategy` as configured; null: the model family decides (families/). */
+  cacheStrategy: CacheControlStrategy | null;
   /** Protocol default headers merged with configured headers (per-request headers are added later). */
   headers: Record<string, string>;
   settings: ProviderSettings;
@@ -90,7 +91,7 @@ export function resolveProvider(name: string, settings: ProviderSettings, catalo
   }
   const cloudResponses = info.baseDialect === "b_responses" && isCloudHostedResponsesBase(base);
   const authFormat: AuthFormat = cloudResponses ? "c_api_key" : (info.defaultAuthFormat ?? "bearer_token");
-  const firstPartyEndpoint = info.firstParty && info.defaultUrl !== null && sameOrigin(base, catalog?.url ?? info.defaultUrl);
-  const cacheStrategy: CacheControlStrategy = settings.cache_control_strategy ?? (firstPartyEndpoint ? "breakpoints" : "provider_managed");
+  // Caching follows the model family, not the address: Claude behind a gateway or on Foundry caches too.
+  const cacheStrategy = settings.cache_control_strategy ?? null;
   return { name, protocol, info, dialect: info.baseDialect, base, streamUrl, modelsUrl, authFormat, cacheStrategy, headers, settings };
 }

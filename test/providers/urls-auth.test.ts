@@ -88,12 +88,12 @@ describe("protocol table and provider resolution", () => {
     expect(() => resolveProvider("z", { kind: { type: "catalog", name: "nope" } }, null)).toThrow(/not a provider of the built-in catalog/);
   });
 
-  test("cache_control_strategy: breakpoints only for the first-party Messages endpoint unless set", () => {
+  test("cache_control_strategy: the configured value, else none (the model family decides, not the address)", () => {
     const first = resolveProvider("a", { kind: { type: "catalog", name: "a" } }, { protocol: "a_messages", url: PROTOCOL_INFO.a_messages.defaultUrl });
-    expect(first.cacheStrategy).toBe("breakpoints");
-    expect(resolveProvider("p", { kind: { type: "custom_a_compatible" }, url: "https://proxy.example.com" }).cacheStrategy).toBe("provider_managed");
-    expect(resolveProvider("l", { kind: { type: "catalog", name: "l" } }, { protocol: "l_messages", url: null }).cacheStrategy).toBe("provider_managed");
+    expect(first.cacheStrategy).toBeNull();
+    expect(resolveProvider("p", { kind: { type: "custom_a_compatible" }, url: "https://proxy.example.com" }).cacheStrategy).toBeNull();
     expect(resolveProvider("p", { kind: { type: "custom_a_compatible" }, url: "https://proxy.example.com", cache_control_strategy: "breakpoints" }).cacheStrategy).toBe("breakpoints");
+    expect(resolveProvider("a", { kind: { type: "catalog", name: "a" }, cache_control_strategy: "provider_managed" }, { protocol: "a_messages", url: null }).cacheStrategy).toBe("provider_managed");
   });
 
   test("cloud-hosted Responses base uses the api-key format; variants keep their recommended format", () => {

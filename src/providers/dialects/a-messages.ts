@@ -3,6 +3,8 @@ import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { CacheControlStrategy, ConversationMessage, ProviderRequest } from "../request.ts";
+import { budgetFor, describeModel } from "../families/resolve.ts";
+import type { ModelApi } from "../families/types.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 import { messagesToolResult } from "./tool-result-parts.ts";
@@ -14,7 +16,7 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 type Block = Record<string, unknown>;
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-function convertMessages(messages: ConversationMessage[]): { role: "user" | "assistant"; content: Block[] }[] {
+function convertMessages(messages: ConversationMessage[], api: ModelApi): { role: "user" | "assistant"; content: Block[] }[] {
   const out: { role: "user" | "assistant"; content: Block[] }[] = [];
   const push = (role: "user" | "assistant", blocks: Block[]) => {
     const last = out[out.length - 1];
@@ -41,7 +43,7 @@ function convertMessages(messages: ConversationMessage[]): { role: "user" | "ass
           if (p.text.length > 0) blocks.push({ type: "text", text: p.text });
         } else if (p.type === "tool_call") blocks.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
         // Thinking goes back verbatim (signature included); unsigned reasoning cannot be replayed.
-        else if (p.replay?.dialect === "a_messages") blocks.push({ ...p.replay.block });
+        else if (p.replay?.dialect === "a_messages" && api.replay.field === "thinking_blocks") blocks.push({ ...p.replay.block });
       }
       if (blocks.length > 0) push("assistant", blocks);
     }
@@ -49,11 +51,17 @@ function convertMessages(messages: ConversationMessage[]): { role: "user" | "ass
   return out;
 }
 
-export function buildMessagesBody(req: ProviderRequest, strategy: CacheControlStrategy): Record<string, unknown> {
-  const messages = convertMessages(req.messages);
+/**
+ * The Messages body the family description `api` accepts (families/types.ts); a cache strategy alone
+ * stands for the model's own family with that strategy.
+ */
+export function buildMessagesBody(req: ProviderRequest, described: ModelApi | CacheControlStrategy = describeModel("a_messages", req.model)): Record<string, unknown> {
+  const api =
+    typeof described === "string" ? { ...describeModel("a_messages", req.model), cacheControl: described === "breakpoints" ? ("breakpoints" as const) : ("automatic" as const) } : described;
+  const messages = convertMessages(req.messages, api);
   const tools: Block[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }));
   const system: Block[] | undefined = req.system ? [{ type: "text", text: req.system }] : undefined;
-  if (strategy === "breakpoints") {
+  if (api.cacheControl === "breakpoints") {
     // Prefix order is tools -> system -> messages; at most 4 breakpoints: last tool, system, and a
     // moving breakpoint on the last block of each of the two latest user turns.
     let budget = MAX_CACHE_BREAKPOINTS;
@@ -83,12 +91,14 @@ export function buildMessagesBody(req: ProviderRequest, strategy: CacheControlSt
     body.tool_choice = c.type === "tool" ? { type: "tool", name: c.name } : { type: c.type === "required" ? "any" : c.type };
   }
   if (req.stop_sequences.length > 0) body.stop_sequences = req.stop_sequences;
+  const effort = req.reasoning?.effort ?? null;
   if (req.reasoning?.enabled) {
-    const max = body.max_tokens as number;
-    const budget = req.reasoning.budget_tokens ?? Math.max(1024, Math.min(16000, max - 1024));
-    body.thinking = { type: "enabled", budget_tokens: budget };
+    const t = api.thinking;
+    if (t.form === "adaptive") body.thinking = { type: "adaptive", ...(t.display ? { display: t.display } : {}) };
+    else if (t.form === "budget") body.thinking = { type: "enabled", budget_tokens: budgetFor(effort, body.max_tokens as number, req.reasoning.budget_tokens) };
+    else if (t.form === "flag") body[t.field] = true;
   }
-  if (req.reasoning?.effort) body.output_config = { effort: req.reasoning.effort };
+  if (effort && api.effort === "output_config.effort") body.output_config = { effort };
   Object.assign(body, wireRequestOptions("a_messages", req.request_options));
   return body;
 }

@@ -3,15 +3,58 @@ import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { ProtocolInfo, ReasoningDeltaField } from "../protocols.ts";
-import type { ProviderRequest } from "../request.ts";
+import type { ConversationMessage, ProviderRequest } from "../request.ts";
 import { wireRequestOptions } from "../request-options.ts";
+import { describeModel } from "../families/resolve.ts";
+import type { ModelApi } from "../families/types.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 import { chatToolMessages } from "./tool-result-parts.ts";
 
 /** Upper bound (exclusive) of a tool call's `index` in one response. */
 export const MAX_TOOL_CALL_INDEX = 1024;
 
-export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<string, unknown> {
+const EPHEMERAL = { type: "ephemeral" } as const;
+/** Chat routers pass at most 4 cache_control marks to Anthropic: the system prompt and the 3 latest turns. */
+const CHAT_CACHE_MARKS = 3;
+
+/**
+ * The reasoning an assistant message carries back, under the endpoint's name for it (`reasoning` on
+ * OpenRouter), when the family asks for it on this message; `whenEmpty` stands in for missing reasoning.
+ */
+function replayedReasoning(m: Extract<ConversationMessage, { role: "assistant" }>, api: ModelApi, info: ProtocolInfo): Record<string, string> {
+  const rule = api.replay;
+  if (rule.field !== "reasoning_content") return {};
+  if (rule.on === "tool_calls" && !m.content.some((p) => p.type === "tool_call")) return {};
+  const text = m.content.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("");
+  const value = text.length > 0 ? text : rule.whenEmpty;
+  if (value === null) return {};
+  return { [info.reasoningDeltaField === "reasoning" ? "reasoning" : "reasoning_content"]: value };
+}
+
+/** cache_control on the system prompt and on the last part of the latest user and tool messages. */
+function markCacheBreakpoints(messages: Record<string, unknown>[]): void {
+  const mark = (m: Record<string, unknown>) => {
+    const content = m.content;
+    if (typeof content === "string") {
+      if (content.length > 0) m.content = [{ type: "text", text: content, cache_control: EPHEMERAL }];
+      return content.length > 0;
+    }
+    if (!Array.isArray(content) || content.length === 0) return false;
+    const last = content[content.length - 1] as Record<string, unknown>;
+    if (last.type !== "text") return false;
+    content[content.length - 1] = { ...last, cache_control: EPHEMERAL };
+    return true;
+  };
+  if (messages[0]?.role === "system") mark(messages[0]);
+  let left = CHAT_CACHE_MARKS;
+  for (let i = messages.length - 1; i >= 0 && left > 0; i--) {
+    const m = messages[i]!;
+    if ((m.role === "user" || m.role === "tool") && mark(m)) left--;
+  }
+}
+
+/** The Chat Completions body the family description `api` accepts on this endpoint variant (`info`). */
+export function buildChatBody(req: ProviderRequest, info: ProtocolInfo, api: ModelApi = describeModel("b_chat_completions", req.model)): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   if (req.system) messages.push({ role: "system", content: req.system });
   for (const m of req.messages) {
@@ -40,7 +83,7 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
             }]
           : [],
       );
-      const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null };
+      const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null, ...replayedReasoning(m, api, info) };
       if (calls.length > 0) msg.tool_calls = calls;
       messages.push(msg);
     }
@@ -53,9 +96,12 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo): Record<
     const c = req.tool_choice;
     body.tool_choice = c.type === "tool" ? { type: "function", function: { name: c.name } } : c.type;
   }
-  if (req.max_output_tokens != null) body[info.maxTokensField] = req.max_output_tokens;
+  if (req.max_output_tokens != null) body[api.maxOutputField ?? info.maxTokensField] = req.max_output_tokens;
   if (req.stop_sequences.length > 0) body.stop = req.stop_sequences;
-  if (req.reasoning?.effort) body.reasoning_effort = req.reasoning.effort;
+  if (req.reasoning?.enabled && api.thinking.form === "flag") body[api.thinking.field] = true;
+  if (req.reasoning?.effort && api.effort === "reasoning_effort") body.reasoning_effort = req.reasoning.effort;
+  if (req.prompt_cache_key && info.promptCacheKey) body.prompt_cache_key = req.prompt_cache_key;
+  if (api.cacheControl === "breakpoints") markCacheBreakpoints(messages);
   Object.assign(body, wireRequestOptions("b_chat_completions", req.request_options));
   return body;
 }

@@ -4,11 +4,14 @@ import type { StopReason, Usage } from "../events.ts";
 import { emptyUsage } from "../events.ts";
 import { ProviderError, kindForStreamCode, protocolError } from "../errors.ts";
 import type { ProviderRequest } from "../request.ts";
+import { describeModel } from "../families/resolve.ts";
+import type { ModelApi } from "../families/types.ts";
 import { wireRequestOptions } from "../request-options.ts";
 import { type DialectDecoder, type Emit, parseJson, parseToolArguments, streamIncomplete } from "./decoder.ts";
 import { responsesToolOutput } from "./tool-result-parts.ts";
 
-export function buildResponsesBody(req: ProviderRequest): Record<string, unknown> {
+/** The Responses body the family description `api` accepts. */
+export function buildResponsesBody(req: ProviderRequest, api: ModelApi = describeModel("b_responses", req.model)): Record<string, unknown> {
   const input: Record<string, unknown>[] = [];
   for (const m of req.messages) {
     if (m.role === "user") {
@@ -27,7 +30,7 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
           if (p.text.length > 0) input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: p.text }] });
         } else if (p.type === "tool_call") {
           input.push({ type: "function_call", call_id: p.id, name: p.name, arguments: JSON.stringify(p.arguments) });
-        } else if (p.replay?.dialect === "b_responses") input.push({ ...p.replay.item }); // verbatim, encrypted_content included
+        } else if (p.replay?.dialect === "b_responses" && api.replay.field === "encrypted_items") input.push({ ...p.replay.item }); // verbatim, encrypted_content included
       }
     }
   }
@@ -45,7 +48,7 @@ export function buildResponsesBody(req: ProviderRequest): Record<string, unknown
   }
   if (req.max_output_tokens != null) body.max_output_tokens = req.max_output_tokens;
   if (req.reasoning) {
-    body.reasoning = { ...(req.reasoning.effort ? { effort: req.reasoning.effort } : {}), summary: "auto" };
+    body.reasoning = { ...(req.reasoning.effort && api.effort === "reasoning.effort" ? { effort: req.reasoning.effort } : {}), summary: "auto" };
     // Not stored server-side: ask for the encrypted reasoning so it can be replayed next turn.
     if (!store) body.include = ["reasoning.encrypted_content"];
   }

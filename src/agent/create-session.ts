@@ -195,7 +195,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       systemPromptFor: (f) => buildSystemPrompt({ ...promptParts, facet: f }),
     }, warnings);
   } catch (error) {
-    if (error instanceof ModelChoiceError) throw new SessionSetupError(error.code, error.message);
+    // A model the project chose may be what was left out: the user reads why with the error.
+    if (error instanceof ModelChoiceError) throw new SessionSetupError(error.code, trustNotice ? `${error.message.trimEnd()}\n${trustNotice}` : error.message);
     throw error;
   }
   const { model, provider } = modes.current;

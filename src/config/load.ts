@@ -1,7 +1,7 @@
 // Loads the app config: find the layers, parse, upgrade, substitute, enforce global authority, merge,
 // validate against the schema and the semantic rules, resolve models and derived values. Every problem
 // is collected in one pass; nothing throws for bad input.
-import { lstatSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
@@ -66,6 +66,13 @@ export interface LoadedConfig {
 
 const isEmptyMap = (v: unknown) => !v || (typeof v === "object" && Object.keys(v).length === 0);
 
+/**
+ * A config file bigger than this is refused before it is read: real ones are a few KB, and parsing costs
+ * about 40 times the file's size in memory (a 50 MB YAML file took 1.85 GB), which a cloned repository
+ * could otherwise make every `agent` command in it pay.
+ */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
 /** Map entries that are pruned as a whole when any value inside them is invalid. */
 const KEYED_BLOCKS = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
 
@@ -76,12 +83,25 @@ function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile 
     return undefined;
   }
   let bytes: Uint8Array;
+  let fd: number | undefined;
   try {
-    bytes = readFileSync(path);
+    fd = openSync(path, "r");
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      out.error([], "the config is not a regular file", { file: path });
+      return undefined;
+    }
+    if (stat.size > MAX_CONFIG_FILE_BYTES) {
+      out.error([], `the config file is ${stat.size} bytes, over the limit of ${MAX_CONFIG_FILE_BYTES} bytes (4 MiB); it was not read`, { file: path });
+      return undefined;
+    }
+    bytes = readFileSync(fd);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     out.error([], code === "ENOENT" ? "config file not found" : `cannot read the config file (${code})`, { file: path });
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const decoded = decodeUtf8(bytes);
   if ("badOffset" in decoded) {
@@ -109,10 +129,14 @@ function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer |
   const exact = origins.get(key);
   const pick = (n: LayerName | undefined) => layers.find((l) => l.name === n && l.parsed);
   if (exact) return pick(exact);
-  for (const [path, layer] of origins) if (path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) return pick(layer);
-  for (let n = parts.length - 1; n >= 0; n--) {
-    const found = origins.get(formatPath(parts.slice(0, n)));
-    if (found) return pick(found);
+  // The nearest enclosing key a layer set, or wrote values inside (a missing field of an entry only the
+  // project has is the project's, though the global layer set other entries of the same block).
+  for (let n = parts.length; n >= 0; n--) {
+    const prefix = formatPath(parts.slice(0, n));
+    const own = origins.get(prefix);
+    if (own) return pick(own);
+    if (n === 0) break;
+    for (const [path, layer] of origins) if (path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`)) return pick(layer);
   }
   return layers.find((l) => l.parsed);
 }

@@ -46,6 +46,12 @@ function runCommand(command: string, opts: SubstitutionOptions): string | Error 
   return result;
 }
 
+/** The environment variables a value refers to (`${VAR}`, `${VAR:-command}`); `$$` escapes are not references. */
+export function envReferences(value: string): string[] {
+  if (!value.includes("$")) return [];
+  return [...value.matchAll(TOKEN)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
+}
+
 /** Substitutes one string; reports problems against `path` and returns the new value (or the original on error). */
 export function substituteString(value: string, path: KeyPath, opts: SubstitutionOptions, out: ProblemList): string {
   if (!value.includes("$")) return value;

@@ -170,7 +170,7 @@ test("a real engine's 20,000-delta answer through a daemon: the journal holds th
     `providers:\n  fake: { kind: { type: custom_b_compatible }, url: "${fake.base}", auth: { type: no_auth } }\nmodels:\n  m: { provider: fake, class: full, context_window: 1000000 }\ndefaults: { full: m }\ndaemon: { retry: { max_retries: 0 } }\n`,
   );
   const dir = tempSessionDir();
-  daemon = await startDaemon({ sessionDir: dir, project: project.root, credential: TOKEN, limits: { heartbeatMs: 0 }, engineFactory: configuredEngine(project.env, false).engineFactory });
+  daemon = await startDaemon({ sessionDir: dir, project: project.root, credential: TOKEN, limits: { heartbeatMs: 0 }, engineFactory: configuredEngine(project.env, false, { untrusted: "keep" }).engineFactory }); // the project layer is this test's own provider
   const headers = { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" };
   const snap = await (await fetch(`${daemon.url}/sync`, { headers })).json();
   const running = daemon;

@@ -46,7 +46,8 @@ describe("GET /sync: active facet and model", () => {
     const p = makeProject(CONFIG, { ".agent/facets/review.md": REVIEW });
     const dir = tempSessionDir();
     const start = async () => {
-      const { engineFactory } = configuredEngine(p.env, false);
+      // The project layer is this test's own setup (its provider and models): trusted for the run.
+      const { engineFactory } = configuredEngine(p.env, false, { untrusted: "keep" });
       running = await startDaemon({ sessionDir: dir, project: p.root, credential: TOKEN, engineFactory, limits: { heartbeatMs: 0 } });
     };
     await start();

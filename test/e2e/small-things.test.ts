@@ -55,8 +55,9 @@ describe("a reader that goes away", () => {
 });
 
 describe("a broken config", () => {
+  // The offline provider: a provider of the project's own address would wait for trust (left out, unchecked).
   const BROKEN = `providers:
-  local: { kind: { type: custom_b_compatible }, url: "http://127.0.0.1:9/v1" }
+  local: { kind: { type: catalog, name: test }, url: script.yaml }
 models:
   small: { provider: local, class: full, context_window: lots }
 `;

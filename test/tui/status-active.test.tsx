@@ -43,7 +43,8 @@ async function until(check: () => boolean, what: string, frame: () => string): P
 describe("status line before the first turn", () => {
   test("a new session shows its model and facet as soon as it is ready; /facet changes them", async () => {
     const p = makeProject(CONFIG, { ".agent/facets/review.md": "---\ndescription: Reviews\nmodel: big-model\n---\nYou review.\n" });
-    const { engineFactory } = configuredEngine(p.env, false);
+    // The project layer is this test's own setup (its provider and models): trusted for the run.
+    const { engineFactory } = configuredEngine(p.env, false, { untrusted: "keep" });
     const running = await startDaemon({ sessionDir: tempSessionDir(), project: p.root, credential: TOKEN, engineFactory, limits: { heartbeatMs: 0 } });
     const store = new ViewStore();
     const stop = new AbortController();

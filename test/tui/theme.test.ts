@@ -190,7 +190,8 @@ describe("tui.theme in the config", () => {
     expect(await configuredTheme(l.cwd, l.env)).toBeNull();
     l = layers("tui:\n  theme: light\n", "tui:\n  theme: null\n");
     expect(await configuredTheme(l.cwd, l.env)).toBeNull();
-    l = layers(null, "tui:\n  theme: ${THEME_FROM_ENV}\n");
+    // In the global layer: a project value reading the environment waits for trust (docs/security.md).
+    l = layers("tui:\n  theme: ${THEME_FROM_ENV}\n", null);
     expect(await configuredTheme(l.cwd, l.env)).toBe("light");
     l = layers('{"tui": {"theme": "dark"}}', null, "json");
     expect(await configuredTheme(l.cwd, l.env)).toBe("dark");

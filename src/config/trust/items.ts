@@ -2,11 +2,25 @@
 // script, or sends the user's credentials (or traffic) to an address the project chose. Each item says
 // what a person reviews (`shown`), what the pin covers (`pin`, plus the content of `files`), and which
 // keys are left out of the config while the project is not trusted (`remove`).
-import { existsSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { relative, resolve } from "node:path";
 import type { LayerName } from "../merge.ts";
+import { at, type Doc, isMap } from "./doc.ts";
+import { environmentReferences } from "./env-references.ts";
+import { modelChoice } from "./model-choice.ts";
+import { reachedFiles } from "./reached-files.ts";
 
-export type TrustItemKind = "tool_server" | "init_script" | "provider" | "device_login" | "trust_store" | "web_proxy" | "permission_matcher" | "permission_rules";
+export type TrustItemKind =
+  | "tool_server"
+  | "init_script"
+  | "provider"
+  | "model"
+  | "defaults"
+  | "device_login"
+  | "trust_store"
+  | "web_proxy"
+  | "permission_matcher"
+  | "permission_rules"
+  | "environment";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -16,7 +30,7 @@ export interface TrustItem {
   shown: string;
   /** The trust-relevant values, as written in the project file (before `${VAR}` substitution). */
   pin: unknown;
-  /** Absolute paths of project files whose content is pinned too (scripts, certificates). */
+  /** Absolute paths of project files whose content is pinned too (scripts and what they run, certificates). */
   files: string[];
   /** Keys left out of each layer while the project is not trusted. */
   remove: { layer: LayerName; path: string[] }[];
@@ -34,42 +48,13 @@ export interface TrustInput {
   permissionRules?: { shownAs: string; allow: string[]; answered: string[] };
 }
 
-type Doc = Record<string, unknown>;
-
-function isMap(v: unknown): v is Doc {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-
-function at(doc: unknown, ...path: string[]): unknown {
-  let here = doc;
-  for (const key of path) here = isMap(here) ? here[key] : undefined;
-  return here;
-}
-
 /** A word quoted for a POSIX shell only when it needs it, so the command line reads as it would be typed. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-function insideProject(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
-}
-
-/** Words of a command line that name a file of the project (a script the server runs): its content is pinned too. */
-function projectFilesNamed(root: string, words: string[]): string[] {
-  const files: string[] = [];
-  for (const word of words) {
-    if (word.startsWith("-") || word.includes("\0")) continue;
-    const path = resolve(root, word);
-    if (!insideProject(root, path)) continue;
-    try {
-      if (existsSync(path) && statSync(path).isFile()) files.push(path);
-    } catch {
-      // Unreadable: the command line itself is still pinned.
-    }
-  }
-  return [...new Set(files)];
+function shownFiles(root: string, files: string[]): string {
+  return files.map((f) => relative(root, f)).join(", ");
 }
 
 const TOOL_SERVER_KEYS = ["transport", "command", "args", "env", "pass_env", "url", "headers", "auth", "auth_key_name"];
@@ -102,14 +87,19 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
     const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
     const env = isMap(entry.env) ? entry.env : {};
     const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(String) : null;
-    const extra = [Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "", passEnv ? `passing ${passEnv.length ? passEnv.join(", ") : "no variables"}` : ""].filter(Boolean);
+    const files = reachedFiles(input.projectRoot, [command, ...args], "command");
+    const extra = [
+      Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "",
+      passEnv ? `passing ${passEnv.length ? passEnv.join(", ") : "no variables"}` : "",
+      files.length ? `pinned with ${shownFiles(input.projectRoot, files)}` : "",
+    ].filter(Boolean);
     items.push({
       kind: "tool_server",
       key,
       shown: `tool server '${name}' runs: ${[command, ...args].map(shellWord).join(" ")}${extra.length ? ` (${extra.join("; ")})` : ""}`,
       // It runs in the project directory, which the trust record is keyed by (so not pinned here).
       pin: { transport: "stdio", command, args, env, pass_env: passEnv },
-      files: projectFilesNamed(input.projectRoot, [command, ...args]),
+      files,
       remove,
     });
   }
@@ -124,55 +114,19 @@ function initScript(input: TrustInput, items: TrustItem[]): void {
   const path = fromProject === undefined ? at(input.global, "agent_behavior", "shell", "init_script") : fromProject;
   if (typeof path !== "string" || path === "") return;
   const absolute = resolve(input.projectRoot, path);
+  // What the script sources or runs from the project is pinned with it.
+  const more = reachedFiles(input.projectRoot, [path], "sourced").filter((f) => f !== absolute);
   items.push({
     kind: "init_script",
     key: "agent_behavior.shell.init_script",
-    shown: `shell init script ${path} (sourced by the shell tool before its first command)${fromProject === undefined ? ", named by the global config" : ""}`,
+    shown: `shell init script ${path} (sourced by the shell tool before its first command${more.length ? `; pinned with ${shownFiles(input.projectRoot, more)}` : ""})${fromProject === undefined ? ", named by the global config" : ""}`,
     pin: { path },
-    files: [absolute],
+    files: [absolute, ...more],
     remove: [
       { layer: "project", path: ["agent_behavior", "shell", "init_script"] },
       { layer: "global", path: ["agent_behavior", "shell", "init_script"] },
     ],
   });
-}
-
-/** How a provider the project points elsewhere would authenticate with the user's credentials, if it would. */
-function userCredential(raw: Doc, base: Doc | undefined): string | null {
-  const reasons: string[] = [];
-  const auth = "auth" in raw ? raw.auth : base?.auth;
-  if (isMap(auth) && auth.type !== "no_auth") {
-    const ownKey = "auth" in raw && auth.type === "static_key" && typeof auth.key === "string" && !auth.key.includes("${");
-    if (!ownKey) {
-      if (auth.type === "static_key") reasons.push(typeof at(raw, "auth", "key") === "string" ? `the key ${String(at(raw, "auth", "key"))}` : "the key of your global config");
-      else reasons.push(`your ${String(auth.type)} login profile '${String(auth.profile)}'`);
-    }
-  }
-  const headers = new Set<string>();
-  for (const [k, v] of Object.entries(isMap(raw.headers) ? raw.headers : {})) if (typeof v === "string" && v.includes("${")) headers.add(k);
-  for (const k of Object.keys(isMap(base?.headers) ? base.headers : {})) if (!isMap(raw.headers) || !(k in raw.headers)) headers.add(k);
-  if (headers.size) reasons.push(`headers ${[...headers].sort().join(", ")}`);
-  if (typeof raw.url === "string" && raw.url.includes("${")) reasons.push("values of your environment in the address");
-  return reasons.length ? reasons.join(" and ") : null;
-}
-
-function providers(input: TrustInput, items: TrustItem[]): void {
-  const block = at(input.projectRaw, "providers");
-  if (!isMap(block)) return;
-  for (const [name, raw] of Object.entries(block)) {
-    if (!isMap(raw) || typeof raw.url !== "string") continue;
-    const base = at(input.global, "providers", name);
-    const sends = userCredential(raw, isMap(base) ? base : undefined);
-    if (!sends) continue;
-    items.push({
-      kind: "provider",
-      key: `providers.${name}.url`,
-      shown: `provider '${name}' sends ${sends} to ${raw.url}`,
-      pin: { url: raw.url, auth: "auth" in raw ? raw.auth : (isMap(base) ? at(base, "auth", "type") : null) ?? null, headers: raw.headers ?? null },
-      files: [],
-      remove: [{ layer: "project", path: ["providers", name, "url"] }],
-    });
-  }
 }
 
 /** The fields of a device login that say where it authorizes (src/providers/device-auth/endpoints.ts). */
@@ -289,10 +243,12 @@ export function trustItems(input: TrustInput): TrustItem[] {
   const items: TrustItem[] = [];
   toolServers(input, items);
   initScript(input, items);
-  providers(input, items);
+  modelChoice(input, items);
   deviceLogins(input, items);
   daemonBlock(input, items);
   permissionMatcher(input, items);
   permissionRules(input, items);
+  // Last: only what no item above already leaves out.
+  environmentReferences(input, items);
   return items;
 }

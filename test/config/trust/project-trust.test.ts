@@ -22,11 +22,23 @@ const GLOBAL_PROVIDER = "providers:\n  main:\n    kind: { type: custom_b_compati
 describe("what waits for trust", () => {
   test("a project that starts nothing and sends nothing elsewhere needs no trust", () => {
     const c = setup();
-    c.projectFile("providers:\n  local: { kind: { type: custom_b_compatible }, url: http://localhost:11434/v1 }\nmcp_servers:\n  gone: null\ndefault_permission_matcher: standard\n");
+    c.globalFile(GLOBAL_PROVIDER);
+    c.projectFile(`providers:
+  offline: { kind: { type: catalog, name: test }, url: script.yaml }
+models:
+  main-big: { inherits: test-scripted, context_window: 9000 }
+  scripted: { provider: offline, class: full, context_window: 8000, provider_name: anything }
+defaults: { full: scripted, mini: "test-scripted" }
+mcp_servers:
+  gone: null
+default_permission_matcher: standard
+`);
     const loaded = c.load();
+    expect(loaded.trust.items).toEqual([]);
     expect(loaded.trust.state).toBe("none");
     expect(loaded.trust.active).toBe(true);
-    expect(loaded.config.providers?.local?.url).toBe("http://localhost:11434/v1");
+    expect(loaded.config.providers?.offline?.url).toBe("script.yaml");
+    expect(loaded.config.defaults?.full).toBe("scripted");
   });
 
   test("a project url on a provider whose key the global config holds is left out: the key goes to the user's address", () => {
@@ -51,6 +63,7 @@ describe("what waits for trust", () => {
   hdr: { url: https://d.example.com }
 `);
     expect(c.load().trust.items.map((i) => i.shown)).toEqual([
+      "provider 'own' receives your conversation at https://own.example.com",
       "provider 'env' sends the key ${OPENAI_API_KEY} to https://b.example.com",
       "provider 'device' sends your device_a login profile 'work' to https://c.example.com",
       "provider 'hdr' sends headers x-org to https://d.example.com",

@@ -1,0 +1,139 @@
+// What a trusted command or script runs from the project, followed from one file to the next, so that a
+// `git pull` changing any of them asks again: the files named on a tool server's command line; what a
+// shell sources or runs (`. ./tools/env.sh`, `source lib.sh`, `bash scripts/x.sh`, `./bin/start`, in a
+// `sh -c` string or in a script reached so); and the relative imports of a JavaScript or TypeScript file
+// (`import "./lib/a.js"`, `require("../b")`). Not followed: paths computed at run time (`$DIR/x.sh`),
+// globs, files outside the project, packages (node_modules), other languages' imports, data files the
+// code reads. docs/security.md says so.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
+
+/** At most this many files are pinned per item; at most this much of each is read for references. */
+const MAX_FILES = 64;
+const MAX_SCANNED_BYTES = 256 * 1024;
+
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh"]);
+const RUNTIMES = new Set(["node", "bun", "deno", "tsx", "ts-node", "python", "python3", "ruby", "perl", "php"]);
+/** Words that can come before the command of a shell command line. */
+const PREFIXES = new Set(["exec", "then", "do", "else", "if", "while", "until", "!", "time", "command", "nohup", "env"]);
+const JS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]);
+const JS_IMPORT = /\b(?:import|require)\s*\(\s*["'](\.{1,2}\/[^"']+)["']|\bfrom\s*["'](\.{1,2}\/[^"']+)["']|\bimport\s*["'](\.{1,2}\/[^"']+)["']/g;
+
+type Language = "shell" | "js" | "other";
+
+function insideProject(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel) && rel !== ".git" && !rel.startsWith(`.git${sep}`);
+}
+
+function projectFile(root: string, path: string): boolean {
+  if (!insideProject(root, path)) return false;
+  try {
+    return existsSync(path) && statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
+
+/** How a file is read for what it runs: by the shell that reached it, its extension, or its `#!` line. */
+function languageOf(path: string, head: string, via: Language | "runtime"): Language {
+  if (via === "shell") return "shell";
+  const ext = extname(path);
+  if (JS.has(ext)) return "js";
+  if (ext === ".sh" || ext === ".bash") return "shell";
+  const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);
+  if (shebang) {
+    const program = base(shebang[1]!) === "env" && shebang[2] ? shebang[2] : base(shebang[1]!);
+    if (SHELLS.has(program)) return "shell";
+    if (["node", "bun", "deno", "tsx"].includes(program)) return "js";
+  }
+  return "other";
+}
+
+/** Splits shell text into simple commands of unquoted words (a reader's approximation, not a shell). */
+function shellCommands(text: string): string[][] {
+  const commands: string[][] = [];
+  for (const line of text.split("\n")) {
+    if (/^\s*#/.test(line)) continue;
+    for (const part of line.split(/;|&&|\|\||\||&|\(|\)|\{|\}|`|\$\(/)) {
+      const words = (part.match(/"[^"]*"|'[^']*'|[^\s"']+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ""));
+      const hash = words.findIndex((w) => w.startsWith("#"));
+      commands.push(hash === -1 ? words : words.slice(0, hash));
+    }
+  }
+  return commands;
+}
+
+/** The words of one command that name what it sources or runs, with how the named file is read. */
+function runTargets(words: string[]): { word: string; via: Language | "runtime" }[] {
+  let i = 0;
+  while (i < words.length && (PREFIXES.has(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!))) i++;
+  const command = words[i];
+  if (command === undefined) return [];
+  const rest = words.slice(i + 1);
+  const firstOperand = (skip: string[] = []) => rest.find((w) => !w.startsWith("-") && !skip.includes(w));
+  if (command === "." || command === "source") return rest[0] ? [{ word: rest[0], via: "shell" }] : [];
+  const name = base(command);
+  const targets: { word: string; via: Language | "runtime" }[] = command.includes("/") ? [{ word: command, via: "runtime" }] : [];
+  if (SHELLS.has(name)) {
+    const c = rest.indexOf("-c");
+    if (c !== -1 && rest[c + 1] !== undefined) return [...targets, ...shellCommands(rest[c + 1]!).flatMap(runTargets)];
+    const script = firstOperand();
+    if (script) targets.push({ word: script, via: "shell" });
+  } else if (RUNTIMES.has(name)) {
+    const script = firstOperand(["run"]);
+    if (script) targets.push({ word: script, via: "runtime" });
+  }
+  return targets;
+}
+
+function resolveJs(from: string, spec: string): string[] {
+  const path = resolve(dirname(from), spec);
+  return ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".tsx", "/index.js", "/index.ts"].map((ext) => path + ext);
+}
+
+/**
+ * The project files `words` (a command line, already split) runs, and what they in turn source, run or
+ * import; `via` says how the command line itself is read (`shell` for an init script the shell sources).
+ */
+export function reachedFiles(root: string, words: string[], via: "command" | "sourced"): string[] {
+  const found: string[] = [];
+  const queue: { path: string; via: Language | "runtime" }[] = [];
+  const add = (path: string, how: Language | "runtime") => {
+    if (found.length >= MAX_FILES || found.includes(path) || !projectFile(root, path)) return;
+    found.push(path);
+    queue.push({ path, via: how });
+  };
+  if (via === "sourced") {
+    for (const word of words) add(resolve(root, word), "shell");
+  } else {
+    // Every word of the command line that names a project file (a script, a config it is given).
+    for (const word of words) if (!word.startsWith("-") && !word.includes("\0")) add(resolve(root, word), "runtime");
+    for (const t of runTargets(words)) add(resolve(root, t.word), t.via);
+  }
+  while (queue.length > 0) {
+    const { path, via: how } = queue.shift()!;
+    let text: string;
+    try {
+      const bytes = readFileSync(path).subarray(0, MAX_SCANNED_BYTES);
+      if (bytes.includes(0)) continue;
+      text = new TextDecoder().decode(bytes);
+    } catch {
+      continue;
+    }
+    const language = languageOf(path, text.slice(0, 200), how);
+    if (language === "shell") {
+      // Relative paths in a script are the shell's, which runs in the project directory; also tried from the script's own.
+      for (const t of shellCommands(text).flatMap(runTargets)) {
+        if (t.word.includes("$") || t.word.includes("*")) continue;
+        add(resolve(root, t.word), t.via);
+        add(resolve(dirname(path), t.word), t.via);
+      }
+    } else if (language === "js") {
+      for (const m of text.matchAll(JS_IMPORT)) for (const candidate of resolveJs(path, (m[1] ?? m[2] ?? m[3])!)) add(candidate, "runtime");
+    }
+  }
+  return found;
+}

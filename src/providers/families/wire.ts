@@ -49,6 +49,9 @@ const FIELD_KEYS: readonly [RegExp, (m: string, p: string) => string][] = [
   [/prompt_cache_key/, (m) => `models.${m}.request_option_defaults`],
 ];
 
+/** Sampling options a vendor's message names, though this request did not set them (another layer did). */
+const SAMPLING = /\b(temperature|top_p|top_k|presence_penalty|frequency_penalty)\b/g;
+
 /**
  * A 400 from the provider as the user needs it: which provider and model refused, the vendor's own
  * message, and the config key that changes the field it names (when one does). Never retried.
@@ -61,6 +64,7 @@ export function explainRejection(error: ProviderError, provider: string, api: Mo
   for (const option of Object.keys(request.request_options)) {
     if (new RegExp(`\\b${option.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(text)) hints.push(`models.${key}.request_option_defaults.${option}`);
   }
+  for (const [, option] of text.matchAll(SAMPLING)) hints.push(`models.${key}.request_option_defaults.${option}`);
   for (const [field, configKey] of FIELD_KEYS) {
     if (field.test(text)) hints.push(configKey(key, provider));
   }

@@ -2,9 +2,10 @@
 // the next scripted step (a stream of SSE frames, or an HTTP error), can stall or cut a stream after
 // N frames, and captures every request, checking the dialect's invariants (every tool call answered,
 // non-empty ids, thinking/reasoning returned verbatim). A violated invariant is answered with a 400
-// and recorded in `violations`, so a test cannot pass over it. With `vendor`, the fake is also as
-// strict as that vendor (strict/vendors.ts): a request breaking one of its rules gets the vendor's own
-// error body, and the answers use the vendor's stream details (reasoning field, Gemini's signatures).
+// and recorded in `violations`, so a test cannot pass over it. Every fake also applies a vendor's
+// request rules (strict/vendors.ts) and answers a broken one with that vendor's error body: by default
+// the rules every vendor of the dialect shares (DIALECT_DEFAULT), with `vendor` one vendor's whole
+// table and its stream details (reasoning field, Gemini's signatures).
 import type { Server } from "bun";
 import { messagesFrames } from "./wire-a-messages.ts";
 import { chatFrames } from "./wire-b-chat.ts";
@@ -62,15 +63,22 @@ export interface ProviderFakeOptions {
   prefix?: string;
   /**
    * A catalog provider name or alias (`anthropic`, `deepseek`, `kimi`, ...) or `openai-chat`: the fake
-   * applies that vendor's request rules and answers a broken one with the vendor's error body. Its
-   * dialect must be the one passed (startStrictFake derives it).
+   * applies that vendor's whole rule table. Its dialect must be the one passed (startStrictFake derives
+   * it). Default: DIALECT_DEFAULT.
    */
   vendor?: string;
 }
 
+/**
+ * The rules a fake applies when the test names no vendor: what every vendor of the dialect requires
+ * (Messages: the request shape all Messages endpoints check; Chat Completions: tool-call pairing and
+ * text-only tool messages; Responses: OpenAI's, the only vendor of that dialect).
+ */
+export const DIALECT_DEFAULT: Readonly<Record<Dialect, string>> = { a_messages: "messages-compatible", b_chat_completions: "chat-compatible", b_responses: "openai" };
+
 export function startProviderFake(dialect: Dialect, script: FakeStep[], options: ProviderFakeOptions = {}): ProviderFake {
-  const profile = options.vendor ? strictProfile(options.vendor) : undefined;
-  if (profile && profile.dialect !== dialect) throw new Error(`vendor '${options.vendor}' speaks ${profile.dialect}, not ${dialect}`);
+  const profile = strictProfile(options.vendor ?? DIALECT_DEFAULT[dialect]);
+  if (profile.dialect !== dialect) throw new Error(`vendor '${options.vendor}' speaks ${profile.dialect}, not ${dialect}`);
   const prefix = options.prefix ?? "";
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
@@ -109,21 +117,16 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
       }
-      if (profile) {
-        const broken = firstBrokenRule(profile, body, headers);
-        if (broken) {
-          violations.push(`${broken.rule.id}: ${broken.message}`);
-          return Response.json(broken.refusal.body, { status: broken.refusal.status });
-        }
+      const broken = firstBrokenRule(profile, body, headers);
+      if (broken) {
+        violations.push(`${broken.rule.id}: ${broken.message}`);
+        return Response.json(broken.refusal.body, { status: broken.refusal.status });
       }
       const problems = checkRequestInvariants(dialect, body, memory);
       if (problems.length > 0) {
         violations.push(...problems);
-        if (profile) {
-          const refusal = profile.refuse({ message: problems.join("; ") });
-          return Response.json(refusal.body, { status: refusal.status });
-        }
-        return Response.json({ error: { type: "invalid_request_error", message: problems.join("; ") } }, { status: 400 });
+        const refusal = profile.refuse({ message: problems.join("; ") });
+        return Response.json(refusal.body, { status: refusal.status });
       }
       const step = script[next++];
       if (!step) {

@@ -59,9 +59,14 @@ const BY_PROVIDER: Record<string, VendorEntry> = {
   llamacpp: { rules: [], refuse: errors.localServerError, reasoningField: "reasoning_content" },
 };
 
-/** Vendors reachable under another dialect than their catalog default (OpenAI's Chat Completions). */
+/**
+ * Names beyond the catalog: OpenAI through Chat Completions, and the rules every vendor of a dialect
+ * shares (the plain fakes' default, see DIALECT_DEFAULT in ../provider-fake.ts).
+ */
 const EXTRA: Record<string, { dialect: Dialect; entry: VendorEntry }> = {
   "openai-chat": { dialect: "b_chat_completions", entry: OPENAI_CHAT },
+  "messages-compatible": { dialect: "a_messages", entry: MESSAGES_COMPATIBLE },
+  "chat-compatible": { dialect: "b_chat_completions", entry: { rules: CHAT_TOOL_PAIRING, refuse: errors.openaiError } },
 };
 
 /** Every name `strictProfile` accepts: catalog provider names (aliases too) and the extra vendors. */

@@ -2,6 +2,7 @@
 // message (over HTTP, recorded in `violations`), and the nearest valid request passes the vendor's
 // whole table. A rule without a case here fails the completeness test.
 import { describe, expect, test } from "bun:test";
+import { startProviderFake } from "../../fakes/provider-fake.ts";
 import { type StrictFake, startStrictFake, strictProfile, strictVendorNames } from "../../fakes/strict-fake.ts";
 import { firstBrokenRule } from "../../fakes/strict/vendors.ts";
 import { ANTHROPIC_HEADERS, CASES } from "./cases.ts";
@@ -104,4 +105,39 @@ test("every catalog provider (but the offline demo) has a strict fake whose dial
   for (const name of strictVendorNames()) expect(["a_messages", "b_chat_completions", "b_responses"]).toContain(strictProfile(name).dialect);
   expect(() => strictProfile("test")).toThrow(/no strict fake for 'test'/);
   expect(strictProfile("kimi").vendor).toBe("moonshot");
+});
+
+describe("a fake started without a vendor applies the rules every vendor of its dialect shares", () => {
+  test("Chat Completions: a tool call without its tool message gets OpenAI's 400", async () => {
+    const fake = startProviderFake("b_chat_completions", [{ kind: "turn", turn: { text: "ok" } }]);
+    try {
+      const res = await fetch(`${fake.base}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }] }),
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.message).toContain("The following tool_call_ids did not have response messages: c1");
+      expect(fake.violations[0]).toStartWith("chat.tool-calls-answered: ");
+    } finally {
+      await fake.stop();
+    }
+  });
+
+  test("Messages: an empty text block gets Anthropic's error body; Responses: a field OpenAI's document does not define gets OpenAI's", async () => {
+    const messages = startProviderFake("a_messages", []);
+    const responses = startProviderFake("b_responses", []);
+    try {
+      const bad = { model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] };
+      const res = await fetch(`${messages.base}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(bad) });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: "messages: text content blocks must be non-empty" } });
+      const r = await fetch(`${responses.base}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, input: "hi", messages: [] }) });
+      expect(r.status).toBe(400);
+      expect((await r.json()).error).toEqual({ message: "Unknown parameter: 'messages'.", type: "invalid_request_error", param: "messages", code: "unknown_parameter" });
+    } finally {
+      await messages.stop();
+      await responses.stop();
+    }
+  });
 });

@@ -64,7 +64,7 @@ function revoke(store: ProjectTrustStore, root: string, args: ParsedArgs, io: Io
   const forgotAnswers = new RuleAnswerStore(ruleAnswersFile(dataRoot(io.env))).forget(root);
   const done = store.revoke(root) || forgotAnswers;
   if (args.flags.json === true) io.out(`${JSON.stringify({ project: root, revoked: done })}\n`);
-  else if (done) io.out(`Revoked: sessions of ${root} start without its tool servers, scripts, addresses and allow rules.\n`);
+  else if (done) io.out(`Revoked: sessions of ${root} start without its tool servers, scripts, providers and models, addresses and allow rules.\n`);
   else io.err(`${root} was not trusted; nothing to revoke\n`);
   return done ? EXIT.ok : EXIT.failure;
 }
@@ -74,7 +74,7 @@ function grant(store: ProjectTrustStore, root: string, args: ParsedArgs, io: Io)
   const json = (extra: Record<string, unknown>) => io.out(`${JSON.stringify({ project: root, file: trust.file, items: trust.items.map((i) => i.shown), ...extra })}\n`);
   if (trust.state === "none") {
     if (args.flags.json === true) json({ trusted: false, reason: "nothing to trust" });
-    else io.out(`Nothing to trust in ${root}: its config starts no program and sends no credential elsewhere.\n`);
+    else io.out(`Nothing to trust in ${root}: its config starts no program, chooses no model and sends nothing elsewhere.\n`);
     return EXIT.ok;
   }
   if (trust.state !== "trusted") grantTrust(store, trust);

@@ -288,7 +288,7 @@ describe("allow rules in the project's .agent/permissions.yaml", () => {
     // --trust-project uses them for one run; revoke forgets the project.
     expect(run(p, ["exec", "--trust-project", "hello"]).code).toBe(0);
     expect(existsSync(marker)).toBe(true);
-    expect(run(p, ["trust", "--revoke"]).stdout).toContain("start without its tool servers, scripts, addresses and allow rules");
+    expect(run(p, ["trust", "--revoke"]).stdout).toContain("start without its tool servers, scripts, providers and models, addresses and allow rules");
   });
 
   test("deny and ask rules need no trust: a project with only those prints no trust line", () => {

@@ -1,7 +1,7 @@
 // Anthropic Messages API: what the first-party endpoint (and Claude on Microsoft Foundry, which serves
 // the same API) refuses, with the message it answers. Model families follow Anthropic's published ids:
 // `claude-<family>-<major>[-<minor>][-<date>]` and the older `claude-<major>-<minor>-<family>-<date>`.
-import { type Broken, type Rule, type RuleRequest, family, modelOf } from "./types.ts";
+import { type Rule, family } from "./types.ts";
 import { contentBlocks } from "./messages-shape.ts";
 
 const DOCS = "https://platform.claude.com/docs/en";
@@ -179,6 +179,31 @@ export const MESSAGES_SHAPE_RULES: readonly Rule[] = [
   },
 ];
 
+/** MiniMax's Messages-compatible endpoint: text and tool calls only, temperature in (0, 1]. */
+export const MINIMAX_RULES: readonly Rule[] = [
+  ...MESSAGES_SHAPE_RULES,
+  {
+    id: "minimax.text-and-tools-only",
+    source: "https://platform.minimax.io/docs/api-reference/text-anthropic-api",
+    check: ({ body }) => {
+      const messages: any[] = body?.messages ?? [];
+      for (let i = 0; i < messages.length; i++)
+        for (const b of contentBlocks(messages[i])) {
+          const inner = b.type === "tool_result" && Array.isArray(b.content) ? b.content.map((c: any) => c?.type) : [];
+          const kind = [b.type, ...inner].find((t) => t === "image" || t === "document");
+          if (kind) return { message: `invalid params, messages.${i}: ${kind} input is not supported` };
+        }
+      return null;
+    },
+  },
+  {
+    id: "minimax.temperature-range",
+    source: "https://platform.minimax.io/docs/api-reference/text-anthropic-api",
+    check: ({ body }) =>
+      body?.temperature !== undefined && !(body.temperature > 0 && body.temperature <= 1) ? { message: "invalid params, temperature must be in (0.0, 1.0]" } : null,
+  },
+];
+
 /** Rules of Anthropic's own API (first party and Foundry). */
 export const ANTHROPIC_RULES: readonly Rule[] = [
   {
@@ -233,6 +258,15 @@ export const ANTHROPIC_RULES: readonly Rule[] = [
       body?.thinking?.type === "enabled" && body.thinking.budget_tokens >= body.max_tokens
         ? { message: "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size" }
         : null,
+  },
+  {
+    id: "anthropic.sampling-deprecated",
+    source: `${DOCS}/about-claude/models/migration-guide`,
+    models: ADAPTIVE_ONLY,
+    check: ({ body }) => {
+      const field = body?.temperature !== undefined && body.temperature !== 1 ? "temperature" : body?.top_p !== undefined && body.top_p !== 1 ? "top_p" : body?.top_k !== undefined ? "top_k" : null;
+      return field ? { message: `\`${field}\` is deprecated for this model.` } : null;
+    },
   },
   {
     id: "anthropic.temperature-with-thinking",
@@ -307,6 +341,3 @@ export const ANTHROPIC_RULES: readonly Rule[] = [
     },
   },
 ];
-
-export type { Broken, RuleRequest };
-export { modelOf };

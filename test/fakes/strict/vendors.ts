@@ -4,7 +4,7 @@
 import { CATALOG_PROVIDERS, catalogProvider } from "../../../src/providers/catalog.ts";
 import { PROTOCOL_INFO } from "../../../src/providers/protocols.ts";
 import type { Dialect } from "../request-invariants.ts";
-import { ANTHROPIC_RULES, MESSAGES_SHAPE_RULES } from "./anthropic-rules.ts";
+import { ANTHROPIC_RULES, MESSAGES_SHAPE_RULES, MINIMAX_RULES } from "./anthropic-rules.ts";
 import {
   CHAT_TOOL_PAIRING, DASHSCOPE_RULES, DEEPSEEK_RULES, GEMINI_RULES, GROQ_RULES, MISTRAL_RULES, MOONSHOT_RULES, OPENAI_CHAT_RULES,
   OPENAI_RESPONSES_RULES, XAI_RULES, ZAI_RULES,
@@ -33,7 +33,7 @@ const VLLM_RULES: readonly Rule[] = [
 const BY_PROVIDER: Record<string, VendorEntry> = {
   anthropic: { rules: ANTHROPIC_RULES, refuse: errors.anthropicError },
   "azure-anthropic": { rules: ANTHROPIC_RULES, refuse: errors.anthropicError },
-  minimax: MESSAGES_COMPATIBLE,
+  minimax: { rules: MINIMAX_RULES, refuse: errors.anthropicError },
   "kimi-for-coding": MESSAGES_COMPATIBLE,
   "zai-coding-plan": MESSAGES_COMPATIBLE,
   openai: OPENAI_RESPONSES,

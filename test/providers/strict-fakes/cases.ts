@@ -123,6 +123,27 @@ export const CASES: RuleCase[] = [
     message: "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.",
   },
   {
+    vendor: "anthropic", rule: "anthropic.sampling-deprecated", what: "temperature 0.2 to Claude Opus 4.7",
+    bad: msgs("claude-opus-4-7", { temperature: 0.2 }), good: msgs("claude-opus-4-7", { temperature: 1 }),
+    message: "`temperature` is deprecated for this model.",
+  },
+  {
+    vendor: "anthropic", rule: "anthropic.sampling-deprecated", what: "top_k to Claude Sonnet 5",
+    bad: msgs("claude-sonnet-5", { top_k: 40 }), good: msgs("claude-sonnet-5"),
+    message: "`top_k` is deprecated for this model.",
+  },
+  {
+    vendor: "minimax", rule: "minimax.text-and-tools-only", what: "an image in a tool result",
+    bad: msgs("MiniMax-M2.7", { messages: [user(), toolUse(), user([toolResult("toolu_1", [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }])])] }),
+    good: msgs("MiniMax-M2.7", { messages: [user(), toolUse(), user([toolResult("toolu_1", [{ type: "text", text: "an image: 1x1 PNG" }])])] }),
+    message: "invalid params, messages.2: image input is not supported",
+  },
+  {
+    vendor: "minimax", rule: "minimax.temperature-range", what: "temperature 0",
+    bad: msgs("MiniMax-M2.7", { temperature: 0 }), good: msgs("MiniMax-M2.7", { temperature: 0.1 }),
+    message: "invalid params, temperature must be in (0.0, 1.0]",
+  },
+  {
     vendor: "anthropic", rule: "anthropic.top-k-with-thinking", what: "top_k with thinking",
     bad: msgs("claude-sonnet-4-5", { thinking: { type: "enabled", budget_tokens: 2048 }, top_k: 5 }), good: msgs("claude-sonnet-4-5", { top_k: 5 }),
     message: "`top_k` is not supported when thinking is enabled",

@@ -59,8 +59,9 @@ export function requestApi(provider: BodyProvider, request: ProviderRequest): Mo
   return api;
 }
 
-export function buildRequestBody(provider: BodyProvider, request: ProviderRequest, api: ModelApi = requestApi(provider, request)): Record<string, unknown> {
-  checkRefusedOptions(api, request);
+export function buildRequestBody(provider: BodyProvider, given: ProviderRequest, api: ModelApi = requestApi(provider, given)): Record<string, unknown> {
+  checkRefusedOptions(api, given);
+  const request = api.toolResultImages === "none" ? withoutToolImages(given) : given;
   switch (provider.dialect) {
     case "a_messages":
       return buildMessagesBody(request, api);
@@ -69,6 +70,21 @@ export function buildRequestBody(provider: BodyProvider, request: ProviderReques
     case "b_responses":
       return buildResponsesBody(request, api);
   }
+}
+
+export const TOOL_IMAGE_NOTE = "[image omitted: images from tools are off for this model (models.<name>.api.tool_result_images)]";
+
+/** The request with images from tools replaced by a note (family or config says `none`). */
+function withoutToolImages(request: ProviderRequest): ProviderRequest {
+  if (!request.messages.some((m) => m.role === "tool_results" && m.results.some((r) => r.images?.length))) return request;
+  return {
+    ...request,
+    messages: request.messages.map((m) =>
+      m.role !== "tool_results"
+        ? m
+        : { ...m, results: m.results.map(({ images, ...r }) => (images?.length ? { ...r, output: [r.output, TOOL_IMAGE_NOTE].filter((t) => t.length > 0).join("\n") } : r)) },
+    ),
+  };
 }
 
 /** Streams one attempt. Throws ProviderError (kinds in errors.ts); a lifetime cut ends with `done{max_lifetime}`. */

@@ -209,5 +209,14 @@ describe("the family description", () => {
     const omitted = body(catalog("anthropic"), request("claude-sonnet-5", { model_config: { key: "k", api: { thinking_display: "omitted" } } }));
     expect(omitted.thinking).toEqual({ type: "adaptive", display: "omitted" });
     expect(() => body(provider, request("m", { model_config: { key: "local-ds", api: { family: "nope" } } }))).toThrow(/models\.local-ds\.api\.family 'nope' is not a known family/);
+    // Images from tools: `none` sends the note instead; `native` is where the dialect puts them.
+    const png = { type: "image" as const, media_type: "image/png", data_base64: "iVBORw0KGgo=" };
+    const withImage = toolTurn(null);
+    (withImage[2] as any).results[0].images = [png];
+    const off = body(catalog("anthropic"), request("claude-sonnet-5", { messages: withImage, model_config: { key: "k", api: { tool_result_images: "none" } } }));
+    expect(JSON.stringify(off)).not.toContain("iVBORw0KGgo=");
+    expect(JSON.stringify(off)).toContain("images from tools are off for this model");
+    expect(JSON.stringify(body(catalog("anthropic"), request("claude-sonnet-5", { messages: withImage })))).toContain("iVBORw0KGgo=");
+    expect(describeModel("b_chat_completions", "m", { tool_result_images: "native" }).toolResultImages).toBe("user_message");
   });
 });

@@ -41,7 +41,9 @@ export const ModelApi = Type.Object(
       Nullable(Type.Union((["reasoning_content", "none"] as const).map((v) => Type.Literal(v)), { description: "Chat Completions: send reasoning back on messages with tool calls." })),
     ),
     cache_control: Type.Optional(Nullable(Type.Union((["breakpoints", "automatic"] as const).map((v) => Type.Literal(v)), { description: "Explicit cache_control marks, or the vendor's own caching." }))),
-    tool_result_images: Type.Optional(Nullable(Type.Union((["native", "user_message", "none"] as const).map((v) => Type.Literal(v)), { description: "How images from tools reach the model." }))),
+    tool_result_images: Type.Optional(
+      Nullable(Type.Union((["native", "none"] as const).map((v) => Type.Literal(v)), { description: "Images from tools in the dialect's own form, or `none`: a text note instead." })),
+    ),
   },
   { description: "Overrides of the model family's API description." },
 );

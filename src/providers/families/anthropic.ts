@@ -64,11 +64,13 @@ export const CLAUDE_LEGACY = claude({
 export const CLAUDE_VIA_CHAT: ModelFamily = {
   ...CLAUDE_ADAPTIVE_ONLY,
   id: "claude-chat",
+  vendor: "Anthropic via OpenRouter",
   title: "Claude through a Chat Completions router (OpenRouter)",
   sources: ["https://openrouter.ai/docs/features/prompt-caching", "https://openrouter.ai/docs/use-cases/reasoning-tokens"],
   thinking: { form: "none" },
   effort: "reasoning_effort",
   replay: { field: "none", on: "all", mandatory: false, whenEmpty: null },
+  toolResultImages: "user_message",
   maxOutputField: null,
 };
 

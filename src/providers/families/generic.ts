@@ -7,7 +7,6 @@ import type { BaseDialect } from "../protocols.ts";
 import type { ModelFamily } from "./types.ts";
 
 const base = {
-  vendor: "any",
   sources: [] as readonly string[],
   betas: [] as readonly string[],
   refusedWithReasoning: [] as readonly string[],
@@ -18,6 +17,7 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
   a_messages: {
     ...base,
     id: "messages",
+    vendor: "Messages API",
     title: "Any other model on a Messages endpoint",
     sources: ["https://platform.claude.com/docs/en/api/messages"],
     thinking: { form: "budget" },
@@ -29,6 +29,7 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
   b_chat_completions: {
     ...base,
     id: "chat",
+    vendor: "Chat Completions API",
     title: "Any other model over Chat Completions",
     sources: ["https://platform.openai.com/docs/api-reference/chat/create"],
     thinking: { form: "none" },
@@ -40,6 +41,7 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
   b_responses: {
     ...base,
     id: "responses",
+    vendor: "Responses API",
     title: "Any other model on the Responses API",
     sources: ["https://platform.openai.com/docs/api-reference/responses/create"],
     thinking: { form: "none" },

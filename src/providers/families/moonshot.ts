@@ -33,6 +33,8 @@ export const KIMI_MESSAGES: ModelFamily = {
   effort: null,
   replay: { field: "thinking_blocks", on: "all", mandatory: true, whenEmpty: null },
   toolResultImages: "native",
+  // The fixed sampling values are documented for Moonshot's Chat Completions API only.
+  refusedWithReasoning: [],
 };
 
 // kimi-k2.5, kimi-k2.6, kimi-k2.7-code, kimi-k2p6 (Fireworks), k2p7 (Kimi For Coding), kimi-k2-thinking(-turbo), kimi-latest.

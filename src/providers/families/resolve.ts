@@ -8,7 +8,7 @@ import { MINIMAX_RULES } from "./minimax.ts";
 import { MOONSHOT_RULES } from "./moonshot.ts";
 import { OPENAI_RULES } from "./openai.ts";
 import { QWEN_RULES } from "./qwen.ts";
-import type { FamilyRule, ModelApi, ModelApiOverride, ModelFamily } from "./types.ts";
+import type { FamilyRule, ModelApi, ModelApiOverride, ModelFamily, ToolResultImages } from "./types.ts";
 import { ZAI_RULES } from "./zai.ts";
 
 export const FAMILY_RULES: readonly FamilyRule[] = [
@@ -67,11 +67,14 @@ export function describeModel(dialect: BaseDialect, model: string, override: Mod
   }
   const api: ModelApi = { ...family, origin };
   if (!override) return api;
-  const changed = applyOverride(api, override);
+  const changed = applyOverride(api, override, dialect);
   return changed ? { ...changed, origin: "config" } : api;
 }
 
-function applyOverride(api: ModelApi, o: ModelApiOverride): ModelApi | null {
+/** Where each dialect puts images from tools (dialects/tool-result-parts.ts). */
+const NATIVE_IMAGES: Record<BaseDialect, ToolResultImages> = { a_messages: "native", b_chat_completions: "user_message", b_responses: "native" };
+
+function applyOverride(api: ModelApi, o: ModelApiOverride, dialect: BaseDialect): ModelApi | null {
   let out: ModelApi | null = null;
   const set = <K extends keyof ModelApi>(key: K, value: ModelApi[K]) => {
     out = { ...(out ?? api), [key]: value };
@@ -83,7 +86,7 @@ function applyOverride(api: ModelApi, o: ModelApiOverride): ModelApi | null {
     set("replay", replay);
   }
   if (o.cache_control) set("cacheControl", o.cache_control);
-  if (o.tool_result_images) set("toolResultImages", o.tool_result_images);
+  if (o.tool_result_images) set("toolResultImages", o.tool_result_images === "none" ? "none" : NATIVE_IMAGES[dialect]);
   return out;
 }
 

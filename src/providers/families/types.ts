@@ -92,7 +92,8 @@ export interface ModelApiOverride {
   thinking_display?: ThinkingDisplay | null;
   reasoning_replay?: "reasoning_content" | "none" | null;
   cache_control?: CacheControl | null;
-  tool_result_images?: ToolResultImages | null;
+  /** `native`: the dialect's own form (in the tool result; after the tool messages on Chat Completions); `none`: a text note. */
+  tool_result_images?: "native" | "none" | null;
 }
 
 /** The description a request is built from: the family, with the override applied, and what decided it. */

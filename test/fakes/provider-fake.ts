@@ -83,6 +83,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
   const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
+  const emittedCallIds = new Set<string>();
   const releasers = new Set<() => void>();
   let next = 0;
   let stallCount = 0;
@@ -117,7 +118,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
       }
-      const broken = firstBrokenRule(profile, body, headers);
+      const broken = firstBrokenRule(profile, body, headers, emittedCallIds);
       if (broken) {
         violations.push(`${broken.rule.id}: ${broken.message}`);
         return Response.json(broken.refusal.body, { status: broken.refusal.status });
@@ -135,7 +136,10 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
       }
       if (step.kind === "error") return new Response(JSON.stringify(step.body), { status: step.status, headers: { "content-type": "application/json", ...step.headers } });
       const frames = step.kind === "turn" ? framesFor(dialect, step.turn, profile) : step.frames;
-      if (step.kind === "turn") remember(dialect, step.turn, memory);
+      if (step.kind === "turn") {
+        remember(dialect, step.turn, memory);
+        for (const call of step.turn.tool_calls ?? []) emittedCallIds.add(call.id);
+      }
       let sent = 0;
       let stalled = false;
       const stream = new ReadableStream<Uint8Array>({

@@ -229,14 +229,37 @@ const MISTRAL_FIELDS = new Set([
   "model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop", "random_seed", "metadata", "response_format", "tools", "tool_choice",
   "presence_penalty", "frequency_penalty", "n", "prediction", "parallel_tool_calls", "prompt_mode", "safe_prompt", "reasoning_effort",
 ]);
+const MISTRAL_CHAT = "https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post";
 export const MISTRAL_RULES: readonly Rule[] = [
-  ...CHAT_TOOL_PAIRING,
   {
     id: "mistral.unknown-field",
-    source: "https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post",
+    source: MISTRAL_CHAT,
     check: ({ body }) => {
       const extra = Object.keys(body ?? {}).find((k) => !MISTRAL_FIELDS.has(k));
       return extra ? { message: "Extra inputs are not permitted", param: extra, code: "extra_forbidden" } : null;
+    },
+  },
+  ...CHAT_TOOL_PAIRING,
+  {
+    id: "mistral.no-user-right-after-tool",
+    source: "https://docs.mistral.ai/capabilities/function_calling/",
+    check: ({ body }) => {
+      const messages = messagesOf(body);
+      const i = messages.findIndex((m, k) => k > 0 && m.role === "user" && messages[k - 1].role === "tool");
+      return i >= 0 ? { message: "Unexpected role 'user' after role 'tool'", type: "invalid_request_message_order", code: "3230" } : null;
+    },
+  },
+  {
+    id: "mistral.tool-call-id-format",
+    source: "https://docs.mistral.ai/capabilities/function_calling/",
+    check: ({ body, emittedCallIds }) => {
+      for (const m of messagesOf(body)) {
+        const ids: string[] = m.role === "tool" ? [m.tool_call_id] : m.role === "assistant" && Array.isArray(m.tool_calls) ? m.tool_calls.map((c: any) => c.id) : [];
+        // The fake's own ids come from the test's script; an id the client made up or changed is refused.
+        const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(String(id)) && !emittedCallIds?.has(id));
+        if (bad !== undefined) return { message: `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`, type: "invalid_function_call", code: "3280" };
+      }
+      return null;
     },
   },
 ];

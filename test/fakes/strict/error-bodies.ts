@@ -27,12 +27,17 @@ export function xaiError(b: Broken): Refusal {
   return { status: b.status ?? 400, body: { code: "Client specified an invalid argument", error: b.message } };
 }
 
-/** Mistral: FastAPI validation details inside an OpenAI-like envelope, status 422 (docs.mistral.ai/api). */
+/**
+ * Mistral: a request-schema failure is FastAPI's 422 with `detail`; other refusals are 400 with a
+ * message, a type naming the family and a numeric code (captured answers, docs.mistral.ai/api).
+ */
 export function mistralError(b: Broken): Refusal {
-  return {
-    status: b.status ?? 422,
-    body: { object: "error", message: { detail: [{ type: b.code ?? "value_error", loc: ["body", ...(b.param ? b.param.split(".") : [])], msg: b.message }] }, type: "invalid_request_error", param: null, code: null },
-  };
+  if (b.code === "extra_forbidden")
+    return {
+      status: b.status ?? 422,
+      body: { object: "error", message: { detail: [{ type: b.code, loc: ["body", ...(b.param ? b.param.split(".") : [])], msg: b.message }] }, type: "invalid_request_error", param: null, code: null },
+    };
+  return { status: b.status ?? 400, body: { object: "error", message: b.message, type: b.type ?? "invalid_request_error", param: null, code: b.code ?? null } };
 }
 
 /** Gemini's OpenAI-compatible endpoint: Google's status envelope, in a one-element array (ai.google.dev/gemini-api/docs/troubleshooting). */

@@ -9,11 +9,15 @@ export interface Broken {
   code?: string | null;
   /** HTTP status when the vendor does not answer 400 for this rule. */
   status?: number;
+  /** The error's `type` where the vendor varies it by rule (Mistral). */
+  type?: string;
 }
 
 export interface RuleRequest {
   body: any;
   headers: Record<string, string>;
+  /** Tool call ids this fake has sent in its answers so far (a vendor's own ids are never refused). */
+  emittedCallIds?: ReadonlySet<string>;
 }
 
 export interface Rule {

@@ -86,11 +86,16 @@ export function strictProfile(name: string): VendorProfile {
 }
 
 /** The first rule of `profile` the request breaks, with the rule's id; null when the vendor would accept it. */
-export function firstBrokenRule(profile: VendorProfile, body: any, headers: Record<string, string>): { rule: Rule; message: string; refusal: ReturnType<VendorProfile["refuse"]> } | null {
+export function firstBrokenRule(
+  profile: VendorProfile,
+  body: any,
+  headers: Record<string, string>,
+  emittedCallIds?: ReadonlySet<string>,
+): { rule: Rule; message: string; refusal: ReturnType<VendorProfile["refuse"]> } | null {
   const model = typeof body?.model === "string" ? body.model : "";
   for (const rule of profile.rules) {
     if (rule.models && !rule.models.test(model)) continue;
-    const broken = rule.check({ body, headers });
+    const broken = rule.check({ body, headers, emittedCallIds });
     if (broken) return { rule, message: broken.message, refusal: profile.refuse(broken) };
   }
   return null;

@@ -64,6 +64,24 @@ test("a refused request does not use a scripted step: the valid retry gets the f
   }
 });
 
+test("Mistral: ids the fake itself sent are never refused, one the client made up is", async () => {
+  const fake = startStrictFake("mistral", [{ kind: "turn", turn: { tool_calls: [{ id: "call_1", name: "read", arguments: "{}" }] } }, { kind: "turn", turn: { text: "done" } }]);
+  try {
+    const body = (id: string) => ({
+      model: "mistral-large-latest",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "read", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "ok" }],
+    });
+    expect((await post(fake, { model: "mistral-large-latest", stream: true, messages: [{ role: "user", content: "hi" }] }, {})).status).toBe(200);
+    const renamed = await post(fake, body("call_01"), {});
+    expect(renamed.status).toBe(400);
+    expect(JSON.parse(renamed.text)).toEqual({ object: "error", message: "Tool call id was call_01 but must be a-z, A-Z, 0-9, with a length of 9.", type: "invalid_function_call", param: null, code: "3280" });
+    expect((await post(fake, body("call_1"), {})).status).toBe(200);
+  } finally {
+    await fake.stop();
+  }
+});
+
 describe("the vendors' error bodies", () => {
   const cases: [string, Record<string, unknown>, Record<string, string>, number, unknown][] = [
     ["anthropic", { model: "claude-sonnet-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }], foo: 1 }, ANTHROPIC_HEADERS, 400, { type: "error", error: { type: "invalid_request_error", message: "foo: Extra inputs are not permitted" }, request_id: "req_fake" }],

@@ -134,7 +134,7 @@ describe("how a subagent ends", () => {
     expect(done).toMatchObject({ name: "general", status: "failed", error: { code: "invalid_request" } });
     const result = r.of("tool_call_completed")[0]!.result;
     expect(result.status).toBe("error");
-    expect(result.output).toStartWith("The subagent 'general' failed: provider returned HTTP 400 invalid_request_error: prompt rejected");
+    expect(result.output).toStartWith("The subagent 'general' failed: provider 'fake' refused the request for model 'big' (model family messages): HTTP 400 invalid_request_error: prompt rejected.");
     expect(r.of("turn_completed")[0]!.stop_reason).toBe("end_turn");
   });
 

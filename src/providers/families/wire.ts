@@ -68,12 +68,13 @@ export function explainRejection(error: ProviderError, provider: string, api: Mo
   for (const [field, configKey] of FIELD_KEYS) {
     if (field.test(text)) hints.push(configKey(key, provider));
   }
-  const where = hints.length > 0 ? ` Set by: ${[...new Set(hints)].join("; ")} (model family ${api.id}).` : ` (model family ${api.id})`;
+  const sentence = /[.!?]$/.test(vendorText) ? vendorText : `${vendorText}.`;
+  const where = hints.length > 0 ? ` Set by: ${[...new Set(hints)].join("; ")}.` : "";
   return new ProviderError({
     kind: error.kind,
     status: error.status,
     code: error.code,
-    message: `provider '${provider}' refused the request for model '${request.model}': ${vendorText}.${where}`.replace(/\.\./g, "."),
+    message: `provider '${provider}' refused the request for model '${request.model}' (model family ${api.id}): ${sentence}${where}`,
     retryAfterMs: null,
     shouldRetry: false,
     requestId: error.requestId,

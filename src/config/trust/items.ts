@@ -7,7 +7,7 @@ import type { LayerName } from "../merge.ts";
 import { at, type Doc, isMap } from "./doc.ts";
 import { environmentReferences } from "./env-references.ts";
 import { modelChoice } from "./model-choice.ts";
-import { reachedFiles } from "./reached-files.ts";
+import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles } from "./reached-files.ts";
 
 export type TrustItemKind =
   | "tool_server"
@@ -53,8 +53,10 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-function shownFiles(root: string, files: string[]): string {
-  return files.map((f) => relative(root, f)).join(", ");
+/** The pinned files for a person, and what the limits left out (src/config/trust/reached-files.ts). */
+function shownFiles(root: string, files: string[], incomplete: boolean): string {
+  const limits = `only the first ${MAX_REACHED_FILES} files and ${MAX_SCANNED_BYTES / 1024 / 1024} MiB of each are followed, what lies beyond is not pinned`;
+  return [files.map((f) => relative(root, f)).join(", "), incomplete ? limits : ""].filter(Boolean).join("; ");
 }
 
 const TOOL_SERVER_KEYS = ["transport", "command", "args", "env", "pass_env", "url", "headers", "auth", "auth_key_name"];
@@ -87,11 +89,11 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
     const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
     const env = isMap(entry.env) ? entry.env : {};
     const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(String) : null;
-    const files = reachedFiles(input.projectRoot, [command, ...args], "command");
+    const { files, incomplete } = reachedFiles(input.projectRoot, [command, ...args], "command");
     const extra = [
       Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "",
       passEnv ? `passing ${passEnv.length ? passEnv.join(", ") : "no variables"}` : "",
-      files.length ? `pinned with ${shownFiles(input.projectRoot, files)}` : "",
+      files.length ? `pinned with ${shownFiles(input.projectRoot, files, incomplete)}` : "",
     ].filter(Boolean);
     items.push({
       kind: "tool_server",
@@ -115,11 +117,12 @@ function initScript(input: TrustInput, items: TrustItem[]): void {
   if (typeof path !== "string" || path === "") return;
   const absolute = resolve(input.projectRoot, path);
   // What the script sources or runs from the project is pinned with it.
-  const more = reachedFiles(input.projectRoot, [path], "sourced").filter((f) => f !== absolute);
+  const reached = reachedFiles(input.projectRoot, [path], "sourced");
+  const more = reached.files.filter((f) => f !== absolute);
   items.push({
     kind: "init_script",
     key: "agent_behavior.shell.init_script",
-    shown: `shell init script ${path} (sourced by the shell tool before its first command${more.length ? `; pinned with ${shownFiles(input.projectRoot, more)}` : ""})${fromProject === undefined ? ", named by the global config" : ""}`,
+    shown: `shell init script ${path} (sourced by the shell tool before its first command${more.length || reached.incomplete ? `; pinned with ${shownFiles(input.projectRoot, more, reached.incomplete)}` : ""})${fromProject === undefined ? ", named by the global config" : ""}`,
     pin: { path },
     files: [absolute, ...more],
     remove: [

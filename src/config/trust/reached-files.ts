@@ -9,13 +9,13 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 
 /** At most this many files are pinned per item; at most this much of each is read for references. */
-const MAX_FILES = 64;
-const MAX_SCANNED_BYTES = 256 * 1024;
+export const MAX_REACHED_FILES = 64;
+export const MAX_SCANNED_BYTES = 1024 * 1024;
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh"]);
 const RUNTIMES = new Set(["node", "bun", "deno", "tsx", "ts-node", "python", "python3", "ruby", "perl", "php"]);
 /** Words that can come before the command of a shell command line. */
-const PREFIXES = new Set(["exec", "then", "do", "else", "if", "while", "until", "!", "time", "command", "nohup", "env"]);
+const PREFIXES = new Set(["exec", "then", "do", "else", "if", "while", "until", "!", "time", "command", "nohup", "env", "npx", "bunx"]);
 const JS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]);
 const JS_IMPORT = /\b(?:import|require)\s*\(\s*["'](\.{1,2}\/[^"']+)["']|\bfrom\s*["'](\.{1,2}\/[^"']+)["']|\bimport\s*["'](\.{1,2}\/[^"']+)["']/g;
 
@@ -78,7 +78,8 @@ function runTargets(words: string[]): { word: string; via: Language | "runtime" 
   const name = base(command);
   const targets: { word: string; via: Language | "runtime" }[] = command.includes("/") ? [{ word: command, via: "runtime" }] : [];
   if (SHELLS.has(name)) {
-    const c = rest.indexOf("-c");
+    // `-c`, or a bundle of short options holding it (`-lc`, `-ec`).
+    const c = rest.findIndex((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
     if (c !== -1 && rest[c + 1] !== undefined) return [...targets, ...shellCommands(rest[c + 1]!).flatMap(runTargets)];
     const script = firstOperand();
     if (script) targets.push({ word: script, via: "shell" });
@@ -94,15 +95,26 @@ function resolveJs(from: string, spec: string): string[] {
   return ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".tsx", "/index.js", "/index.ts"].map((ext) => path + ext);
 }
 
+export interface Reached {
+  files: string[];
+  /** Set when a limit left something unread or unpinned: the shown line says so. */
+  incomplete: boolean;
+}
+
 /**
  * The project files `words` (a command line, already split) runs, and what they in turn source, run or
- * import; `via` says how the command line itself is read (`shell` for an init script the shell sources).
+ * import; `via` says how the command line itself is read (`sourced`: an init script the shell sources).
  */
-export function reachedFiles(root: string, words: string[], via: "command" | "sourced"): string[] {
+export function reachedFiles(root: string, words: string[], via: "command" | "sourced"): Reached {
   const found: string[] = [];
+  let incomplete = false;
   const queue: { path: string; via: Language | "runtime" }[] = [];
   const add = (path: string, how: Language | "runtime") => {
-    if (found.length >= MAX_FILES || found.includes(path) || !projectFile(root, path)) return;
+    if (found.includes(path) || !projectFile(root, path)) return;
+    if (found.length >= MAX_REACHED_FILES) {
+      incomplete = true;
+      return;
+    }
     found.push(path);
     queue.push({ path, via: how });
   };
@@ -117,8 +129,10 @@ export function reachedFiles(root: string, words: string[], via: "command" | "so
     const { path, via: how } = queue.shift()!;
     let text: string;
     try {
-      const bytes = readFileSync(path).subarray(0, MAX_SCANNED_BYTES);
+      const whole = readFileSync(path);
+      const bytes = whole.subarray(0, MAX_SCANNED_BYTES);
       if (bytes.includes(0)) continue;
+      if (whole.length > MAX_SCANNED_BYTES) incomplete = true;
       text = new TextDecoder().decode(bytes);
     } catch {
       continue;
@@ -135,5 +149,5 @@ export function reachedFiles(root: string, words: string[], via: "command" | "so
       for (const m of text.matchAll(JS_IMPORT)) for (const candidate of resolveJs(path, (m[1] ?? m[2] ?? m[3])!)) add(candidate, "runtime");
     }
   }
-  return found;
+  return { files: found, incomplete };
 }

@@ -157,4 +157,20 @@ describe("what a trusted command or init script runs from the project is pinned"
     writeFileSync(join(c.project, "lib/util.js"), "require('child_process').execSync('id');\n");
     expect(c.load().trust.state).toBe("changed");
   });
+
+  test("`bash -lc`, `npx tsx`, and the limits: what is not followed is said in the shown line", () => {
+    const c = setup();
+    c.file("lib/a.sh", "npx tsx server/run.ts\n");
+    c.file("server/run.ts", "export {};\n");
+    c.file("big.sh", `${"# padding\n".repeat(120_000)}. ./late.sh\n`);
+    c.file("late.sh", "true\n");
+    c.projectFile(`mcp_servers:
+  one: { transport: stdio, command: bash, args: ["-lc", "source lib/a.sh"] }
+  two: { transport: stdio, command: sh, args: [big.sh] }
+`);
+    const [one, two] = c.load().trust.items;
+    expect(one!.files.map((f) => f.slice(c.project.length + 1))).toEqual(["lib/a.sh", "server/run.ts"]);
+    expect(two!.files.map((f) => f.slice(c.project.length + 1))).toEqual(["big.sh"]);
+    expect(two!.shown).toBe("tool server 'two' runs: sh big.sh (pinned with big.sh; only the first 64 files and 1 MiB of each are followed, what lies beyond is not pinned)");
+  });
 });

@@ -174,6 +174,15 @@ export const MOONSHOT_RULES: readonly Rule[] = [
       return index >= 0 ? { message: `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${index}` } : null;
     },
   },
+  {
+    id: "moonshot.forced-tool-with-thinking",
+    source: "https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model",
+    models: /^kimi-k2(\.[5-9]|-thinking)/,
+    check: ({ body }) =>
+      !thinkingDisabled(body) && (body?.tool_choice === "required" || (body?.tool_choice && typeof body.tool_choice === "object"))
+        ? { message: "tool_choice 'required' or a named function is not supported when thinking is enabled; use 'auto' or 'none'" }
+        : null,
+  },
 ];
 
 /** Z.ai GLM: `thinking.type` is enabled or disabled (docs.z.ai chat completion reference). */
@@ -197,6 +206,14 @@ export const DASHSCOPE_RULES: readonly Rule[] = [
     source: "https://www.alibabacloud.com/help/en/model-studio/deep-thinking",
     check: ({ body }) =>
       body?.enable_thinking === true && body?.stream !== true ? { message: "parameter.enable_thinking must be set to false for non-streaming calls", param: "enable_thinking" } : null,
+  },
+  {
+    id: "dashscope.forced-tool-with-thinking",
+    source: "https://www.alibabacloud.com/help/en/model-studio/deep-thinking",
+    check: ({ body }) =>
+      body?.enable_thinking === true && (body.tool_choice === "required" || (body.tool_choice && typeof body.tool_choice === "object"))
+        ? { message: "<400> InternalError.Algo.InvalidParameter: The tool_choice parameter does not support being set to required or object in thinking mode" }
+        : null,
   },
 ];
 

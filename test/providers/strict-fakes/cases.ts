@@ -231,6 +231,18 @@ export const CASES: RuleCase[] = [
   { vendor: "moonshot", rule: "moonshot.reasoning-content-replayed", what: "Kimi K2.6 tool-calling turn without reasoning_content", bad: chat("kimi-k2.6", { messages: withCall({}) }), good: chat("kimi-k2.6", { messages: withCall({ reasoning_content: "plan" }) }), message: "thinking is enabled but reasoning_content is missing in assistant tool call message at index 1" },
   { vendor: "zai", rule: "zai.thinking-type", what: "an unknown thinking type", bad: chat("glm-5.1", { thinking: { type: "adaptive" } }), good: chat("glm-5.1", { thinking: { type: "enabled" } }), message: "thinking.type must be 'enabled' or 'disabled'" },
   { vendor: "dashscope", rule: "dashscope.thinking-needs-stream", what: "thinking without streaming", bad: chat("qwen3-coder-plus", { stream: false, enable_thinking: true }), good: chat("qwen3-coder-plus", { enable_thinking: true }), message: "parameter.enable_thinking must be set to false for non-streaming calls" },
+  {
+    vendor: "dashscope", rule: "dashscope.forced-tool-with-thinking", what: "tool_choice required in thinking mode",
+    bad: chat("qwen3-max", { enable_thinking: true, tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }], tool_choice: "required" }),
+    good: chat("qwen3-max", { enable_thinking: true, tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }], tool_choice: "auto" }),
+    message: "The tool_choice parameter does not support being set to required or object in thinking mode",
+  },
+  {
+    vendor: "moonshot", rule: "moonshot.forced-tool-with-thinking", what: "tool_choice required to Kimi K2.6 with thinking on",
+    bad: chat("kimi-k2.6", { tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }], tool_choice: "required" }),
+    good: chat("kimi-k2.6", { thinking: { type: "disabled" }, tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }], tool_choice: "required" }),
+    message: "tool_choice 'required' or a named function is not supported when thinking is enabled",
+  },
   { vendor: "google", rule: "gemini.thought-signature-replayed", what: "a Gemini 3 function call sent back without its thought signature", bad: chat("gemini-3.1-pro-preview", { messages: withCall({}) }), good: chat("gemini-3.1-pro-preview", { messages: withCall({ tool_calls: [call("call_1", { extra_content: { google: { thought_signature: "sig" } } })] }) }), message: "Function call is missing a thought_signature in functionCall parts." },
   { vendor: "mistral", rule: "mistral.unknown-field", what: "stream_options, which Mistral does not define", bad: chat("mistral-large-latest", { stream_options: { include_usage: true } }), good: chat("mistral-large-latest"), message: "Extra inputs are not permitted", status: 422 },
   {

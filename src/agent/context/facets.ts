@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_FACETS } from "../../config/builtin-names.ts";
 import type { AppConfig } from "../../config/schema.ts";
-import { readContextFile, type ContextWarnings } from "./context-file.ts";
+import { checkProjectFile } from "../../config/project-paths.ts";
+import { loadContextFile, type ContextWarnings } from "./context-file.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import executePrompt from "./prompts/execute.txt" with { type: "text" };
 import planPrompt from "./prompts/plan.txt" with { type: "text" };
@@ -133,18 +134,25 @@ export function resolveFacet(name: string, config: AppConfig, projectRoot: strin
       if (!prompt) throw new FacetError(`facets.${name}.source: '${explicit}' is not a shipped facet; allowed: ${BUILTIN_FACETS.map((f) => `agent://facets/${f}`).join(", ")}`);
       return builtin(name, prompt, explicit, readOnly);
     }
-    const text = readContextFile(join(projectRoot, explicit), followSymlinks, warnings);
-    if (text === null) throw new FacetError(`facets.${name}.source: cannot read '${explicit}' in the project`);
-    return fromFile(name, text, explicit, readOnly);
-  }
-  if (agentDir) {
-    const file = join(agentDir, "facets", `${name}.md`);
-    if (existsSync(file)) {
-      const text = readContextFile(file, followSymlinks, warnings);
-      if (text !== null) return fromFile(name, text, file, readOnly);
-    }
+    // The config check says the same when the file is loaded; this holds when the file changed since.
+    const check = checkProjectFile(projectRoot, explicit, followSymlinks);
+    if (!check.ok) throw new FacetError(`facets.${name}.source: '${explicit}' ${check.reason}`);
+    const read = loadContextFile(check.absolute, followSymlinks, projectRoot);
+    if (read === null || "problem" in read) throw new FacetError(`facets.${name}.source: cannot read '${explicit}' in the project${read ? `: ${read.problem}` : ""}`);
+    return fromFile(name, read.text, explicit, readOnly);
   }
   const prompt = builtinPrompt(name);
+  if (agentDir) {
+    const file = join(agentDir, "facets", `${name}.md`);
+    const read = existsSync(file) ? loadContextFile(file, followSymlinks, projectRoot) : null;
+    if (read && "text" in read) return fromFile(name, read.text, file, readOnly);
+    if (read) {
+      const skipped = `skipped ${file}: ${read.problem}`;
+      // Without a built-in of that name the facet cannot start, and the error says why.
+      if (!prompt) throw new FacetError(`facet '${name}': ${skipped}`);
+      warnings.push(skipped);
+    }
+  }
   if (prompt) return builtin(name, prompt, `agent://facets/${name}`, readOnly);
   throw new FacetError(`unknown facet '${name}'; available: ${facetNames(config, agentDir).join(", ")}`);
 }

@@ -3,8 +3,8 @@
 // `description`, `user_invocable` (default true: a person can run it as /<name>), `model_invocable`
 // (default true: listed to the model, which reads the file when the skill applies).
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { readContextFile, type ContextWarnings } from "./context-file.ts";
+import { dirname, join } from "node:path";
+import { projectOfAgentDir, readContextFile, type ContextWarnings } from "./context-file.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 
 export interface Skill {
@@ -32,15 +32,17 @@ function flag(value: unknown, fallback: boolean): boolean {
   return typeof value === "boolean" ? value : fallback;
 }
 
+/** `dirs`: the global `skills/` and the project's `.agent/skills/`; a project skill is read only from inside the project. */
 export function loadSkills(dirs: { dir: string; origin: Skill["origin"] }[], followSymlinks: boolean, warnings: ContextWarnings): Skill[] {
   const byName = new Map<string, Skill>();
   for (const { dir, origin } of dirs) {
+    const within = origin === "project" ? projectOfAgentDir(dirname(dir)) : null;
     for (const file of skillFiles(dir)) {
       if (!SKILL_NAME.test(file.name)) {
         warnings.push(`skipped skill ${file.path}: the name '${file.name}' must be lowercase letters, digits, '-' or '_'`);
         continue;
       }
-      const text = readContextFile(file.path, followSymlinks, warnings);
+      const text = readContextFile(file.path, followSymlinks, within, warnings);
       if (text === null) continue;
       const doc = parseFrontmatter(text);
       if (doc.error) {

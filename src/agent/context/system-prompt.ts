@@ -20,13 +20,19 @@ export interface InstructionFile {
   text: string;
 }
 
-/** AGENTS.md files in order: global, repository root, `.agent/` (each once, even when two places coincide). */
+/**
+ * AGENTS.md files in order: global, repository root, `.agent/` (each once, even when two places
+ * coincide). The global one may link anywhere; the others are read only from inside the repository
+ * (the root one) or the project (the `.agent/` one).
+ */
 export function loadInstructions(src: ContextSources, warnings: ContextWarnings): InstructionFile[] {
-  const paths = [join(src.globalConfigDir, "AGENTS.md"), join(src.repoRoot ?? src.projectRoot, "AGENTS.md")];
-  if (src.agentDir) paths.push(join(src.agentDir, "AGENTS.md"));
+  const repo = src.repoRoot ?? src.projectRoot;
+  const files = new Map<string, string | null>([[join(src.globalConfigDir, "AGENTS.md"), null]]);
+  if (!files.has(join(repo, "AGENTS.md"))) files.set(join(repo, "AGENTS.md"), repo);
+  if (src.agentDir && !files.has(join(src.agentDir, "AGENTS.md"))) files.set(join(src.agentDir, "AGENTS.md"), src.projectRoot);
   const out: InstructionFile[] = [];
-  for (const path of new Set(paths)) {
-    const text = readContextFile(path, src.followSymlinks, warnings);
+  for (const [path, within] of files) {
+    const text = readContextFile(path, src.followSymlinks, within, warnings);
     if (text !== null && text.trim() !== "") out.push({ path, text: text.trim() });
   }
   return out;

@@ -3,7 +3,7 @@
 // is replaced by the value (an unknown name is left as written).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readContextFile, type ContextWarnings } from "./context-file.ts";
+import { projectOfAgentDir, readContextFile, type ContextWarnings } from "./context-file.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
@@ -11,7 +11,7 @@ export function loadVariables(agentDir: string | undefined, followSymlinks: bool
   if (!agentDir) return {};
   const file = ["variables.yaml", "variables.yml", "variables.json"].map((f) => join(agentDir, f)).find((f) => existsSync(f));
   if (!file) return {};
-  const text = readContextFile(file, followSymlinks, warnings);
+  const text = readContextFile(file, followSymlinks, projectOfAgentDir(agentDir), warnings);
   if (text === null) return {};
   let data: unknown;
   try {

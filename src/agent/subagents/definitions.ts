@@ -8,7 +8,7 @@ import { BUILTIN_SUBAGENTS, BUILTIN_TOOL_NAMES, DELEGATION_TOOL_NAME, GOAL_TOOL_
 import type { ModelClassName } from "../../config/models.ts";
 import { checkProjectFile } from "../../config/project-paths.ts";
 import type { AppConfig } from "../../config/schema.ts";
-import { readContextFile, type ContextWarnings } from "../context/context-file.ts";
+import { loadContextFile, projectOfAgentDir, readContextFile, type ContextWarnings } from "../context/context-file.ts";
 import { DefinitionError, parseDefinitionFile, type DefinitionChecks, type DefinitionFields } from "./definition-file.ts";
 import explorePrompt from "./prompts/explore.txt" with { type: "text" };
 import generalPrompt from "./prompts/general.txt" with { type: "text" };
@@ -88,37 +88,33 @@ function complete(name: string, fields: DefinitionFields, origin: SubagentDefini
   return { name, ...fields, maxToolTurns: fields.maxToolTurns ?? DEFAULT_SUBAGENT_MAX_TOOL_TURNS, origin, source };
 }
 
-/** Definition files in `.agent/subagents/`; with follow_symlinks_for_configs off a symlink is skipped (as if absent). */
-function fileNames(agentDir: string | undefined, followSymlinks: boolean, warnings: ContextWarnings): string[] {
+/**
+ * Definition files in `.agent/subagents/`, read now. A file that is skipped (a symlink out of the
+ * project, or any symlink with follow_symlinks_for_configs off) is as if absent, with one warning.
+ */
+function definitionFiles(agentDir: string | undefined, followSymlinks: boolean, warnings: ContextWarnings): Map<string, string> {
   const dir = agentDir ? join(agentDir, "subagents") : null;
-  if (!dir || !existsSync(dir)) return [];
-  const names: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.name.endsWith(".md")) continue;
-    if (entry.isSymbolicLink() && !followSymlinks) {
-      warnings.push(`skipped ${join(dir, entry.name)}: it is a symlink and daemon.follow_symlinks_for_configs is off`);
-      continue;
-    }
-    names.push(entry.name.slice(0, -3));
+  const files = new Map<string, string>();
+  if (!dir || !existsSync(dir)) return files;
+  for (const entry of readdirSync(dir).sort()) {
+    if (!entry.endsWith(".md")) continue;
+    const text = readContextFile(join(dir, entry), followSymlinks, projectOfAgentDir(agentDir!), warnings);
+    if (text !== null) files.set(entry.slice(0, -3), text);
   }
-  return names;
+  return files;
 }
 
 export function loadSubagentDefinitions(src: DefinitionSources, warnings: ContextWarnings): SubagentDefinitions {
   const out: SubagentDefinitions = { usable: new Map(), broken: new Map() };
   const checks = definitionChecks(src);
   const explicit = (src.config.subagents ?? {}) as Record<string, { source: string }>;
-  const files = fileNames(src.agentDir, src.followSymlinks, warnings);
+  const files = definitionFiles(src.agentDir, src.followSymlinks, warnings);
   const names = new Set<string>([...BUILTIN_SUBAGENTS, ...Object.keys(explicit)]);
-  for (const name of files) {
+  for (const name of files.keys()) {
     if (NAME.test(name)) names.add(name);
     else warnings.push(`skipped subagent ${join(src.agentDir!, "subagents", `${name}.md`)}: the name '${name}' must be lowercase letters, digits, '-' or '_'`);
   }
-  const fromFile = (name: string, path: string, shownAs: string): SubagentDefinition => {
-    const text = readContextFile(path, src.followSymlinks, warnings);
-    if (text === null) throw new DefinitionError(`${shownAs}: cannot be read`);
-    return complete(name, parseDefinitionFile(text, shownAs, checks), "project", shownAs);
-  };
+  const fromText = (name: string, text: string, shownAs: string): SubagentDefinition => complete(name, parseDefinitionFile(text, shownAs, checks), "project", shownAs);
   for (const name of [...names].sort()) {
     try {
       const source = explicit[name]?.source;
@@ -130,9 +126,11 @@ export function loadSubagentDefinitions(src: DefinitionSources, warnings: Contex
       } else if (source) {
         const check = checkProjectFile(src.projectRoot, source, src.followSymlinks);
         if (!check.ok) throw new DefinitionError(`subagents.${name}.source: '${source}' ${check.reason}`);
-        def = fromFile(name, check.absolute, source);
-      } else if (files.includes(name)) {
-        def = fromFile(name, join(src.agentDir!, "subagents", `${name}.md`), join(src.agentDir!, "subagents", `${name}.md`));
+        const read = loadContextFile(check.absolute, src.followSymlinks, src.projectRoot);
+        if (read === null || "problem" in read) throw new DefinitionError(`subagents.${name}.source: '${source}' cannot be read${read ? `: ${read.problem}` : ""}`);
+        def = fromText(name, read.text, source);
+      } else if (files.has(name)) {
+        def = fromText(name, files.get(name)!, join(src.agentDir!, "subagents", `${name}.md`));
       } else {
         def = complete(name, BUILTINS[name as keyof typeof BUILTINS], "builtin", `agent://subagents/${name}`);
       }

@@ -72,7 +72,7 @@ export function buildRequestBody(provider: BodyProvider, given: ProviderRequest,
   }
 }
 
-export const TOOL_IMAGE_NOTE = "[image omitted: images from tools are off for this model (models.<name>.api.tool_result_images)]";
+export const TOOL_IMAGE_NOTE = "[image omitted: images from tools do not reach this model (its API family, or models.<name>.api.tool_result_images)]";
 
 /** The request with images from tools replaced by a note (family or config says `none`). */
 function withoutToolImages(request: ProviderRequest): ProviderRequest {

@@ -161,6 +161,14 @@ describe("Chat Completions vendors that require their reasoning back", () => {
     expect(body(catalog("dashscope"), request("qwen3-coder-plus", { reasoning: null }))).not.toHaveProperty("enable_thinking");
   });
 
+  test("Mistral: images from tools become a note (a user message may not follow a tool message there)", () => {
+    const messages = toolTurn(null);
+    (messages[2] as any).results[0].images = [{ type: "image", media_type: "image/png", data_base64: "iVBORw0KGgo=" }];
+    const b = body(catalog("mistral"), request("mistral-large-latest", { messages, reasoning: null }));
+    expect(b.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(b.messages.at(-1).content).toContain("images from tools do not reach this model");
+  });
+
   test("MiniMax on its Messages endpoint: thinking blocks back, no thinking switch (the model always thinks)", () => {
     const block = { type: "thinking" as const, thinking: "plan", signature: "s" };
     const messages = toolTurn(null);
@@ -215,7 +223,7 @@ describe("the family description", () => {
     (withImage[2] as any).results[0].images = [png];
     const off = body(catalog("anthropic"), request("claude-sonnet-5", { messages: withImage, model_config: { key: "k", api: { tool_result_images: "none" } } }));
     expect(JSON.stringify(off)).not.toContain("iVBORw0KGgo=");
-    expect(JSON.stringify(off)).toContain("images from tools are off for this model");
+    expect(JSON.stringify(off)).toContain("images from tools do not reach this model");
     expect(JSON.stringify(body(catalog("anthropic"), request("claude-sonnet-5", { messages: withImage })))).toContain("iVBORw0KGgo=");
     expect(describeModel("b_chat_completions", "m", { tool_result_images: "native" }).toolResultImages).toBe("user_message");
   });

@@ -5,6 +5,7 @@ import { ANTHROPIC_RULES } from "./anthropic.ts";
 import { DEEPSEEK_RULES } from "./deepseek.ts";
 import { GENERIC } from "./generic.ts";
 import { MINIMAX_RULES } from "./minimax.ts";
+import { MISTRAL_RULES } from "./mistral.ts";
 import { MOONSHOT_RULES } from "./moonshot.ts";
 import { OPENAI_RULES } from "./openai.ts";
 import { QWEN_RULES } from "./qwen.ts";
@@ -19,6 +20,7 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
   ...ZAI_RULES,
   ...MINIMAX_RULES,
   ...QWEN_RULES,
+  ...MISTRAL_RULES,
 ];
 
 /** Every described family once, in rule order, then the generic ones (docs table, `api.family` names). */

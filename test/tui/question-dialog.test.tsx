@@ -1,5 +1,6 @@
 // The question dialog alone: approvals (goal, extension) offer approve and reject-with-message; digits
-// and arrows pick; the permission ask's four choices map to the four answers.
+// and arrows pick; the permission ask's four choices map to the four answers; a patch-form edit is asked
+// about by the files it touches.
 import { describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
 import type { InterrogativeAnswer } from "../../src/agent/events.ts";
@@ -57,5 +58,25 @@ describe("question dialog", () => {
     ui.stdin.write("\x1b[B\x1b[B\r");
     for (let i = 0; i < 200 && answers.length === 0; i++) await Bun.sleep(5);
     expect(answers).toEqual([{ decision: "allow_always", scope: "project" }]);
+  });
+
+  const patchAsk = (patch: string) => (
+    <QuestionDialog question={{ id: "q4", kind: "permission", turn_id: "t", tool: "edit", arguments: { patch }, reason: "no rule allows it" }} more={0} onAnswer={() => {}} active error={null} />
+  );
+
+  test("a patch-form edit is titled by every file it touches (a move by both names)", () => {
+    const patch = "*** Begin Patch\n*** Update File: src/math.ts\n@@\n-export const one = 1;\n+export const one = 11;\n*** Add File: docs/notes.md\n+hello\n*** Update File: old.ts\n*** Move to: new.ts\n@@\n-a\n+b\n*** End Patch\n";
+    expect(render(patchAsk(patch)).lastFrame()).toContain("Allow edit src/math.ts, docs/notes.md, old.ts, new.ts (patch)?");
+    const diff = "--- a/lib/x.ts\n+++ b/lib/x.ts\n@@ -1 +1 @@\n-x\n+y\n";
+    expect(render(patchAsk(diff)).lastFrame()).toContain("Allow edit lib/x.ts (patch)?");
+  });
+
+  test("a long list says how many more files; a patch that does not parse says so", () => {
+    const files = Array.from({ length: 30 }, (_, i) => `*** Add File: src/generated/file-${i}.ts\n+x\n`).join("");
+    const frame = render(patchAsk(`*** Begin Patch\n${files}*** End Patch\n`)).lastFrame()!;
+    // The title wraps in the dialog's box: the parts are checked, not the one line.
+    expect(frame).toContain("Allow edit src/generated/file-0.ts, src/generated/file-1.ts, src/generated/file-2.ts and 27 more");
+    expect(frame).toContain("(patch)?");
+    expect(render(patchAsk("not a patch")).lastFrame()).toContain("Allow edit (a patch that does not parse)?");
   });
 });

@@ -3,6 +3,7 @@
 // collapsed to a few lines with a hint; Ctrl+O (details) shows more.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
+import { patchPaths, PatchSyntaxError } from "../../src/tools/edit/patch-parse.ts";
 import { useTheme, type ColorKey } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
 import { WrappedLines } from "./wrapped.tsx";
@@ -18,8 +19,25 @@ export function argumentSummary(name: string, args: Record<string, unknown> | nu
   for (const key of ["command", "path", "pattern", "url", "query", "goal"]) {
     if (typeof args[key] === "string") return oneLine(args[key] as string);
   }
-  if (name === "edit" && typeof args.patch === "string") return "patch";
+  if (name === "edit" && typeof args.patch === "string") return patchSummary(args.patch);
   return oneLine(JSON.stringify(args));
+}
+
+/** A patch-form edit by the files it touches (what a permission question is about); a long list says how many more. */
+function patchSummary(patch: string): string {
+  try {
+    const paths = patchPaths(patch);
+    const shown = [paths[0]!];
+    for (const path of paths.slice(1)) {
+      if ([...shown, path].join(", ").length > 90) break;
+      shown.push(path);
+    }
+    const more = paths.length - shown.length;
+    return oneLine(`${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""} (patch)`);
+  } catch (error) {
+    if (error instanceof PatchSyntaxError) return "(a patch that does not parse)";
+    throw error;
+  }
 }
 
 function oneLine(text: string, max = 120): string {

@@ -16,10 +16,14 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("model prices and /reload (compiled binary, real terminal)", () => {
   test("/model lists prices; /reload loads a changed config and keeps the conversation", async () => {
-    // A catalog provider (never called here): its models come with models.dev prices.
-    const p = scriptedProject('responses:\n  - text: "first answer"\n  - text: "second answer"\n', { env: { ANTHROPIC_API_KEY: "sk-ant-never-used" } });
+    // A catalog provider (never called here): its models come with models.dev prices. It is the user's
+    // (global config): a project's own provider would wait for trust.
+    const p = scriptedProject('responses:\n  - text: "first answer"\n  - text: "second answer"\n', {
+      env: { ANTHROPIC_API_KEY: "sk-ant-never-used" },
+      globalConfig: 'providers:\n  claude: { kind: { type: catalog, name: anthropic }, auth: { type: static_key, key: "${ANTHROPIC_API_KEY}" } }\n',
+    });
     const config = join(p.root, ".agent", "config.yaml");
-    writeFileSync(config, readFileSync(config, "utf8").replace("providers:\n", 'defaults: { full: test-scripted }\nproviders:\n  claude: { kind: { type: catalog, name: anthropic }, auth: { type: static_key, key: "${ANTHROPIC_API_KEY}" } }\n'));
+    writeFileSync(config, readFileSync(config, "utf8").replace("providers:\n", "defaults: { full: test-scripted }\nproviders:\n"));
     const t = terminals.start(p, ["new"]);
     await t.waitFor((s) => /ready\s/.test(s.screen()), "the view");
     terminals.sessionOf(t, p);

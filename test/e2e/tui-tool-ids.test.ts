@@ -30,8 +30,9 @@ describe("tool calls whose provider id repeats (compiled binary, real terminal)"
       { kind: "turn", turn: { text: "Third answer." } },
     ]);
     const p = scriptedProject("responses: [{ text: unused }]\n");
+    // The user's own provider (global config): a project's would wait for trust.
     writeFileSync(
-      join(p.root, ".agent", "config.yaml"),
+      join(p.configDir, "config.yaml"),
       `providers:
   local: { kind: { type: custom_b_compatible }, url: "${fake.base}" }
 models:

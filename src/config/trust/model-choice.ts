@@ -67,9 +67,10 @@ function userCredential(raw: Doc, base: Doc | undefined): string | null {
 }
 
 function addressOf(raw: Doc, base: Doc | undefined): string {
-  const url = raw.url ?? base?.url;
+  // `url: null` in the project erases the user's: the kind's address applies.
+  const url = "url" in raw ? raw.url : base?.url;
   if (typeof url === "string") return url;
-  const kind = at(raw, "kind") ?? at(base, "kind");
+  const kind = "kind" in raw ? raw.kind : base?.kind;
   const name = at(kind, "name");
   const catalog = typeof name === "string" ? catalogProvider(name) : undefined;
   return catalog?.url ?? `the address of ${typeof name === "string" ? `catalog provider '${name}'` : "its kind"}`;

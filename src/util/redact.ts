@@ -4,6 +4,18 @@ import { findSecrets } from "./secret-rules.ts";
 
 export const REDACTED = "[redacted]";
 
+/**
+ * Shorter secrets are not searched for in text: replacing every occurrence of a 1-character key would
+ * turn each matching letter of ordinary output into the marker, and a value that short protects nothing
+ * by being hidden (docs/security.md, "Secrets in output").
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Whether a secret value is long enough to be searched for in text (MIN_SECRET_LENGTH). */
+export function isRedactable(secret: string): boolean {
+  return secret.length >= MIN_SECRET_LENGTH;
+}
+
 /** Key names whose values are secrets wherever they appear. */
 const SECRET_KEY = /(^|_|-)(key|api_?key|token|secret|password|passwd|pepper|authorization|cookie|credential|client_secret|value)$/i;
 
@@ -23,7 +35,7 @@ const TOKEN_PATTERNS: RegExp[] = [
 export function redactText(text: string, secrets: Iterable<string> = []): string {
   let out = text;
   for (const s of secrets) {
-    if (s.length >= 4) out = out.split(s).join(REDACTED);
+    if (isRedactable(s)) out = out.split(s).join(REDACTED);
   }
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
   const spans = findSecrets(out).sort((a, b) => a.start - b.start);

@@ -228,3 +228,21 @@ describe("the family description", () => {
     expect(describeModel("b_chat_completions", "m", { tool_result_images: "native" }).toolResultImages).toBe("user_message");
   });
 });
+
+describe("models.<name>.api in the config", () => {
+  const PROVIDERS = "providers:\n  local:\n    kind: { type: custom_b_compatible }\n    url: http://127.0.0.1:8080/v1\n";
+
+  test("an unknown family is a config error naming the key and the known ids; a known one reaches the resolved model", async () => {
+    const { configEnv, problemLines } = await import("../helpers/config-env.ts");
+    const bad = configEnv();
+    bad.globalFile(`${PROVIDERS}models:\n  m: { provider: local, class: full, context_window: 1000, api: { family: deepseek-thinkin } }\n`);
+    const lines = problemLines(bad.load(), "error");
+    expect(lines.some((l) => l.startsWith("models.m.api.family: unknown model family 'deepseek-thinkin'") && l.includes("deepseek-thinking"))).toBe(true);
+    const good = configEnv();
+    good.globalFile(`${PROVIDERS}models:\n  m: { provider: local, class: full, context_window: 1000, api: { family: deepseek-thinking, cache_control: automatic } }\n  child: { inherits: m }\n`);
+    const result = good.load();
+    expect(problemLines(result, "error")).toEqual([]);
+    expect(result.models.models.get("m")?.api).toEqual({ family: "deepseek-thinking", cache_control: "automatic" });
+    expect(result.models.models.get("child")?.api).toEqual({ family: "deepseek-thinking", cache_control: "automatic" });
+  });
+});

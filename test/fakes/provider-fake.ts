@@ -83,7 +83,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
   const memory: ReplayMemory = { thinking: [], reasoningItems: [] };
-  const emittedCallIds = new Set<string>();
+  const emitted = { callIds: new Set<string>(), thinkingCallIds: new Set<string>() };
   const releasers = new Set<() => void>();
   let next = 0;
   let stallCount = 0;
@@ -118,7 +118,7 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
         violations.push(`unexpected ${req.method} ${path}`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
       }
-      const broken = firstBrokenRule(profile, body, headers, emittedCallIds);
+      const broken = firstBrokenRule(profile, body, headers, emitted);
       if (broken) {
         violations.push(`${broken.rule.id}: ${broken.message}`);
         return Response.json(broken.refusal.body, { status: broken.refusal.status });
@@ -138,7 +138,10 @@ export function startProviderFake(dialect: Dialect, script: FakeStep[], options:
       const frames = step.kind === "turn" ? framesFor(dialect, step.turn, profile) : step.frames;
       if (step.kind === "turn") {
         remember(dialect, step.turn, memory);
-        for (const call of step.turn.tool_calls ?? []) emittedCallIds.add(call.id);
+        for (const call of step.turn.tool_calls ?? []) {
+          emitted.callIds.add(call.id);
+          if (step.turn.reasoning) emitted.thinkingCallIds.add(call.id);
+        }
       }
       let sent = 0;
       let stalled = false;

@@ -326,6 +326,26 @@ export const ANTHROPIC_RULES: readonly Rule[] = [
     check: ({ body }) => (body?.output_config?.effort === "xhigh" ? { message: "effort 'xhigh' is not supported by this model." } : null),
   },
   {
+    id: "anthropic.thinking-kept-in-tool-loop",
+    source: `${SRC.extended}#preserving-thinking-blocks`,
+    check: ({ body, emitted }) => {
+      if (body?.thinking?.type !== "enabled") return null;
+      const messages: any[] = body?.messages ?? [];
+      const last = messages.at(-1);
+      if (last?.role !== "user" || !contentBlocks(last).some((b) => b.type === "tool_result")) return null;
+      const i = messages.length - 2;
+      const blocks = i >= 0 && messages[i].role === "assistant" ? contentBlocks(messages[i]) : [];
+      const first = blocks[0]?.type;
+      // Claude with budget thinking opens every answer with thinking; only a turn this fake scripted without it is exempt.
+      const scriptedWithout = (id: string) => emitted !== undefined && emitted.callIds.has(id) && !emitted.thinkingCallIds.has(id);
+      const thought = blocks.some((b) => b.type === "tool_use" && !scriptedWithout(b.id));
+      if (!thought || first === "thinking" || first === "redacted_thinking") return null;
+      return {
+        message: `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+      };
+    },
+  },
+  {
     id: "anthropic.cache-breakpoints",
     source: SRC.caching,
     check: ({ body }) => {

@@ -127,6 +127,20 @@ export const OPENAI_RESPONSES_RULES: readonly Rule[] = [
         : null;
     },
   },
+  {
+    id: "openai.responses.reasoning-followed-by-its-item",
+    source: "https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context",
+    check: ({ body }) => {
+      const items: any[] = Array.isArray(body?.input) ? body.input : [];
+      const i = items.findIndex((item, k) => {
+        if (item?.type !== "reasoning") return false;
+        const next = items[k + 1];
+        // What followed it in the model's output: an assistant message or a call, never another reasoning item or input.
+        return !next || next.type === "reasoning" || (next.role && next.role !== "assistant") || /_output$/.test(String(next.type));
+      });
+      return i >= 0 ? { message: `Item '${items[i].id}' of type 'reasoning' was provided without its required following item.`, param: "input" } : null;
+    },
+  },
   samplingWithReasoning((body) => body?.reasoning?.effort),
 ];
 
@@ -269,11 +283,11 @@ export const MISTRAL_RULES: readonly Rule[] = [
   {
     id: "mistral.tool-call-id-format",
     source: "https://docs.mistral.ai/capabilities/function_calling/",
-    check: ({ body, emittedCallIds }) => {
+    check: ({ body, emitted }) => {
       for (const m of messagesOf(body)) {
         const ids: string[] = m.role === "tool" ? [m.tool_call_id] : m.role === "assistant" && Array.isArray(m.tool_calls) ? m.tool_calls.map((c: any) => c.id) : [];
         // The fake's own ids come from the test's script; an id the client made up or changed is refused.
-        const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(String(id)) && !emittedCallIds?.has(id));
+        const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(String(id)) && !emitted?.callIds.has(id));
         if (bad !== undefined) return { message: `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`, type: "invalid_function_call", code: "3280" };
       }
       return null;

@@ -16,8 +16,15 @@ export interface Broken {
 export interface RuleRequest {
   body: any;
   headers: Record<string, string>;
-  /** Tool call ids this fake has sent in its answers so far (a vendor's own ids are never refused). */
-  emittedCallIds?: ReadonlySet<string>;
+  /** What this fake has answered so far (rules that depend on what the vendor itself sent). */
+  emitted?: Emitted;
+}
+
+export interface Emitted {
+  /** Tool call ids of the fake's answers (a vendor's own ids are never refused). */
+  callIds: ReadonlySet<string>;
+  /** Tool call ids whose answer began with thinking (Messages): that thinking must come back with them. */
+  thinkingCallIds: ReadonlySet<string>;
 }
 
 export interface Rule {

@@ -11,7 +11,7 @@ import {
 } from "./chat-rules.ts";
 import * as errors from "./error-bodies.ts";
 import { openAiSchemaRule } from "./openai-schema.ts";
-import type { Rule, VendorProfile } from "./types.ts";
+import type { Emitted, Rule, VendorProfile } from "./types.ts";
 
 type VendorEntry = Omit<VendorProfile, "vendor" | "dialect">;
 
@@ -90,12 +90,12 @@ export function firstBrokenRule(
   profile: VendorProfile,
   body: any,
   headers: Record<string, string>,
-  emittedCallIds?: ReadonlySet<string>,
+  emitted?: Emitted,
 ): { rule: Rule; message: string; refusal: ReturnType<VendorProfile["refuse"]> } | null {
   const model = typeof body?.model === "string" ? body.model : "";
   for (const rule of profile.rules) {
     if (rule.models && !rule.models.test(model)) continue;
-    const broken = rule.check({ body, headers, emittedCallIds });
+    const broken = rule.check({ body, headers, emitted });
     if (broken) return { rule, message: broken.message, refusal: profile.refuse(broken) };
   }
   return null;

@@ -182,6 +182,15 @@ export const CASES: RuleCase[] = [
     message: "effort 'xhigh' is not supported by this model.",
   },
   {
+    vendor: "anthropic", rule: "anthropic.thinking-kept-in-tool-loop", what: "budget thinking dropped from the assistant turn a tool_result answers",
+    bad: msgs("claude-sonnet-4-5", { thinking: { type: "enabled", budget_tokens: 2048 }, messages: [user(), toolUse(), user([toolResult()])] }),
+    good: msgs("claude-sonnet-4-5", {
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [user(), { role: "assistant", content: [{ type: "thinking", thinking: "plan", signature: "sig" }, toolUse().content[0]] }, user([toolResult()])],
+    }),
+    message: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block",
+  },
+  {
     vendor: "anthropic", rule: "anthropic.cache-breakpoints", what: "five cache_control breakpoints",
     bad: msgs("claude-sonnet-4-6", {
       system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
@@ -216,6 +225,12 @@ export const CASES: RuleCase[] = [
     bad: responses("gpt-5.5", { input: [{ type: "reasoning", id: "rs_1", summary: [] }, fc, fco] }),
     good: responses("gpt-5.5", { input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" }, fc, fco] }),
     message: "Item with id 'rs_1' not found. Items are not persisted when `store` is set to false.",
+  },
+  {
+    vendor: "openai", rule: "openai.responses.reasoning-followed-by-its-item", what: "a reasoning item sent back without the call that followed it",
+    bad: responses("gpt-5.5", { input: [{ type: "message", role: "user", content: "hi" }, { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" }, { type: "message", role: "user", content: "next" }] }),
+    good: responses("gpt-5.5", { input: [{ type: "message", role: "user", content: "hi" }, { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" }, fc, fco] }),
+    message: "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
   },
   { vendor: "openai", rule: "openai.sampling-with-reasoning", what: "temperature with reasoning effort high", bad: responses("gpt-5.5", { reasoning: { effort: "high" }, temperature: 0.2 }), good: responses("gpt-5.5", { reasoning: { effort: "none" }, temperature: 0.2 }), message: "Unsupported parameter: 'temperature' is not supported with this model." },
   { vendor: "openai-chat", rule: "openai.max-tokens-on-reasoning-model", what: "max_tokens to gpt-5.5", bad: chat("gpt-5.5", { max_tokens: 100 }), good: chat("gpt-5.5", { max_completion_tokens: 100 }), message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." },

@@ -5,7 +5,10 @@
 // first default model that reads images running the image task. Local servers have no default model in
 // the catalog (theirs is the first their /models lists): each gets one cell with a served model.
 import { type CatalogProvider, CATALOG_PROVIDERS } from "../../../src/providers/catalog.ts";
+import { describeModel } from "../../../src/providers/families/resolve.ts";
+import type { ToolResultImages } from "../../../src/providers/families/types.ts";
 import { type CatalogModel, catalogModelKey, modelCatalog } from "../../../src/providers/model-catalog.ts";
+import { PROTOCOL_INFO } from "../../../src/providers/protocols.ts";
 import { resolveEditFormat } from "../../../src/tools/edit.ts";
 
 /**
@@ -42,6 +45,11 @@ export interface MatrixCell {
   editFormat: "replace" | "patch" | "hashline";
   /** Whether the model streams reasoning back (thinking or effort reasoning). */
   reasons: boolean;
+  /**
+   * How images from tools reach the model, as its family describes it (src/providers/families): the image
+   * task expects the PNG in the request, or (`none`) the note that it was left out.
+   */
+  toolImages: ToolResultImages;
 }
 
 const slug = (s: string) => s.replace(/[/:]/g, "_");
@@ -55,10 +63,15 @@ function levelsOf(m: Pick<CatalogModel, "reasoning">): { level: string; highest:
   return def === top ? [{ level: def, highest: true, isDefault: true }] : [{ level: def, highest: false, isDefault: true }, { level: top, highest: true, isDefault: false }];
 }
 
+const imagesOf = (entry: CatalogProvider, model: string) => describeModel(PROTOCOL_INFO[entry.protocol].baseDialect, model).toolResultImages;
+
 function cellsOfProvider(entry: CatalogProvider): MatrixCell[] {
   const cells: MatrixCell[] = [];
   if (!entry.defaults) {
-    const base = { provider: entry, role: "served" as const, model: SERVED_MODEL, key: `${entry.name}/${SERVED_MODEL}`, level: "none", modelArg: null, editFormat: "replace" as const, reasons: false };
+    const base = {
+      provider: entry, role: "served" as const, model: SERVED_MODEL, key: `${entry.name}/${SERVED_MODEL}`, level: "none", modelArg: null,
+      editFormat: "replace" as const, reasons: false, toolImages: imagesOf(entry, SERVED_MODEL),
+    };
     return [
       { ...base, id: `${entry.name}-${slug(SERVED_MODEL)}-none`, task: "tools" },
     ];
@@ -74,14 +87,15 @@ function cellsOfProvider(entry: CatalogProvider): MatrixCell[] {
     if (!m) throw new Error(`catalog provider '${entry.name}': default ${role} model '${id}' is not in the models.dev snapshot`);
     const key = catalogModelKey(entry, entry.name, id);
     const editFormat = resolveEditFormat(m.edit_format ?? null).format;
+    const toolImages = imagesOf(entry, id);
     for (const l of levelsOf(m)) {
       // The full model at its default level runs with no --model: the config's defaults pick it (issue 33 finding 6).
       const modelArg = role === "full" && l.isDefault ? null : l.isDefault ? key : `${key}(${l.level})`;
-      cells.push({ id: `${entry.name}-${slug(id)}-${l.level}`, provider: entry, role, model: id, key, level: l.level, modelArg, task: "tools", editFormat, reasons: l.level !== "none" });
+      cells.push({ id: `${entry.name}-${slug(id)}-${l.level}`, provider: entry, role, model: id, key, level: l.level, modelArg, task: "tools", editFormat, reasons: l.level !== "none", toolImages });
     }
     if (!image && m.supports_vision) {
       const l = levelsOf(m)[0]!;
-      image = { id: `${entry.name}-${slug(id)}-${l.level}-image`, provider: entry, role, model: id, key, level: l.level, modelArg: key, task: "image", editFormat, reasons: l.level !== "none" };
+      image = { id: `${entry.name}-${slug(id)}-${l.level}-image`, provider: entry, role, model: id, key, level: l.level, modelArg: key, task: "image", editFormat, reasons: l.level !== "none", toolImages };
     }
   }
   return image ? [...cells, image] : cells;

@@ -3,6 +3,7 @@
 // one test per cell checks what a user would see and what the vendor received.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ensureBinary } from "../../helpers/binary.ts";
+import { TOOL_IMAGE_NOTE } from "../../../src/providers/client.ts";
 import { AWAITING_FIX } from "./awaiting.ts";
 import { cellsOfFile, MATRIX_FILES, type MatrixCell } from "./cells.ts";
 import { readFixture, splitTools, UPDATE, writeFixture } from "./fixtures.ts";
@@ -29,9 +30,13 @@ export function checkCell(cell: MatrixCell, r: CellResult | Error | undefined): 
   const sent = r.requests.map((q) => JSON.stringify(q.body));
   // An effort level asked for is sent (the fixture shows in which field).
   if (cell.level !== "none" && cell.level !== "thinking") expect(sent[0]).toContain(`"${cell.level}"`);
-  if (image) {
+  if (image && cell.toolImages !== "none") {
     // The PNG the read tool returned reaches the vision model, in the dialect's own form.
     expect(sent[1]).toContain(PNG_BASE64);
+  } else if (image) {
+    // The family says the vendor takes no images from tools: the model is told the image was left out.
+    expect(sent[1]).not.toContain(PNG_BASE64);
+    expect(sent[1]).toContain(JSON.stringify(TOOL_IMAGE_NOTE).slice(1, -1));
   } else {
     expect(r.notes).toBe(EDITED);
     // The command's output (the edited file) went back to the model.

@@ -20,7 +20,8 @@ export interface Replacements {
 
 const PATTERNS: [RegExp, string][] = [
   [/\bses_[0-9A-Za-z]+/g, "<session>"],
-  [/\b(msg|prt|op|turn|call|req)_[0-9A-HJKMNP-TV-Z]{20,}[0-9A-Za-z]*/g, "<$1 id>"],
+  // Ids of agent's own records (time-sortable, 26 characters after the prefix); the fake's call ids are fixed.
+  [/\b(msg|prt|op|turn|req)_[0-9a-z]{20,}/gi, "<$1 id>"],
   [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<timestamp>"],
   [/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>"],
 ];

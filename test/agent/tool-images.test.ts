@@ -39,8 +39,7 @@ ${extra}`;
 
 function script(call: { name: string; arguments: Record<string, unknown> }): FakeStep[] {
   return [
-    // No text beside the call: the Responses check then reads only the call and its output.
-    { kind: "turn", turn: { tool_calls: [{ id: "call_1", ...call, arguments: JSON.stringify(call.arguments) }] } },
+    { kind: "turn", turn: { text: "Looking.", tool_calls: [{ id: "call_1", ...call, arguments: JSON.stringify(call.arguments) }] } },
     { kind: "turn", turn: { text: "A tiny picture." } },
   ];
 }

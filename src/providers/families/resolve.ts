@@ -10,6 +10,8 @@ import { MOONSHOT_RULES } from "./moonshot.ts";
 import { OPENAI_RULES } from "./openai.ts";
 import { QWEN_RULES } from "./qwen.ts";
 import type { FamilyRule, ModelApi, ModelApiOverride, ModelFamily, ToolResultImages } from "./types.ts";
+
+export type { ModelApiOverride };
 import { ZAI_RULES } from "./zai.ts";
 
 export const FAMILY_RULES: readonly FamilyRule[] = [

@@ -311,6 +311,21 @@ export const GROQ_RULES: readonly Rule[] = [
   },
 ];
 
+/** Cerebras: OpenAI fields its API refuses with a 400, and only `auto`/`none` as tool_choice. */
+export const CEREBRAS_RULES: readonly Rule[] = [
+  ...CHAT_TOOL_PAIRING,
+  {
+    id: "cerebras.unsupported-field",
+    source: "https://inference-docs.cerebras.ai/resources/openai",
+    check: ({ body }) => {
+      const field = ["frequency_penalty", "logit_bias", "presence_penalty", "parallel_tool_calls", "service_tier"].find((f) => body?.[f] !== undefined);
+      if (field) return { message: `Unsupported parameter: '${field}' is not supported by this API.`, param: field };
+      const choice = body?.tool_choice;
+      return choice !== undefined && choice !== "auto" && choice !== "none" ? { message: "tool_choice must be 'auto' or 'none'.", param: "tool_choice" } : null;
+    },
+  },
+];
+
 /** xAI: which Grok models take `reasoning_effort` and which refuse penalties and stop sequences. */
 const XAI_REASONING_DOC = "https://docs.x.ai/docs/guides/reasoning";
 const XAI_NO_EFFORT = family("Grok models without reasoning_effort (grok-4.20*, grok-4 (0709), grok-4-fast*, grok-4-1-fast*, grok-code-fast*)", (m) =>

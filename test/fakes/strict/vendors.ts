@@ -6,7 +6,7 @@ import { PROTOCOL_INFO } from "../../../src/providers/protocols.ts";
 import type { Dialect } from "../request-invariants.ts";
 import { ANTHROPIC_RULES, MESSAGES_SHAPE_RULES, MINIMAX_RULES } from "./anthropic-rules.ts";
 import {
-  CHAT_TOOL_PAIRING, DASHSCOPE_RULES, DEEPSEEK_RULES, GEMINI_RULES, GROQ_RULES, MISTRAL_RULES, MOONSHOT_RULES, OPENAI_CHAT_RULES,
+  CEREBRAS_RULES, CHAT_TOOL_PAIRING, DASHSCOPE_RULES, DEEPSEEK_RULES, GEMINI_RULES, GROQ_RULES, MISTRAL_RULES, MOONSHOT_RULES, OPENAI_CHAT_RULES,
   OPENAI_RESPONSES_RULES, XAI_RULES, ZAI_RULES,
 } from "./chat-rules.ts";
 import * as errors from "./error-bodies.ts";
@@ -52,7 +52,7 @@ const BY_PROVIDER: Record<string, VendorEntry> = {
   together: HOSTED_OPEN_MODELS,
   fireworks: HOSTED_OPEN_MODELS,
   huggingface: HOSTED_OPEN_MODELS,
-  cerebras: { ...HOSTED_OPEN_MODELS, reasoningField: "reasoning" },
+  cerebras: { rules: CEREBRAS_RULES, refuse: errors.messageTypeError, reasoningField: "reasoning" },
   vllm: { rules: VLLM_RULES, refuse: errors.localServerError, reasoningField: "reasoning_content" },
   ollama: { rules: [], refuse: errors.localServerError, reasoningField: "reasoning" },
   lmstudio: { rules: [], refuse: errors.localServerError, reasoningField: "reasoning_content" },

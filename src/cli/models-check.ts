@@ -64,7 +64,7 @@ export interface CheckRow {
   accepted: boolean | null;
   /** HTTP status of a refusal (null when the request did not get one: network, stream error, timeout). */
   status: number | null;
-  /** The error kind (`auth`, `invalid_request`, `rate_limited`, `network`, ...) of a failure. */
+  /** The error kind (`auth`, `invalid_request`, `rate_limited`, `network`, `timeout`, `config`: the provider cannot be called as configured, ...) of a failure. */
   error: string | null;
   /** The vendor's message (keys redacted), or why the model was not checked. */
   message: string | null;
@@ -110,7 +110,14 @@ function targets(loaded: LoadedConfig, named: string | undefined): { targets: Ta
 }
 
 async function check(loaded: LoadedConfig, target: Target, io: Io): Promise<CheckRow> {
-  const choice = chooseModel(loaded, target.ref);
+  let choice: ModelChoice;
+  try {
+    choice = chooseModel(loaded, target.ref);
+  } catch (error) {
+    // A provider the config cannot call (no url for an Azure resource, ...) fails its own row, not the run.
+    if (!(error instanceof ModelChoiceError)) throw error;
+    return { model: target.ref, provider: target.provider, sent_as: null, defaults: target.defaults, effort: null, accepted: false, status: null, error: "config", message: error.message, duration_ms: null };
+  }
   const row: CheckRow = {
     model: target.ref, provider: choice.model.provider, sent_as: choice.model.provider_name, defaults: target.defaults, effort: choice.effort,
     accepted: false, status: null, error: null, message: null, duration_ms: null,
@@ -165,13 +172,13 @@ export async function modelsCheckRun(args: ParsedArgs, io: Io): Promise<number> 
   }
   const plan = targets(loaded, named);
   if (plan.targets.length === 0 && plan.unchecked.length === 0) throw new CliError(NO_MODEL_HELP);
-  // Named models are checked first so a wrong name is a usage error before anything is sent.
-  for (const t of plan.targets) {
+  // A named model that does not exist is a usage error, before anything is sent.
+  if (named) {
     try {
-      chooseModel(loaded, t.ref);
+      chooseModel(loaded, named);
     } catch (error) {
-      if (error instanceof ModelChoiceError) throw error.code === "unknown_model" ? new UsageError(error.message) : new CliError(error.message);
-      throw error;
+      if (error instanceof ModelChoiceError && error.code === "unknown_model") throw new UsageError(error.message);
+      if (!(error instanceof ModelChoiceError)) throw error;
     }
   }
   if (!json) io.err(`checking ${plan.targets.length} model${plan.targets.length === 1 ? "" : "s"}: one request each, the shortest answer …\n`);

@@ -3,6 +3,8 @@
 // and the partial content of a broken attempt as the assistant's prefix for the retry.
 import type { AssembledResponse, AssistantPart } from "../providers/events.ts";
 import type { ConversationMessage, ImagePart, UserPart } from "../providers/request.ts";
+import { formatBytes } from "../tools/file-content.ts";
+import { MAX_IMAGE_BASE64 } from "../tools/tool.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import { contextEntries, summaryMessageText } from "./compaction/context.ts";
 
@@ -16,6 +18,8 @@ export const MAX_REQUEST_IMAGES = 20;
 export const MAX_REQUEST_IMAGE_BASE64 = 20 * 1024 * 1024;
 const overBudget = (n: number) =>
   `[${n === 1 ? "image" : `${n} images`} omitted: a request carries only the ${MAX_REQUEST_IMAGES} newest images, at most ${MAX_REQUEST_IMAGE_BASE64 / (1024 * 1024)} MB of them]`;
+const tooLarge = (image: ImagePart) =>
+  `[image omitted: ${formatBytes(image.data_base64.length)} of base64, over the ${formatBytes(MAX_IMAGE_BASE64)} one image may have]`;
 
 function userParts(content: UserContentPart[], vision: boolean): UserPart[] {
   return content.map((p) => (p.type === "image" && !vision ? { type: "text", text: IMAGE_OMITTED } : p));
@@ -52,32 +56,46 @@ export function toProviderMessages(conversation: Conversation, supportsVision: b
   return withinImageBudget(out);
 }
 
-/** Keeps the newest images that fit MAX_REQUEST_IMAGES and MAX_REQUEST_IMAGE_BASE64; older ones become a note. */
+/**
+ * Keeps the newest images that fit MAX_REQUEST_IMAGES and MAX_REQUEST_IMAGE_BASE64; older ones become a
+ * note. An image over MAX_IMAGE_BASE64 (a prompt's, or one stored before that cap) is never sent: one
+ * refused image would fail every later request of the session.
+ */
 function withinImageBudget(messages: ConversationMessage[]): ConversationMessage[] {
   let count = 0;
   let bytes = 0;
   let full = false;
-  // Once one image does not fit, no older one goes either: the newest ones, in one run.
-  const fits = (image: ImagePart): boolean => {
+  /** The note replacing the image, or null when it is sent. Once one does not fit, no older one goes: the newest, in one run. */
+  const omitted = (image: ImagePart): "too_large" | "over_budget" | null => {
+    if (image.data_base64.length > MAX_IMAGE_BASE64) return "too_large";
     full ||= count >= MAX_REQUEST_IMAGES || bytes + image.data_base64.length > MAX_REQUEST_IMAGE_BASE64;
-    if (full) return false;
+    if (full) return "over_budget";
     count++;
     bytes += image.data_base64.length;
-    return true;
+    return null;
   };
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.role === "user") {
       for (let j = m.content.length - 1; j >= 0; j--) {
         const p = m.content[j]!;
-        if (p.type === "image" && !fits(p)) m.content[j] = { type: "text", text: overBudget(1) };
+        const why = p.type === "image" ? omitted(p) : null;
+        if (p.type === "image" && why) m.content[j] = { type: "text", text: why === "too_large" ? tooLarge(p) : overBudget(1) };
       }
     } else if (m.role === "tool_results") {
       for (const r of [...m.results].reverse()) {
         if (!r.images) continue;
-        const kept = r.images.filter(fits);
+        const notes: string[] = [];
+        let over = 0;
+        const kept = r.images.filter((image) => {
+          const why = omitted(image);
+          if (why === "too_large") notes.push(tooLarge(image));
+          if (why === "over_budget") over++;
+          return why === null;
+        });
         if (kept.length === r.images.length) continue;
-        r.output = [r.output, overBudget(r.images.length - kept.length)].filter((t) => t.length > 0).join("\n");
+        if (over > 0) notes.push(overBudget(over));
+        r.output = [r.output, ...notes].filter((t) => t.length > 0).join("\n");
         if (kept.length > 0) r.images = kept;
         else delete r.images;
       }

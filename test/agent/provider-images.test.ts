@@ -6,6 +6,7 @@ import type { Conversation, ConversationEntry } from "../../src/agent/conversati
 import { IMAGE_OMITTED, MAX_REQUEST_IMAGE_BASE64, MAX_REQUEST_IMAGES, toProviderMessages } from "../../src/agent/provider-messages.ts";
 import { renderTranscript } from "../../src/agent/compaction/transcript.ts";
 import type { ConversationMessage } from "../../src/providers/request.ts";
+import { MAX_IMAGE_BASE64 } from "../../src/tools/tool.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const image = (data = PNG) => ({ media_type: "image/png", data_base64: data });
@@ -38,10 +39,11 @@ describe("tool-result images to the provider", () => {
   });
 
   test("past the byte budget the older images become a note too, and no older one slips in after", () => {
-    const big = "A".repeat(MAX_REQUEST_IMAGE_BASE64 / 2 - 8);
-    // Newest first: two big ones fit, the third big one does not, and the small oldest one stays out too.
-    const sent = results(toProviderMessages(readTurns(4, (i) => (i === 0 ? PNG : big)), true));
-    expect(sent.map((r) => (r.images ? "image" : "note"))).toEqual(["note", "note", "image", "image"]);
+    const big = "A".repeat(MAX_IMAGE_BASE64);
+    // Newest first: four of the largest images fill the budget, the fifth does not fit, and the small oldest one stays out too.
+    expect(MAX_REQUEST_IMAGE_BASE64 / MAX_IMAGE_BASE64).toBe(4);
+    const sent = results(toProviderMessages(readTurns(6, (i) => (i === 0 ? PNG : big)), true));
+    expect(sent.map((r) => (r.images ? "image" : "note"))).toEqual(["note", "note", "image", "image", "image", "image"]);
   });
 
   test("prompt images count in the same budget, newest first", () => {
@@ -60,4 +62,17 @@ test("the compaction transcript names a result's images and carries none of thei
   const t = renderTranscript(readTurns(2).entries, 0, 100_000);
   expect(t.text).toContain("[result of read: completed] [an image not shown]\nImage `1.png`.");
   expect(t.text).not.toContain(PNG);
+});
+
+test("an image over 5 MiB of base64 is never sent (a prompt's, or one stored before the cap), and takes no room", () => {
+  const huge = "A".repeat(MAX_IMAGE_BASE64 + 4);
+  const conversation = readTurns(2, (i) => (i === 0 ? huge : PNG));
+  conversation.entries.push({ id: "u1", role: "user", origin: "prompt", content: [{ type: "image", ...image(huge) }, { type: "text", text: "see" }], created_at: 0 });
+  const messages = toProviderMessages(conversation, true);
+  const note = "[image omitted: 5.0 MB of base64, over the 5.0 MB one image may have]";
+  expect(messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: note }, { type: "text", text: "see" }] });
+  const sent = results(messages);
+  expect(sent[0]).toEqual({ call_id: "c0", output: `Image \`0.png\`.\n${note}` });
+  expect(sent[1]!.images).toHaveLength(1);
+  expect(JSON.stringify(messages)).not.toContain(huge);
 });

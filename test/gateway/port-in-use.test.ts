@@ -47,7 +47,10 @@ test("a second gateway on a port in use exits 1 saying so; the first keeps the p
   const first = serve(dir, config);
   expect(await firstLine(first.stdout)).toContain(`listening on http://127.0.0.1:${port}`);
 
-  const second = serve(dir, config);
+  // Its own data dir: one data dir is already refused before the port is tried (serve-lock.test.ts).
+  const other = join(dir, "other.yaml");
+  writeFileSync(other, `data_dir: ${join(dir, "data2")}\nlisten: {address: 127.0.0.1, port: ${port}}\nauth: {}\n`);
+  const second = serve(dir, other);
   expect(await second.exited).toBe(1);
   expect(await new Response(second.stderr).text()).toBe(`agent: cannot start the gateway: cannot listen on 127.0.0.1:${port}: the port is in use (set listen.port)\n`);
 

@@ -16,6 +16,8 @@ import { traceRequests } from "../../telemetry/http-spans.ts";
 import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
 import { hostPolicy, type HostPolicy } from "./request-target.ts";
+import { acquireServeLock } from "./serve-lock.ts";
+import { mkdirSync } from "node:fs";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
 export const IDLE_TIMEOUT_SECS = 15;
@@ -50,11 +52,23 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const dataDir = resolveDataDir(config, options.env);
-  const tls = await resolveTls(config, dataDir, new Date(clock.now()));
-  assertListenSecure(config.listen.address, tls);
-  const pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
-  const pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
-  const ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock = acquireServeLock(dataDir);
+  let tls: TlsMaterial | null;
+  let ctx: GatewayContext;
+  let pam: PamAuthenticator | undefined;
+  let pamNote: string | undefined;
+  try {
+    tls = await resolveTls(config, dataDir, new Date(clock.now()));
+    assertListenSecure(config.listen.address, tls);
+    pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
+    pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
+    ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+  } catch (error) {
+    pam?.close();
+    lock.release();
+    throw error;
+  }
   const idleSecs = options.idleTimeoutSecs ?? IDLE_TIMEOUT_SECS;
   let server: Server<unknown>;
   let hosts: HostPolicy | undefined;
@@ -79,6 +93,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   } catch (error) {
     pam?.close();
     ctx.sqlite.close();
+    lock.release();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new Error(`cannot listen on ${config.listen.address}:${config.listen.port}: the port is in use (set listen.port)`);
     if (code === "EADDRNOTAVAIL") throw new Error(`cannot listen on ${config.listen.address}: no such address on this machine (check listen.address)`);
@@ -108,6 +123,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       await server.stop();
       pam?.close();
       ctx.sqlite.close();
+      lock.release();
     },
   };
 }

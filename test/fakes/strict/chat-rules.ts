@@ -1,6 +1,6 @@
 // Chat Completions rules: the tool-call pairing every OpenAI-compatible server enforces, OpenAI's own
 // model rules beyond its schema, and each compatible vendor's documented differences.
-import { type Broken, type Rule, family } from "./types.ts";
+import { type Rule, family } from "./types.ts";
 
 const OPENAI_TOOLS = "https://platform.openai.com/docs/guides/function-calling";
 
@@ -360,4 +360,3 @@ export const XAI_RULES: readonly Rule[] = [
   },
 ];
 
-export type { Broken };

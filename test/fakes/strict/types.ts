@@ -37,7 +37,7 @@ export interface Rule {
   check(req: RuleRequest): Broken | null;
 }
 
-/** A set of model ids; `toString` names it in the docs and in test titles. */
+/** A set of model ids; `toString` names it (the completeness test lists a rule without a case with it). */
 export interface ModelSet {
   test(model: string): boolean;
   toString(): string;
@@ -63,9 +63,4 @@ export interface VendorProfile {
   refuse(broken: Broken): Refusal;
   /** Chat Completions: the delta field the vendor streams reasoning in. */
   reasoningField?: "reasoning_content" | "reasoning";
-}
-
-/** The request's model id as sent (rules match the vendor's own ids, never a guess). */
-export function modelOf(req: RuleRequest): string {
-  return typeof req.body?.model === "string" ? req.body.model : "";
 }

@@ -222,6 +222,15 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
 
   const secrets = new Set<string>();
   const commandCache = new Map<string, string | Error>();
+  const substitution = (global: boolean, commandsAllowed: boolean): SubstitutionOptions => ({
+    env: options.env,
+    commandsAllowed,
+    commandsRefusedBecause: global ? "config_command_substitution is off in the global config" : "values in a project config never run commands",
+    commandCache,
+    timeoutMs: options.commandTimeoutMs ?? 10_000,
+    cwd: project.root,
+    secrets,
+  });
   const docs: Partial<Record<LayerName, Record<string, unknown>>> = {};
   let projectRaw: Record<string, unknown> | undefined;
   let followSymlinks = true;
@@ -247,30 +256,17 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
       problems.warn(["config_command_substitution"], "is honoured only in the global config; ignored here");
       delete doc.config_command_substitution;
     }
-    if (!global) projectRaw = doc;
-    const enabled = global && doc.config_command_substitution === true;
-    const subst: SubstitutionOptions = {
-      env: options.env,
-      commandsAllowed: enabled,
-      commandsRefusedBecause: global ? "config_command_substitution is off in the global config" : "values in a project config never run commands",
-      commandCache,
-      timeoutMs: options.commandTimeoutMs ?? 10_000,
-      cwd: project.root,
-      secrets,
-    };
-    doc = substituteTree(doc, [], subst, problems) as Record<string, unknown>;
-    if (!global) doc = enforceGlobalAuthority(doc, problems);
-    trimStaticKeys(doc, secrets);
-    docs[layer.name] = doc;
-    if (global) followSymlinks = (doc.daemon as { follow_symlinks_for_configs?: unknown } | undefined)?.follow_symlinks_for_configs !== false;
-  }
-
-  // Layer-level problems are located in their own file.
-  for (const layer of layers) {
-    for (const p of layerProblems.get(layer.name)?.items ?? []) {
-      const pos = p.parts && layer.parsed?.locate(p.parts);
-      out.items.push({ ...p, file: layer.path, line: pos?.line, column: pos?.column });
+    if (!global) {
+      // Substituted once trust has left out what waits for it (below): no value of the environment is
+      // read for a setting the project may not use yet.
+      projectRaw = doc;
+      docs.project = doc;
+      continue;
     }
+    doc = substituteTree(doc, [], substitution(true, doc.config_command_substitution === true), problems) as Record<string, unknown>;
+    trimStaticKeys(doc, secrets);
+    docs.global = doc;
+    followSymlinks = (doc.daemon as { follow_symlinks_for_configs?: unknown } | undefined)?.follow_symlinks_for_configs !== false;
   }
 
   const trust = assessProjectTrust({
@@ -286,8 +282,23 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   });
   if (trust.storeError) out.warn([], `${trust.storeError}; every project counts as not trusted until it is fixed`);
   if (trust.answersError) out.warn([], `${trust.answersError}; allow rules you added by answering 'allow always in this project' wait for 'agent trust' until it is fixed`);
-  // Untrusted settings go before the merge, so nothing below (validation aside) ever sees them.
+  // Untrusted settings go before substitution and the merge, so nothing below (validation aside) ever sees them.
   const used = withoutUntrusted(docs, trust);
+  const projectProblems = layerProblems.get("project");
+  if (used.project && projectProblems) {
+    let doc = substituteTree(used.project, [], substitution(false, false), projectProblems) as Record<string, unknown>;
+    doc = enforceGlobalAuthority(doc, projectProblems);
+    trimStaticKeys(doc, secrets);
+    used.project = doc;
+  }
+
+  // Layer-level problems are located in their own file.
+  for (const layer of layers) {
+    for (const p of layerProblems.get(layer.name)?.items ?? []) {
+      const pos = p.parts && layer.parsed?.locate(p.parts);
+      out.items.push({ ...p, file: layer.path, line: pos?.line, column: pos?.column });
+    }
+  }
 
   const origins: Origins = new Map();
   let merged: Record<string, unknown> = {};

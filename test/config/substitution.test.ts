@@ -79,7 +79,8 @@ describe("command substitution", () => {
     const marker = join(c.root, "ran-project");
     c.globalFile("config_command_substitution: true\n");
     const project = c.projectFile(`config_command_substitution: true\ntui: { theme: "$(touch ${marker})" }\nproviders:\n  p:\n    kind: { type: catalog, name: b }\n    auth: { type: static_key, key: "\${UNSET_VAR_X:-touch ${marker}}" }\n`);
-    const r = c.load();
+    // Trusted (the provider and its \${VAR} wait for trust otherwise, and are then not substituted at all).
+    const r = c.load({ untrusted: "keep" });
     expect(existsSync(marker)).toBe(false);
     const errors = r.problems.filter((p) => p.severity === "error");
     expect(errors.map((p) => [p.file, p.path])).toEqual([
@@ -88,5 +89,19 @@ describe("command substitution", () => {
     ]);
     expect(errors[0]!.message).toContain("values in a project config never run commands");
     expect(problemLines(r, "warning")).toEqual(["config_command_substitution: is honoured only in the global config; ignored here"]);
+  });
+});
+
+describe("environment references in a project config", () => {
+  test("nothing the project may not use yet is substituted: an unset variable there is no error, a set one is never read", () => {
+    const c = configEnv();
+    c.projectFile('mcp_servers:\n  gh: { transport: stdio, command: gh-mcp, env: { TOKEN: "${NOT_SET_ANYWHERE}" } }\nmodels:\n  x: { provider_name: "${MY_SECRET_X}" }\n');
+    const r = c.load({ env: { MY_SECRET_X: "secret-value-123" } });
+    expect(problemLines(r, "error")).toEqual([]);
+    expect(r.secrets).not.toContain("secret-value-123");
+    expect(r.trust.items.map((i) => i.key)).toEqual(["mcp_servers.gh", "models.x"]);
+    const kept = c.load({ env: { MY_SECRET_X: "secret-value-123" }, untrusted: "keep" });
+    expect(problemLines(kept, "error")[0]).toBe("mcp_servers.gh.env.TOKEN: environment variable NOT_SET_ANYWHERE is not set");
+    expect(kept.secrets).toContain("secret-value-123");
   });
 });

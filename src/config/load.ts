@@ -1,7 +1,7 @@
 // Loads the app config: find the layers, parse, upgrade, substitute, enforce global authority, merge,
 // validate against the schema and the semantic rules, resolve models and derived values. Every problem
 // is collected in one pass; nothing throws for bad input.
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
@@ -85,7 +85,8 @@ function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile 
   let bytes: Uint8Array;
   let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
+    // Non-blocking: a project config linked to a FIFO or a terminal must not hang the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stat = fstatSync(fd);
     if (!stat.isFile()) {
       out.error([], "the config is not a regular file", { file: path });

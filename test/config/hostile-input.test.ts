@@ -1,5 +1,7 @@
 // Inputs found by the fuzz test: each once crashed, hung or slipped past validation.
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { configEnv, problemLines } from "../helpers/config-env.ts";
 
 describe("hostile input", () => {
@@ -40,5 +42,27 @@ describe("hostile input", () => {
     bytes[1_000_000] = 0xff;
     await Bun.write(file, bytes);
     expect(c.load().problems[0]!.message).toBe("the file is not valid UTF-8 (first bad byte at offset 1000000)");
+  });
+
+  test("a project config linked to a device or a FIFO is refused without reading it (no endless read, no hang)", () => {
+    const c = configEnv();
+    mkdirSync(join(c.project, ".agent"), { recursive: true });
+    const file = join(c.project, ".agent", "config.yaml");
+    symlinkSync("/dev/zero", file);
+    expect(c.load().problems.map((p) => [p.file, p.message])).toEqual([[file, "the config is not a regular file"]]);
+    const fifo = configEnv();
+    mkdirSync(join(fifo.project, ".agent"), { recursive: true });
+    const pipe = join(fifo.project, ".agent", "config.yaml");
+    expect(Bun.spawnSync(["mkfifo", pipe]).exitCode).toBe(0);
+    expect(fifo.load().problems.map((p) => p.message)).toEqual(["the config is not a regular file"]);
+  });
+
+  test("a config over 4 MiB is refused before it is read, naming its size and the limit", () => {
+    const c = configEnv();
+    const file = c.projectFile(`# ${"x".repeat(4 * 1024 * 1024)}\n`);
+    const r = c.load();
+    expect(r.problems.map((p) => [p.file, p.severity, p.message])).toEqual([[file, "error", `the config file is ${4 * 1024 * 1024 + 3} bytes, over the limit of 4194304 bytes (4 MiB); it was not read`]]);
+    c.projectFile(`# ${"x".repeat(4 * 1024 * 1024 - 4)}\n`);
+    expect(c.load().problems).toEqual([]);
   });
 });

@@ -59,38 +59,47 @@ function saveDeviceLogin(dataRoot: string, cell: MatrixCell): void {
   });
 }
 
+/** A temp project with the task's files, and the user's config dir pointing the cell's provider at `origin`. */
+export function cellProject(cell: MatrixCell, origin: string): { base: string; root: string; env: Record<string, string> } {
+  const base = mkdtempSync(join(tmpdir(), "agent-matrix-"));
+  const root = join(base, "proj");
+  mkdirSync(join(root, ".git"), { recursive: true });
+  writeFileSync(join(root, "notes.txt"), NOTES);
+  writeFileSync(join(root, "pixel.png"), Buffer.from(PNG_BASE64, "base64"));
+  const configDir = join(base, "config", "agent");
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(join(configDir, "config.yaml"), providerYaml(cell, `${origin}${vendorPath(cell)}`));
+  writeFileSync(join(configDir, "permissions.yaml"), PERMISSIONS);
+  const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  if (cell.provider.auth === "device_a") saveDeviceLogin(join(env.XDG_DATA_HOME, "agent"), cell);
+  return { base, root, env };
+}
+
+/** Runs the compiled binary in the cell's project (async: the fake answers from this process's event loop). */
+export async function runAgent(binary: string, args: string[], p: { root: string; env: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([binary, ...args], { cwd: p.root, env: p.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
 export async function runCell(cell: MatrixCell, binary = BINARY): Promise<CellResult> {
   const fake = startVendorFake(cell, script(cell));
-  const base = mkdtempSync(join(tmpdir(), "agent-matrix-"));
+  const p = cellProject(cell, fake.origin);
   try {
-    const root = join(base, "proj");
-    mkdirSync(join(root, ".git"), { recursive: true });
-    writeFileSync(join(root, "notes.txt"), NOTES);
-    writeFileSync(join(root, "pixel.png"), Buffer.from(PNG_BASE64, "base64"));
-    const configDir = join(base, "config", "agent");
-    mkdirSync(configDir, { recursive: true });
-    const url = `${fake.origin}${vendorPath(cell)}`;
-    writeFileSync(join(configDir, "config.yaml"), providerYaml(cell, url));
-    writeFileSync(join(configDir, "permissions.yaml"), PERMISSIONS);
-    const env = { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
-    if (cell.provider.auth === "device_a") saveDeviceLogin(join(env.XDG_DATA_HOME, "agent"), cell);
     const prompt = cell.task === "image" ? IMAGE_PROMPT : TOOL_PROMPT;
-    const args = ["exec", ...(cell.modelArg ? ["--model", cell.modelArg] : []), prompt];
-    // Async: the fake answers from this process's event loop, which a synchronous spawn would block.
-    const proc = Bun.spawn([binary, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const { code, stdout, stderr } = await runAgent(binary, ["exec", ...(cell.modelArg ? ["--model", cell.modelArg] : []), prompt], p);
     const requests = fake.requests.slice();
     const normalized = normalizeRequests(requests, {
       literals: [
-        [base, "<tmp>"],
+        [p.base, "<tmp>"],
         [MATRIX_KEY, "<key>"],
         ["at_matrix_0123456789abcdef", "<device token>"],
       ],
     });
-    return { cell, code, stdout, stderr, notes: readFileSync(join(root, "notes.txt"), "utf8"), requests, violations: fake.violations, normalized };
+    return { cell, code, stdout, stderr, notes: readFileSync(join(p.root, "notes.txt"), "utf8"), requests, violations: fake.violations, normalized };
   } finally {
     await fake.stop();
-    rmSync(base, { recursive: true, force: true });
+    rmSync(p.base, { recursive: true, force: true });
   }
 }
 

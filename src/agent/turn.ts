@@ -154,7 +154,7 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
       reasoning: rt.reasoning,
       request_options: { ...rt.model.request_option_defaults },
       prompt_cache_key: rt.sessionId,
-      model_config: { key: rt.model.key, api: rt.model.api },
+      model_config: { key: rt.model.key, api: rt.model.api, interleaved: rt.model.interleaved },
       ...(toolChoice && tools.length > 0 ? { tool_choice: toolChoice } : {}),
     };
   };

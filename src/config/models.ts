@@ -35,6 +35,8 @@ export interface ResolvedModel {
   request_option_defaults: Record<string, boolean | string>;
   /** `models.<key>.api`: overrides of the family description request building reads (providers/families). */
   api: ModelApiOverride | null;
+  /** Catalog models: where models.dev says the reasoning goes back (used when no model family matches). */
+  interleaved: CatalogModel["interleaved"] | null;
   origin: "catalog" | "custom" | "inherited";
   /** Fields whose value was computed rather than written (max_output_tokens_per_turn, ...). */
   derived: string[];
@@ -93,7 +95,7 @@ function configuredCatalog(config: AppConfig, out: ProblemList): Map<string, Cat
   return map;
 }
 
-type Base = Partial<Override> & { origin: ResolvedModel["origin"] };
+type Base = Partial<Override> & { origin: ResolvedModel["origin"]; interleaved?: CatalogModel["interleaved"] };
 
 /** Catalog models of every configured catalog provider, and their other names (legacy letters, bare ids). */
 function catalogBase(catalog: Map<string, CatalogProvider>, models: ModelCatalog): { base: Map<string, Base>; aliases: Map<string, string>; costs: Map<string, CatalogModel["cost"]> } {
@@ -245,7 +247,7 @@ function checkModelLimits(m: Partial<Override>, path: (string | number)[], out: 
   }
 }
 
-function finish(key: string, m: Partial<Override> & { origin: ResolvedModel["origin"] }): ResolvedModel {
+function finish(key: string, m: Base): ResolvedModel {
   const derived: string[] = [];
   const window = m.context_window!;
   const cls = m.class!;
@@ -283,6 +285,7 @@ function finish(key: string, m: Partial<Override> & { origin: ResolvedModel["ori
     stop_sequences: m.stop_sequences ?? [],
     request_option_defaults: m.request_option_defaults ?? {},
     api: m.api ?? null,
+    interleaved: m.origin === "catalog" ? (m.interleaved ?? null) : null,
     origin: m.origin,
     derived,
   };

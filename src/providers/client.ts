@@ -49,7 +49,7 @@ type BodyProvider = Pick<ResolvedProvider, "dialect" | "info" | "cacheStrategy">
 export function requestApi(provider: BodyProvider, request: ProviderRequest): ModelApi {
   let api: ModelApi;
   try {
-    api = describeModel(provider.dialect, request.model, request.model_config?.api ?? null);
+    api = describeModel(provider.dialect, request.model, request.model_config?.api ?? null, { interleaved: request.model_config?.interleaved ?? null });
   } catch (error) {
     if (error instanceof ModelApiError)
       throw new ProviderError({ kind: "invalid_request", code: "unknown_model_family", message: `models.${request.model_config?.key ?? request.model}.${error.message}` });

@@ -20,6 +20,8 @@ export type CatalogModel = Static<typeof ModelOverride> & {
   /** USD per million tokens: input, output, cache read, cache write (null when unpublished). */
   cost: { input: number; output: number; cache_read: number | null; cache_write: number | null } | null;
   title: string;
+  /** models.dev `interleaved.field`: where its reasoning goes back (read when no model family matches it). */
+  interleaved?: "reasoning_content";
 };
 
 export interface ModelCatalog {
@@ -85,6 +87,7 @@ export function toCatalogModel(entry: CatalogProvider, m: SnapshotModel): Catalo
     tool_loading: "eager",
     ...(variant === "family_b" || variant === "family_c" ? { edit_format: "patch" } : {}),
     cost: m.cost ? { input: m.cost[0], output: m.cost[1], cache_read: m.cost[2], cache_write: m.cost[3] } : null,
+    ...(m.il ? { interleaved: m.il } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface ModelsDevModel {
   cost?: { input?: number; output?: number; cache_read?: number; cache_write?: number };
   release_date?: string;
   status?: string;
+  /** Whether (and in which message field) the model's reasoning goes back with the conversation. */
+  interleaved?: boolean | { field?: string };
 }
 
 export interface ModelsDevProvider {
@@ -37,6 +39,8 @@ export interface SnapshotModel {
   vision: boolean;
   cost?: [number, number, number | null, number | null];
   date?: string;
+  /** models.dev `interleaved.field`: the assistant-message field its reasoning is sent back in. */
+  il?: "reasoning_content";
 }
 
 export interface ModelsSnapshot {
@@ -77,6 +81,8 @@ export function compactModel(m: ModelsDevModel): SnapshotModel | null {
   };
   if (c && typeof c.input === "number" && typeof c.output === "number") out.cost = [c.input, c.output, c.cache_read ?? null, c.cache_write ?? null];
   if (m.release_date) out.date = m.release_date;
+  // Only the field Chat Completions requests can carry back (reasoning_details is OpenRouter's own).
+  if (typeof m.interleaved === "object" && m.interleaved.field === "reasoning_content") out.il = "reasoning_content";
   return out;
 }
 

@@ -56,7 +56,7 @@ export interface ProviderRequest {
    * The model's config key and its `models.<key>.api` override (families/types.ts). Absent: the family
    * is matched by `model` alone, and errors name the model as sent.
    */
-  model_config?: { key: string; api?: ModelApiOverride | null } | null;
+  model_config?: { key: string; api?: ModelApiOverride | null; interleaved?: "reasoning_content" | null } | null;
 }
 
 /** Cache strategy of Messages-dialect providers (spec: cache_control_strategy). */

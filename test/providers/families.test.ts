@@ -246,3 +246,27 @@ describe("models.<name>.api in the config", () => {
     expect(result.models.models.get("child")?.api).toEqual({ family: "deepseek-thinking", cache_control: "automatic" });
   });
 });
+
+describe("models.dev facts fill in where no family matches", () => {
+  test("interleaved.field = reasoning_content: the snapshot keeps it and the generic Chat Completions family sends reasoning back", async () => {
+    const { compactModel } = await import("../../src/providers/models-dev.ts");
+    const m = compactModel({ id: "mimo", tool_call: true, limit: { context: 1000 }, reasoning: true, interleaved: { field: "reasoning_content" } });
+    expect(m?.il).toBe("reasoning_content");
+    expect(compactModel({ id: "x", tool_call: true, limit: { context: 1000 }, interleaved: true })?.il).toBeUndefined();
+    const { configEnv } = await import("../helpers/config-env.ts");
+    const c = configEnv();
+    c.globalFile("providers:\n  openrouter: { kind: { type: catalog, name: openrouter }, auth: { type: static_key, key: sk-or-0123456789 } }\n");
+    const model = c.load().models.models.get("openrouter/xiaomi/mimo-v2.5-pro");
+    expect(model?.interleaved).toBe("reasoning_content");
+    const req = request(model!.provider_name, { model_config: { key: model!.key, interleaved: model!.interleaved } });
+    expect(requestApi(catalog("openrouter"), req).origin).toBe("catalog");
+    expect(assistant(body(catalog("openrouter"), req)).reasoning).toBe("I should read the file.");
+    // A family, where one matches, is the authority.
+    expect(describeModel("b_chat_completions", "qwen3.5-397b-a17b", null, { interleaved: "reasoning_content" }).id).toBe("qwen");
+  });
+
+  test("MiniMax over Chat Completions hosts gets its reasoning_content back when the host streamed it apart", () => {
+    expect(assistant(body(catalog("huggingface"), request("MiniMaxAI/MiniMax-M2.7"))).reasoning_content).toBe("I should read the file.");
+    expect(assistant(body(catalog("huggingface"), request("MiniMaxAI/MiniMax-M2.7", { messages: toolTurn(null) })))).not.toHaveProperty("reasoning_content");
+  });
+});

@@ -193,7 +193,7 @@ function summaryRequest(rt: AgentRuntime, conversation: Conversation, plan: Comp
     reasoning: summarizer.reasoning,
     request_options: { ...summarizer.model.request_option_defaults },
     prompt_cache_key: rt.sessionId,
-    model_config: { key: summarizer.model.key, api: summarizer.model.api },
+    model_config: { key: summarizer.model.key, api: summarizer.model.api, interleaved: summarizer.model.interleaved },
   };
 }
 

@@ -1,7 +1,7 @@
 // MiniMax M2 and later. On its Messages endpoint (the catalog's): "In multi-turn function call
 // conversations, the complete model response (i.e., the assistant message) must be appended to the
-// conversation history", thinking blocks included. Over Chat Completions the reasoning stays inside the
-// content (<think>…</think>), which goes back as the content. Sources:
+// conversation history", thinking blocks included. Over Chat Completions it goes back in
+// reasoning_content where a host streams it there, else it stayed inside the content. Sources:
 // platform.minimax.io/docs/api-reference/text-anthropic-api, platform.minimax.io/docs/guides/text-m2-function-call.
 import type { FamilyRule, ModelFamily } from "./types.ts";
 
@@ -27,7 +27,9 @@ export const MINIMAX_CHAT: ModelFamily = {
   title: "MiniMax M2 and later over Chat Completions (Together, Fireworks, Hugging Face, OpenRouter)",
   sources: ["https://platform.minimax.io/docs/guides/text-m2-function-call"],
   effort: "reasoning_effort",
-  replay: { field: "none", on: "all", mandatory: false, whenEmpty: null },
+  // Hosts with a reasoning parser (vLLM's minimax_m2, SGLang) stream it apart in reasoning_content;
+  // models.dev marks these models `interleaved.field = "reasoning_content"`.
+  replay: { field: "reasoning_content", on: "tool_calls", mandatory: false, whenEmpty: null },
   toolResultImages: "user_message",
 };
 

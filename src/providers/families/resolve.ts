@@ -53,8 +53,16 @@ export class ModelApiError extends Error {
   }
 }
 
-/** The family of `model` on `dialect`; throws ModelApiError for an `api.family` that does not exist. */
-export function describeModel(dialect: BaseDialect, model: string, override: ModelApiOverride | null = null): ModelApi {
+/** What the model catalog (models.dev) knows of the model's API, used where no family matches it. */
+export interface CatalogApiFacts {
+  interleaved?: "reasoning_content" | null;
+}
+
+/**
+ * The family of `model` on `dialect`: its family by id, else the dialect's generic description with the
+ * catalog's facts, then the config's override. Throws ModelApiError for an `api.family` that does not exist.
+ */
+export function describeModel(dialect: BaseDialect, model: string, override: ModelApiOverride | null = null, facts: CatalogApiFacts = {}): ModelApi {
   let family: ModelFamily | undefined;
   let origin: ModelApi["origin"] = "family";
   if (override?.family) {
@@ -68,6 +76,11 @@ export function describeModel(dialect: BaseDialect, model: string, override: Mod
   if (!family) {
     family = GENERIC[dialect];
     origin = "default";
+    // models.dev marks models whose reasoning goes back in reasoning_content (`interleaved.field`).
+    if (facts.interleaved === "reasoning_content" && dialect === "b_chat_completions") {
+      family = { ...family, replay: { field: "reasoning_content", on: "tool_calls", mandatory: false, whenEmpty: null } };
+      origin = "catalog";
+    }
   }
   const api: ModelApi = { ...family, origin };
   if (!override) return api;

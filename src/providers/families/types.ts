@@ -98,6 +98,9 @@ export interface ModelApiOverride {
 
 /** The description a request is built from: the family, with the override applied, and what decided it. */
 export interface ModelApi extends ModelFamily {
-  /** `family` (matched by id), `default` (no family matched: the dialect's generic one), `config` (override). */
-  origin: "family" | "default" | "config";
+  /**
+   * `family` (matched by id), `default` (no family matched: the dialect's generic one), `catalog` (the
+   * generic one with models.dev's facts), `config` (override).
+   */
+  origin: "family" | "default" | "catalog" | "config";
 }

@@ -54,28 +54,26 @@ export interface MatrixCell {
 
 const slug = (s: string) => s.replace(/[/:]/g, "_");
 
-function levelsOf(m: Pick<CatalogModel, "reasoning">): { level: string; highest: boolean; isDefault: boolean }[] {
+/** The model's default level, then its highest (models.dev lists levels in increasing order) when it differs. */
+function levelsOf(m: Pick<CatalogModel, "reasoning">): { level: string; isDefault: boolean }[] {
   const r = m.reasoning;
-  if (!r || r.type === "no_reasoning") return [{ level: "none", highest: true, isDefault: true }];
-  if (r.type === "thinking") return [{ level: "thinking", highest: true, isDefault: true }];
+  if (!r || r.type === "no_reasoning") return [{ level: "none", isDefault: true }];
+  if (r.type === "thinking") return [{ level: "thinking", isDefault: true }];
   const def = r.default_level ?? r.levels[0]!;
   const top = r.levels[r.levels.length - 1]!;
-  return def === top ? [{ level: def, highest: true, isDefault: true }] : [{ level: def, highest: false, isDefault: true }, { level: top, highest: true, isDefault: false }];
+  return def === top ? [{ level: def, isDefault: true }] : [{ level: def, isDefault: true }, { level: top, isDefault: false }];
 }
 
 const imagesOf = (entry: CatalogProvider, model: string) => describeModel(PROTOCOL_INFO[entry.protocol].baseDialect, model).toolResultImages;
 
 function cellsOfProvider(entry: CatalogProvider): MatrixCell[] {
-  const cells: MatrixCell[] = [];
   if (!entry.defaults) {
-    const base = {
-      provider: entry, role: "served" as const, model: SERVED_MODEL, key: `${entry.name}/${SERVED_MODEL}`, level: "none", modelArg: null,
-      editFormat: "replace" as const, reasons: false, toolImages: imagesOf(entry, SERVED_MODEL),
-    };
-    return [
-      { ...base, id: `${entry.name}-${slug(SERVED_MODEL)}-none`, task: "tools" },
-    ];
+    return [{
+      id: `${entry.name}-${slug(SERVED_MODEL)}-none`, provider: entry, role: "served", model: SERVED_MODEL, key: `${entry.name}/${SERVED_MODEL}`, level: "none",
+      modelArg: null, task: "tools", editFormat: "replace", reasons: false, toolImages: imagesOf(entry, SERVED_MODEL),
+    }];
   }
+  const cells: MatrixCell[] = [];
   const models = modelCatalog(null).models(entry);
   const seen = new Set<string>();
   let image: MatrixCell | null = null;

@@ -117,6 +117,15 @@ export const MESSAGES_SHAPE_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "messages.tool-name",
+    source: `${DOCS}/agents-and-tools/tool-use/implement-tool-use#specifying-client-tools`,
+    check: ({ body }) => {
+      const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
+      const i = tools.findIndex((t) => t?.input_schema !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(String(t.name)));
+      return i >= 0 ? { message: `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'` } : null;
+    },
+  },
+  {
     id: "messages.block-types-by-role",
     source: SRC.messages,
     check: ({ body }) => {

@@ -60,12 +60,32 @@ export const CHAT_TOOL_PAIRING: readonly Rule[] = [
   },
 ];
 
+/** A function name OpenAI accepts: letters, digits, `_`, `-`, at most 64 (the document says it in prose only). */
+function openAiToolName(where: (body: any) => { path: string; name: unknown }[]): Rule {
+  return {
+    id: "openai.tool-name",
+    source: "https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools",
+    check: ({ body }) => {
+      for (const { path, name } of where(body)) {
+        if (typeof name !== "string") continue;
+        if (!/^[a-zA-Z0-9_-]+$/.test(name))
+          return { message: `Invalid '${path}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, param: path, code: "invalid_value" };
+        if (name.length > 64)
+          return { message: `Invalid '${path}': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`, param: path, code: "string_above_max_length" };
+      }
+      return null;
+    },
+  };
+}
+const toolsOf = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
+
 /** OpenAI reasoning models (gpt-5 family, o-series). */
 const OPENAI_REASONING = family("OpenAI reasoning models (gpt-5*, o*)", (m) => /^(?:openai\/)?(gpt-5(?!-chat)|o\d)/.test(m));
 const REASONING_GUIDE = "https://platform.openai.com/docs/guides/reasoning";
 
 /** OpenAI rules the schema cannot say: per-model parameters (Chat Completions). */
 export const OPENAI_CHAT_RULES: readonly Rule[] = [
+  openAiToolName((body) => toolsOf(body).map((t, i) => ({ path: `tools[${i}].function.name`, name: t?.function?.name }))),
   {
     id: "openai.max-tokens-on-reasoning-model",
     source: REASONING_GUIDE,
@@ -96,6 +116,7 @@ const RESPONSES_STATE = "https://platform.openai.com/docs/guides/conversation-st
 
 /** OpenAI Responses rules beyond the schema: call/output pairing and items that cannot be looked up. */
 export const OPENAI_RESPONSES_RULES: readonly Rule[] = [
+  openAiToolName((body) => toolsOf(body).filter((t) => t?.type === "function").map((t, i) => ({ path: `tools[${i}].name`, name: t.name }))),
   {
     id: "openai.responses.output-has-call",
     source: OPENAI_TOOLS,
@@ -234,6 +255,16 @@ export const DASHSCOPE_RULES: readonly Rule[] = [
 /** Gemini 3 through the OpenAI-compatible endpoint: each step's first function call carries its thought signature back. */
 export const GEMINI_RULES: readonly Rule[] = [
   ...CHAT_TOOL_PAIRING,
+  {
+    id: "gemini.function-name",
+    source: "https://ai.google.dev/api/caching#FunctionDeclaration",
+    check: ({ body }) => {
+      const i = toolsOf(body).findIndex((t) => typeof t?.function?.name === "string" && !/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(t.function.name));
+      return i >= 0
+        ? { message: `* GenerateContentRequest.tools[0].function_declarations[${i}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n` }
+        : null;
+    },
+  },
   {
     id: "gemini.thought-signature-replayed",
     source: "https://ai.google.dev/gemini-api/docs/thought-signatures",

@@ -62,6 +62,12 @@ export const CASES: RuleCase[] = [
     message: "`tool_result` blocks must come first",
   },
   {
+    vendor: "anthropic", rule: "messages.tool-name", what: "a tool name with a dot (an MCP tool's own name)",
+    bad: msgs("claude-haiku-4-5", { tools: [{ name: "mcp__fs__read.file", input_schema: { type: "object" } }] }),
+    good: msgs("claude-haiku-4-5", { tools: [{ name: "mcp__fs__read_file", input_schema: { type: "object" } }] }),
+    message: "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+  },
+  {
     vendor: "anthropic", rule: "messages.block-types-by-role", what: "an image in an assistant message",
     bad: msgs("claude-haiku-4-5", { messages: [user(), { role: "assistant", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }, user("and?")] }),
     good: msgs("claude-haiku-4-5", { messages: [user([{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }, { type: "text", text: "what is it?" }])] }),
@@ -233,6 +239,24 @@ export const CASES: RuleCase[] = [
     message: "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
   },
   { vendor: "openai", rule: "openai.sampling-with-reasoning", what: "temperature with reasoning effort high", bad: responses("gpt-5.5", { reasoning: { effort: "high" }, temperature: 0.2 }), good: responses("gpt-5.5", { reasoning: { effort: "none" }, temperature: 0.2 }), message: "Unsupported parameter: 'temperature' is not supported with this model." },
+  {
+    vendor: "openai-chat", rule: "openai.tool-name", what: "a function name with a colon",
+    bad: chat("gpt-5.5", { tools: [{ type: "function", function: { name: "fs:read", parameters: { type: "object" } } }] }),
+    good: chat("gpt-5.5", { tools: [{ type: "function", function: { name: "fs_read", parameters: { type: "object" } } }] }),
+    message: "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+  },
+  {
+    vendor: "openai", rule: "openai.tool-name", what: "a function name longer than 64",
+    bad: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(65), parameters: {}, strict: false }] }),
+    good: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(64), parameters: {}, strict: false }] }),
+    message: "Invalid 'tools[0].name': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
+  },
+  {
+    vendor: "google", rule: "gemini.function-name", what: "a function name starting with a digit",
+    bad: chat("gemini-3.5-flash", { tools: [{ type: "function", function: { name: "1read", parameters: { type: "object" } } }] }),
+    good: chat("gemini-3.5-flash", { tools: [{ type: "function", function: { name: "mcp__fs__read.file", parameters: { type: "object" } } }] }),
+    message: "Invalid function name. Must start with a letter or an underscore.",
+  },
   { vendor: "openai-chat", rule: "openai.max-tokens-on-reasoning-model", what: "max_tokens to gpt-5.5", bad: chat("gpt-5.5", { max_tokens: 100 }), good: chat("gpt-5.5", { max_completion_tokens: 100 }), message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." },
 
   // Chat Completions tool pairing (every compatible vendor)

@@ -243,7 +243,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
     subagents.tool,
-    ...createGoalTools(goals),
+    // A goal proposal needs someone to approve it: a headless run offers the goal tools only when proposals are accepted on their own.
+    ...(opts.interactive || goals.settings.autoAccept ? createGoalTools(goals) : []),
     createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
     ...(opts.extraTools ?? []),
   ];
@@ -310,7 +311,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const toolSpecs = (): ToolSpec[] => {
     const loading = modes.current.model.tool_loading;
     if (loading === "no_tools") return [];
-    const list = loading === "native_deferred" ? facetView.list().filter((t) => offered.has(t.name)) : facetView.list();
+    // tool_search finds tools to load later: with eager loading every tool is offered already, so it is not.
+    const list = loading === "native_deferred" ? facetView.list().filter((t) => offered.has(t.name)) : facetView.list().filter((t) => t.name !== "tool_search");
     return list.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
   };
   const session = new AgentSession({

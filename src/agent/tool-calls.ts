@@ -20,6 +20,8 @@ export interface ToolCallsDeps {
   resultsMessageId: string;
   tools: (name: string) => Tool | undefined;
   toolNames: () => string[];
+  /** Why an offered tool may not run now (the facet forbids it); absent or null: it may. */
+  refusal?: (name: string) => string | null;
   ctx: ToolContext;
   clock: Clock;
   maxConcurrent: number;
@@ -68,6 +70,9 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
           const known = deps.toolNames().join(", ");
           return finish(call, "error", { output: `There is no tool named \`${call.name}\`. Available tools: ${known}.`, isError: true }, started);
         }
+        // Refused before the permission check: nobody is asked about a call that cannot run here.
+        const refusal = deps.refusal?.(call.name);
+        if (refusal) return finish(call, "error", { output: refusal, isError: true }, started);
         const req: PermissionRequest = { tool: call.name, input: call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot };
         let auth: Authorization;
         try {

@@ -7,6 +7,8 @@ import type { Tool } from "../tools/tool.ts";
 export interface ToolSet {
   get(name: string): Tool | undefined;
   list(): Tool[];
+  /** Why a call of this offered tool may not run now (the active facet forbids it); null: it may. */
+  refusal?(name: string): string | null;
 }
 
 export function combinedTools(registry: ToolRegistry, dynamic: () => Tool[], disabled: readonly string[]): ToolSet {

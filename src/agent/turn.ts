@@ -184,12 +184,13 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
 }
 
 /** What every batch of tool calls in this turn shares: the turn, the tools, their context and clock. */
-function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "ctx" | "clock"> {
+function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "refusal" | "ctx" | "clock"> {
   return {
     turnId,
     resultsMessageId: rt.newId("msg"),
     tools: (name) => rt.tools.get(name),
     toolNames: () => rt.tools.list().map((t) => t.name),
+    refusal: (name) => rt.tools.refusal?.(name) ?? null,
     ctx: rt.toolContext,
     clock: rt.clock,
   };

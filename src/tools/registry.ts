@@ -13,7 +13,7 @@ import type { ShellEnvSource } from "./shell-env.ts";
 import { toolJsonSchema, type Tool } from "./tool.ts";
 import { createWebFetchTool } from "./web-fetch.ts";
 import type { WebSettings } from "./web-http.ts";
-import { createWebSearchTool, type SearchSettings } from "./web-search.ts";
+import { createWebSearchTool, hasSearchProvider, type SearchSettings } from "./web-search.ts";
 import { writeTool } from "./write.ts";
 
 export interface ToolDefinition {
@@ -110,7 +110,8 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
   if (session) {
     const http = { web: session.web, trustStore: session.trustStore };
     registry.register(createWebFetchTool(http));
-    registry.register(createWebSearchTool({ ...http, search: session.search, random: session.random }));
+    // Offered only with a search provider to ask: a tool that can only fail costs every request its definition.
+    if (hasSearchProvider(session.search)) registry.register(createWebSearchTool({ ...http, search: session.search, random: session.random }));
   }
   for (const tool of options.extraTools ?? []) registry.register(tool);
   return registry;

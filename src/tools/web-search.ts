@@ -43,6 +43,11 @@ interface Enabled {
   key: string;
 }
 
+/** Whether web_search can work: at least one search provider is enabled with a key (else it is not offered). */
+export function hasSearchProvider(search: SearchSettings | null | undefined): boolean {
+  return enabledProviders(search).length > 0;
+}
+
 function enabledProviders(search: SearchSettings | null | undefined): Enabled[] {
   const out: Enabled[] = [];
   for (const name of SEARCH_PROVIDERS) {

@@ -2,6 +2,8 @@
 // captured): which facet a session starts in, /facet and /model switching what the next request carries
 // (system prompt, tools, model), a facet's model pin, resume, and history attribution.
 import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { SessionCommandError } from "../../src/agent/commands/types.ts";
 import type { EngineEvent } from "../../src/agent/events.ts";
 import { buildHistory } from "../../src/daemon/history-items.ts";
@@ -92,35 +94,51 @@ describe("facet at session start", () => {
     // The review facet pins `big`, and its tools list is all it offers (plus the loop's own tools).
     await ask(headless, "x");
     expect(f.requests[0]!.body.model).toBe("wire-big");
-    expect(tools(f, 0)).toEqual(["exit_tool", "grep", "progress_update", "read", "tool_search"]);
+    // (tool_search is not offered: with eager loading every tool is there already.)
+    expect(tools(f, 0)).toEqual(["exit_tool", "grep", "progress_update", "read"]);
   });
 });
 
 describe("switching", () => {
-  test("/facet changes the next request's system prompt and tools, and tells the model in a reminder", async () => {
-    const f = fake(3);
+  test("/facet changes the next request's system prompt, keeps its tools byte for byte, and tells the model in a reminder", async () => {
+    const write = { id: "call_w", name: "write", arguments: JSON.stringify({ path: "notes.txt", content: "x" }) };
+    const f = startProviderFake("a_messages", [
+      { kind: "turn", turn: { tool_calls: [write] } },
+      { kind: "turn", turn: { text: "planned" } },
+      { kind: "turn", turn: { tool_calls: [{ ...write, id: "call_w2" }] } },
+      { kind: "turn", turn: { text: "done" } },
+      { kind: "turn", turn: { text: "again" } },
+    ]);
+    fakes.push(f);
     const p = makeProject(config(f));
     const r = await startSession(p, { facet: "plan", interactive: true });
     await ask(r, "plan it");
-    expect(tools(f, 0)).not.toContain("write");
-    expect(tools(f, 0)).not.toContain("shell");
-    expect(tools(f, 0)).toContain("read");
+    expect(tools(f, 0)).toEqual(expect.arrayContaining(["write", "edit", "shell", "read"]));
     expect(system(f, 0)).toContain("plan mode");
+    // The plan facet refuses the write at call time, before any permission check, with words the model can act on.
+    const refused = r.of("tool_call_completed")[0]!.result;
+    expect(refused).toMatchObject({ name: "write", status: "error" });
+    expect(refused.output).toContain("cannot run in the plan facet, which is read-only");
+    expect(existsSync(join(p.root, "notes.txt"))).toBe(false);
 
     const result = await r.session.command("facet", ["execute"]);
     expect(result.message).toContain("facet: execute (was plan)");
     await ask(r, "do it");
-    expect(tools(f, 1)).toEqual(expect.arrayContaining(["write", "edit", "shell", "read"]));
-    expect(system(f, 1)).not.toContain("plan mode");
-    expect(userTexts(f, 1)).toContain('system-reminder name=\\"facet_switched\\"');
-    expect(userTexts(f, 1)).toContain("from the plan facet to the execute facet");
+    // Same tools, same order, same bytes: the provider's cached prefix of tools survives the switch.
+    expect(JSON.stringify(f.requests[2]!.body.tools)).toBe(JSON.stringify(f.requests[0]!.body.tools));
+    expect(r.of("tool_call_completed")[1]!.result.status).toBe("completed");
+    expect(readFileSync(join(p.root, "notes.txt"), "utf8")).toBe("x");
+    expect(system(f, 2)).not.toContain("plan mode");
+    expect(userTexts(f, 2)).toContain('system-reminder name=\\"facet_switched\\"');
+    expect(userTexts(f, 2)).toContain("from the plan facet to the execute facet");
     expect(r.of("facet_changed")).toEqual([{ type: "facet_changed", facet: "execute", previous: "plan", model: "m" }]);
     expect(r.of("turn_started").map((e) => e.facet)).toEqual(["plan", "execute"]);
 
-    // Back to plan: the write tools are gone again.
+    // Back to plan: the reminder says the write tools are refused; the list is still the same.
     await r.session.command("facet", ["plan"]);
     await ask(r, "again");
-    expect(tools(f, 2)).not.toContain("write");
+    expect(JSON.stringify(f.requests[4]!.body.tools)).toBe(JSON.stringify(f.requests[0]!.body.tools));
+    expect(userTexts(f, 4)).toContain("still listed but are refused if called");
   });
 
   test("/model switches the model of the next request; a facet pin applies and leaving the facet returns to the session's model", async () => {
@@ -190,7 +208,7 @@ describe("resume and history", () => {
     expect((await resumed.session.command("facet", [])).data?.facet).toBe("plan");
     await ask(resumed, "second");
     expect(f.requests[1]!.body.model).toBe("wire-big");
-    expect(tools(f, 1)).not.toContain("write");
+    expect(resumed.session.engineRuntime.tools.refusal?.("write")).toContain("read-only");
     expect(system(f, 1)).toContain("plan mode");
   });
 

@@ -100,15 +100,18 @@ describe("goal approval", () => {
     expect(r.of("turn_started")).toHaveLength(1);
   });
 
-  test("headless runs cannot approve: the proposal is refused with a message for the model", async () => {
+  test("headless runs, where nobody can approve, do not offer the goal tools (unless proposals are accepted on their own)", async () => {
     const p = makeProject(driver("max_continuations_per_goal: 2"), { "script.yaml": `responses:\n${propose}${texts(1, 3)}` });
     const r = await startSession(p, { interactive: false });
+    expect(r.session.engineRuntime.toolSpecs().map((t) => t.name)).not.toContain("goal_propose");
     r.session.submit({ text: "go" });
     await r.session.idle();
     expect(r.of("interrogative_opened")).toEqual([]);
-    expect(r.of("tool_call_completed")[0]!.result).toMatchObject({ status: "error", output: expect.stringContaining("headless") });
-    expect(changes(r.events)).toEqual(["proposed", "rejected"]);
+    expect(r.of("tool_call_completed")[0]!.result).toMatchObject({ status: "error", output: expect.stringContaining("There is no tool named `goal_propose`") });
+    expect(changes(r.events)).toEqual([]);
     expect(r.of("turn_started")).toHaveLength(1);
+    const auto = await startSession(makeProject(driver("agent_goal_auto_accept: true"), { "script.yaml": `responses:\n${texts(1, 1)}` }), { interactive: false });
+    expect(auto.session.engineRuntime.toolSpecs().map((t) => t.name)).toEqual(expect.arrayContaining(["goal_propose", "goal_update", "goal_complete"]));
   });
 
   test("a second proposal while a goal is open is refused", async () => {

@@ -58,7 +58,8 @@ describe("delegation", () => {
     expect(sub[0]!.body.model).toBe("small");
     expect(sub[0]!.task).toBe("Where is the greeting?");
     expect(sub[0]!.system).toContain("You are explore, a read-only research subagent");
-    expect(sub[0]!.tools).toEqual(["exit_tool", "glob", "grep", "progress_update", "read", "web_fetch", "web_search"]);
+    // web_search is not offered: no search provider is configured.
+    expect(sub[0]!.tools).toEqual(["exit_tool", "glob", "grep", "progress_update", "read", "web_fetch"]);
 
     const started = r.of("subagent_started");
     expect(started).toEqual([{ type: "subagent_started", subagent_id: expect.stringMatching(/^sub_/), name: "explore", parent_tool_call_id: "call_t1", model: "small", description: "job call_t1" }]);
@@ -93,7 +94,7 @@ describe("delegation", () => {
     expect(last.results).toEqual({ call_a: "alpha report", call_b: "beta report" });
     expect(subagentRequests().map((s) => s.body.model)).toEqual(["big", "big"]);
     // general gets the session's tools, minus delegation (no nesting), tool search and the root's goal tools.
-    expect(subagentRequests()[0]!.tools).toEqual(["edit", "exit_tool", "glob", "grep", "progress_update", "read", "shell", "web_fetch", "web_search", "write"]);
+    expect(subagentRequests()[0]!.tools).toEqual(["edit", "exit_tool", "glob", "grep", "progress_update", "read", "shell", "web_fetch", "write"]);
     expect(r.of("subagent_started").map((e) => e.parent_tool_call_id).sort()).toEqual(["call_a", "call_b"]);
     expect(r.of("subagent_completed").map((e) => e.status)).toEqual(["completed", "completed"]);
   });

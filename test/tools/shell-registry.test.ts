@@ -23,11 +23,14 @@ describe("tool registry with session tools", () => {
   test("shell, web_fetch and web_search join the file tools; extra tools stay", async () => {
     const root = makeProject();
     const r = createToolRegistry({ editFormat: null, extraTools: [progress], session: { projectRoot: root, shell: { command: "bash", init_script: null } } });
-    expect(r.list().map((t) => t.name)).toEqual(["shell", "read", "write", "edit", "glob", "grep", "web_fetch", "web_search", "progress_update"]);
+    // Without a search provider web_search could only fail: it is not offered.
+    expect(r.list().map((t) => t.name)).toEqual(["shell", "read", "write", "edit", "glob", "grep", "web_fetch", "progress_update"]);
+    const searchSettings = { providers: { search_a: { enabled: true, key: "k-0123456789" } } } as never;
+    const withSearch = createToolRegistry({ editFormat: null, extraTools: [], session: { projectRoot: root, shell: { command: "bash", init_script: null }, search: searchSettings } });
+    expect(withSearch.list().map((t) => t.name)).toContain("web_search");
     expect(r.definitions().find((d) => d.name === "shell")!.inputSchema).toMatchObject({ required: ["command"] });
-    const search = await call(r.get("web_search")!, { query: "x" }, makeContext(root));
-    expect(search.output).toStartWith("web_search has no enabled search provider.");
     await r.close();
+    await withSearch.close();
   });
 
   test("disabled session tools are never offered", () => {

@@ -69,7 +69,7 @@ export function handOver(
   } else {
     runtime.reminders.raise(
       "facet_switched",
-      `The session switched from the ${switched.previous} facet to the ${switched.facet} facet. Carry out the plan you wrote above; follow the current system prompt and use the tools offered now.`,
+      `The session switched from the ${switched.previous} facet to the ${switched.facet} facet. Carry out the plan you wrote above; follow the current system prompt. Every tool offered may run now, as the permission rules allow.`,
     );
   }
   if (goalId && goals) goals.activate(planObjective(plan.text), null, "plan_handoff", goalId);

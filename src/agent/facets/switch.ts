@@ -26,10 +26,16 @@ export function switchFacet(modes: SessionModes, runtime: AgentRuntime, record: 
   if (!event) return null;
   modes.applyTo(runtime);
   record(event);
-  const tools = modes.facet.readOnly ? " You are read-only now: tools that change files or run commands are gone." : "";
+  const f = modes.facet;
+  // The tool list stays the same (the cached prefix survives the switch): the reminder says what may run.
+  const tools = f.tools
+    ? ` The tools offered now are the ${f.name} facet's own list.`
+    : f.readOnly
+      ? " You are read-only now: tools that change files, run commands or start work are still listed but are refused if called; use read, glob, grep and the web tools."
+      : " Every tool offered may run now, as the permission rules allow.";
   runtime.reminders.raise(
     "facet_switched",
-    `The session switched from the ${event.previous} facet to the ${event.facet} facet (model ${event.model}). Follow the instructions of the current system prompt from here on and use only the tools offered now.${tools}`,
+    `The session switched from the ${event.previous} facet to the ${event.facet} facet (model ${event.model}). Follow the instructions of the current system prompt from here on.${tools}`,
   );
   return event;
 }

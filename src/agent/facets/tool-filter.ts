@@ -1,7 +1,9 @@
-// Which tools a facet offers. A read-only facet (plan) keeps the read-only built-ins and drops the ones
-// that change things and every tool-server and extension tool; a facet file's `tools` list offers
-// exactly those. The engine's required tools stay in every facet. The filter reads the facet at each
-// call, so a switch takes effect at the next model request.
+// Which tools a facet lets run. The tool list the model is offered stays the same in every facet whose
+// restriction is "read-only" (execute and plan offer the same tools in the same order), so a facet switch
+// does not rewrite the provider's cached prefix: the facet is said in a reminder and enforced here, at
+// call time, with a refusal the model can act on. A facet file's explicit `tools` list is a narrowing the
+// user asked for, so that facet offers exactly those. The engine's required tools stay in every facet.
+// The filter reads the facet at each call, so a switch takes effect at the next model request.
 import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../../config/builtin-names.ts";
 import type { Tool } from "../../tools/tool.ts";
 import { READ_ONLY_TOOLS, type Facet } from "../context/facets.ts";
@@ -17,10 +19,31 @@ export function facetAllows(facet: Facet, tool: string): boolean {
   return true;
 }
 
-/** The session's tools as the active facet sees them; a blocked tool is not found, so it cannot run. */
+/** What the model reads when it calls a tool the active facet does not let run. */
+export function facetRefusal(facet: Facet, tool: string): string {
+  if (facet.readOnly && !facet.tools) {
+    return `\`${tool}\` cannot run in the ${facet.name} facet, which is read-only: nothing may change files, run commands or start work here. Use the read-only tools (${[...READ_ONLY_TOOLS].join(", ")}) to investigate, and put the change you would make into your answer; the user switches to another facet to carry it out.`;
+  }
+  return `\`${tool}\` cannot run in the ${facet.name} facet; it offers only ${(facet.tools ?? []).concat(REQUIRED_TOOL_NAMES).join(", ")}.`;
+}
+
+/**
+ * The session's tools as the active facet sees them: the full list (or a facet's own `tools` list), and
+ * for a call the facet does not allow, a refusal instead of a run.
+ */
 export function facetTools(tools: ToolSet, facet: () => Facet): ToolSet {
   return {
-    get: (name) => (facetAllows(facet(), name) ? tools.get(name) : undefined),
-    list: (): Tool[] => tools.list().filter((t) => facetAllows(facet(), t.name)),
+    get: (name) => {
+      const f = facet();
+      return !f.tools || facetAllows(f, name) ? tools.get(name) : undefined;
+    },
+    list: (): Tool[] => {
+      const f = facet();
+      return f.tools ? tools.list().filter((t) => facetAllows(f, t.name)) : tools.list();
+    },
+    refusal: (name) => {
+      const f = facet();
+      return tools.get(name) && !facetAllows(f, name) ? facetRefusal(f, name) : null;
+    },
   };
 }

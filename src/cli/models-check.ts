@@ -1,5 +1,6 @@
 // `agent models check [MODEL] [--json]`: one minimal real request per model (the configured default models,
-// and for every configured provider none of them uses, its catalog default or first model), built by the
+// and for every configured provider none of them uses, its catalog default or first model; with nothing
+// configured, the local server a session would find), built by the
 // same code as a session's requests (model family, default thinking form and effort, headers, auth), with
 // the smallest output limit the request's form accepts. Reports per model whether the vendor accepted it
 // or its error (status and message), so a person with a key learns in seconds that a model, a key or a
@@ -12,6 +13,7 @@ import { catalogProvider } from "../providers/catalog.ts";
 import { requestApi, streamOnce } from "../providers/client.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
 import { ProviderError } from "../providers/errors.ts";
+import { useRunningLocalServer, wantsLocalServer } from "../providers/local-detect.ts";
 import { catalogModelKey } from "../providers/model-catalog.ts";
 import type { ProviderRequest } from "../providers/request.ts";
 import { CliError, EXIT, type Io, type ParsedArgs, UsageError } from "../util/cli-command.ts";
@@ -165,7 +167,9 @@ function line(r: CheckRow): string {
 export async function modelsCheckRun(args: ParsedArgs, io: Io): Promise<number> {
   const json = args.flags.json === true;
   const named = args.positionals[0];
-  const loaded = loadConfig({ cwd: io.cwd, env: io.env });
+  let loaded = loadConfig({ cwd: io.cwd, env: io.env });
+  // Nothing configured and no key: a local server answering on its default port, as a session would use.
+  if (wantsLocalServer(loaded) && (await useRunningLocalServer(io.env))) loaded = loadConfig({ cwd: io.cwd, env: io.env });
   if (!loaded.ok) {
     const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
     throw new CliError(`the config has errors (run \`agent config validate\` for details):\n${errors.join("\n")}`);

@@ -12,20 +12,20 @@ import { startStrictFake } from "../fakes/strict-fake.ts";
 const KEY = "sk-check-0123456789abcdef";
 const fakes: ProviderFake[] = [];
 
-function fake(vendor: string, steps: FakeStep[]): ProviderFake {
-  const f = startStrictFake(vendor, steps);
+function fake(vendor: string, steps: FakeStep[], options: Parameters<typeof startStrictFake>[2] = {}): ProviderFake {
+  const f = startStrictFake(vendor, steps, options);
   fakes.push(f);
   return f;
 }
 
 const ok: FakeStep = { kind: "turn", turn: { text: "OK", usage: { input: 12, output: 1 } } };
 
-function project(config: string) {
+function project(config: string | null) {
   const base = mkdtempSync(join(tmpdir(), "agent-check-e2e-"));
   const root = join(base, "proj");
   mkdirSync(join(root, ".git"), { recursive: true });
   mkdirSync(join(base, "config", "agent"), { recursive: true });
-  writeFileSync(join(base, "config", "agent", "config.yaml"), config);
+  if (config !== null) writeFileSync(join(base, "config", "agent", "config.yaml"), config);
   return { root, env: { HOME: join(base, "home"), XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" } };
 }
 
@@ -33,8 +33,8 @@ const providers = (entries: Record<string, { name: string; url: string }>) =>
   `providers:\n${Object.entries(entries).map(([key, p]) => `  ${key}: { kind: { type: catalog, name: ${p.name} }, url: "${p.url}", auth: { type: static_key, key: "${KEY}" } }\n`).join("")}`;
 
 /** Async: the fakes answer from this process's event loop, which a synchronous spawn would block. */
-async function run(args: string[], p: { root: string; env: Record<string, string> }) {
-  const proc = Bun.spawn([BINARY, ...args], { cwd: p.root, env: p.env, stdout: "pipe", stderr: "pipe" });
+async function run(args: string[], p: { root: string; env: Record<string, string> }, extra: Record<string, string> = {}) {
+  const proc = Bun.spawn([BINARY, ...args], { cwd: p.root, env: { ...p.env, ...extra }, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -106,6 +106,15 @@ describe("agent models check", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown model 'openai/gpt-nope'");
     expect(openai.requests).toEqual([]);
+  });
+
+  test("no config and no key: the local server a session would find is checked", async () => {
+    const ollama = fake("ollama", [ok], { models: [[{ id: "qwen3:8b", object: "model", owned_by: "library" }]] });
+    const r = await run(["models", "check", "--json"], project(null), { OLLAMA_BASE_URL: `${ollama.url}/v1` });
+    expect(JSON.parse(r.stdout).models).toMatchObject([{ model: "ollama/qwen3:8b", provider: "ollama", defaults: ["full", "mini", "nano"], accepted: true }]);
+    expect(r.code).toBe(0);
+    expect(ollama.requests.map((q) => `${q.method} ${q.path}`)).toEqual(["GET /v1/models", "POST /v1/chat/completions"]);
+    expect(ollama.requests[1]!.body).toMatchObject({ model: "qwen3:8b", max_tokens: 1 });
   });
 
   test("an unreachable provider is reported as a network failure, not as accepted", async () => {

@@ -20,7 +20,8 @@ import { ChatCompletionsDecoder, buildChatBody } from "./dialects/b-chat-complet
 import { ResponsesDecoder, buildResponsesBody } from "./dialects/b-responses.ts";
 import { ModelApiError, describeModel } from "./families/resolve.ts";
 import type { ModelApi } from "./families/types.ts";
-import { USER_AGENT, checkRefusedOptions, explainRejection, familyHeaders } from "./families/wire.ts";
+import { checkRefusedOptions, explainRejection, familyHeaders } from "./families/wire.ts";
+import { USER_AGENT } from "./user-agent.ts";
 
 export interface ProviderCallDeps {
   clock: Clock;

@@ -5,6 +5,7 @@
 // (providersFromEnv) sees the same provider and model without probing again.
 import { CATALOG_PROVIDERS, type CatalogProvider } from "./catalog.ts";
 import type { FetchLike } from "./http.ts";
+import { USER_AGENT } from "./user-agent.ts";
 
 /** Set by `agent` / `agent exec` for the daemon they start; JSON of DetectedLocalServer. */
 export const DETECTED_LOCAL_VAR = "AGENT_DETECTED_LOCAL_SERVER";
@@ -45,7 +46,7 @@ function windowOf(m: any): number | null {
 
 async function probe(url: string, doFetch: FetchLike, signal: AbortSignal): Promise<DetectedLocalServer["models"] | null> {
   try {
-    const res = await doFetch(`${url}/models`, { method: "GET", headers: { accept: "application/json" }, redirect: "manual", signal });
+    const res = await doFetch(`${url}/models`, { method: "GET", headers: { accept: "application/json", "user-agent": USER_AGENT }, redirect: "manual", signal });
     if (res.status !== 200) return null;
     const body = (await res.json()) as any;
     if (!Array.isArray(body?.data)) return null;

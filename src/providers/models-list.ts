@@ -6,6 +6,7 @@ import { ProviderError } from "./errors.ts";
 import { type FetchLike, errorFromResponse } from "./http.ts";
 import type { ResolvedProvider } from "./resolve.ts";
 import { type TrustStore, fetchTlsOptions } from "./tls.ts";
+import { USER_AGENT } from "./user-agent.ts";
 
 export interface DiscoveredModel {
   id: string;
@@ -26,7 +27,7 @@ export async function listProviderModels(
 ): Promise<DiscoveredModel[]> {
   if (!provider.modelsUrl) return [];
   const auth = await resolveAuth(provider.settings.auth, provider.authFormat, deps.devices ?? null);
-  const headers = mergeHeaders(provider.headers, { accept: "application/json" }, auth.headers);
+  const headers = mergeHeaders({ "user-agent": USER_AGENT }, provider.headers, { accept: "application/json" }, auth.headers);
   const doFetch: FetchLike = deps.fetch ?? ((input, init) => fetch(input, init as RequestInit));
   const tls = fetchTlsOptions(deps.trustStore ?? null);
   const out: DiscoveredModel[] = [];

@@ -2,6 +2,7 @@
 // provider, the model, the vendor's message and the config key to change; it is not retried.
 import { afterEach, expect, test } from "bun:test";
 import { callProvider } from "../../src/providers/call.ts";
+import { listProviderModels } from "../../src/providers/models-list.ts";
 import { streamOnce } from "../../src/providers/client.ts";
 import { ProviderError } from "../../src/providers/errors.ts";
 import type { ProviderRequest } from "../../src/providers/request.ts";
@@ -42,6 +43,13 @@ test("every request names the agent and its version; a configured User-Agent win
   const custom = resolveProvider("a", { kind: { type: "custom_a_compatible" }, url: fake.base, auth: KEY, headers: { "User-Agent": "corp-proxy-client/2" } });
   await drain(streamOnce(custom, request("claude-sonnet-5"), { clock: new FakeClock() }));
   expect(fake.requests[1]!.headers["user-agent"]).toBe("corp-proxy-client/2");
+});
+
+test("listing a provider's models names the agent too", async () => {
+  fake = startProviderFake("b_chat_completions", [], { models: [[{ id: "m-1", context_length: 1000 }]] });
+  const provider = resolveProvider("c", { kind: { type: "custom_b_compatible" }, url: fake.base, auth: KEY });
+  expect((await listProviderModels(provider, { clock: new FakeClock() })).map((m) => m.id)).toEqual(["m-1"]);
+  expect(fake.requests.at(-1)!.headers["user-agent"]).toBe(`agent/${VERSION}`);
 });
 
 test("Claude 4.0-4.5 with thinking get the interleaved-thinking beta (added to configured betas); Claude 5 and no-thinking requests none", async () => {

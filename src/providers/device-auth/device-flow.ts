@@ -3,6 +3,7 @@
 import type { Clock } from "../../util/clock.ts";
 import type { FetchLike } from "../http.ts";
 import { type TrustStore, fetchTlsOptions } from "../tls.ts";
+import { USER_AGENT } from "../user-agent.ts";
 import { redactText } from "../../util/redact.ts";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -60,7 +61,7 @@ async function postForm(url: string, form: Record<string, string>, deps: DeviceF
   try {
     res = await doFetch(url, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", "user-agent": USER_AGENT },
       body: new URLSearchParams(form).toString(),
       redirect: "manual",
       signal,

@@ -6,6 +6,7 @@ import type { DeviceAuthEndpoints, DeviceFlowDeps } from "./device-flow.ts";
 import { DeviceAuthError } from "./device-flow.ts";
 import type { FetchLike } from "../http.ts";
 import { fetchTlsOptions } from "../tls.ts";
+import { USER_AGENT } from "../user-agent.ts";
 
 /** The device-login fields of a provider's `auth` (device_a / device_b) or of a catalog entry. */
 export interface DeviceLoginSource {
@@ -58,7 +59,7 @@ async function getJson(url: string, deps: DeviceFlowDeps, signal?: AbortSignal):
   const tls = fetchTlsOptions(deps.trustStore ?? null);
   let res: Response;
   try {
-    res = await doFetch(url, { method: "GET", headers: { accept: "application/json" }, redirect: "manual", signal, ...(tls ? { tls } : {}) });
+    res = await doFetch(url, { method: "GET", headers: { accept: "application/json", "user-agent": USER_AGENT }, redirect: "manual", signal, ...(tls ? { tls } : {}) });
   } catch (error) {
     throw new DeviceAuthError("network", `could not reach ${new URL(url).origin}: ${(error as Error).message}`);
   }

@@ -1,12 +1,8 @@
 // What a family description adds to a request besides the body: headers (User-Agent, Anthropic betas),
 // the options refused before anything is sent, and the explanation of a vendor's 400.
-import { VERSION } from "../../version.ts";
 import { ProviderError } from "../errors.ts";
 import type { ProviderRequest } from "../request.ts";
 import type { ModelApi } from "./types.ts";
-
-/** Every provider request names the agent and its version (not the runtime's `Bun/x.y`). */
-export const USER_AGENT = `agent/${VERSION}`;
 
 /** Headers the description asks for: `anthropic-beta` while reasoning is on, merged with configured betas. */
 export function familyHeaders(api: ModelApi, request: ProviderRequest, configured: Readonly<Record<string, string>>): Record<string, string> {

@@ -4,7 +4,16 @@ import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 
 export function embeddedGatewayMigrations() {
-  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, "migrations") }).map((m) => ({
+  return embed("migrations");
+}
+
+/** The PostgreSQL dialect's migrations (drizzle.gateway-pg.config.ts). */
+export function embeddedGatewayPgMigrations() {
+  return embed("migrations-pg");
+}
+
+function embed(folder: string) {
+  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, folder) }).map((m) => ({
     sql: m.sql,
     bps: m.bps,
     folderMillis: m.folderMillis,

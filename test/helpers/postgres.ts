@@ -1,0 +1,80 @@
+// A real PostgreSQL (Debian's `postgresql` package) for tests: one server per `bun test` process, started
+// lazily by the first test that asks, on a free loopback port with its socket and data in a temp dir, and
+// stopped when the process exits. Each caller gets a fresh database (`freshPgDatabase`), so test files
+// never see each other's rows. As root the server runs as the `postgres` user (initdb refuses root).
+import { spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+
+export interface PgServer {
+  port: number;
+  /** The superuser's URL for a database (trust authentication on loopback). */
+  url(database: string): string;
+}
+
+let server: PgServer | undefined;
+let databases = 0;
+
+/** Whether this run uses PostgreSQL for the gateway suite (`AGENT_TEST_DB=pg`); the default is sqlite. */
+export function testDialect(): "sqlite" | "pg" {
+  const value = process.env.AGENT_TEST_DB ?? "sqlite";
+  if (value !== "sqlite" && value !== "pg") throw new Error(`AGENT_TEST_DB must be sqlite or pg, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function binDir(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "pg_ctl"))) : [];
+  if (versions.length === 0) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql (Debian's package provides /usr/lib/postgresql/<version>/bin)");
+  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, "bin");
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+function run(asPostgres: boolean, argv: string[]): void {
+  const [cmd, ...args] = asPostgres ? ["runuser", "-u", "postgres", "--", ...argv] : argv;
+  const result = spawnSync(cmd!, args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${argv.join(" ")} failed (exit ${result.status}): ${result.stderr || result.stdout}`);
+}
+
+/** The process's PostgreSQL server, started on first use. */
+export function pgServer(): PgServer {
+  if (server) return server;
+  const bin = binDir();
+  const root = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), "agent-pg-"));
+  if (root) chownSync(dir, Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim()), Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim()));
+  const data = join(dir, "data");
+  run(root, [join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-sync"]);
+  const port = freePort();
+  // Durability settings off: a test server's data is thrown away at exit.
+  const options = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  run(root, [join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  // `bun test` exits without running "exit" listeners, and a killed run runs none: a watchdog process
+  // stops the server and removes its files once this process is gone.
+  const stop = `${root ? "runuser -u postgres -- " : ""}${join(bin, "pg_ctl")} -D ${data} -m immediate -w stop >/dev/null 2>&1; rm -rf ${dir}`;
+  const watchdog = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stop}`], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  watchdog.unref();
+  server = { port, url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}` };
+  return server;
+}
+
+/** A new empty database on the process's server; returns its URL. */
+export async function freshPgDatabase(): Promise<string> {
+  const pg = pgServer();
+  const name = `t${process.pid}_${++databases}`;
+  const admin = new SQL(pg.url("postgres"));
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.close();
+  }
+  return pg.url(name);
+}

@@ -36,7 +36,7 @@ export type UserMessage = Static<typeof UserMessageSchema>;
 /**
  * What must be sent back verbatim next turn so the provider can continue its reasoning: Messages
  * thinking / redacted_thinking blocks (with signature), Responses reasoning items (with
- * encrypted_content). Opaque to the engine.
+ * encrypted_content), a router's Chat Completions reasoning_details. Opaque to the engine.
  */
 const ReasoningReplaySchema = Type.Union([
   Type.Object({
@@ -50,6 +50,13 @@ const ReasoningReplaySchema = Type.Union([
     dialect: Type.Literal("b_responses"),
     // The item's other fields travel verbatim: the type says so (the JSON Schema is the Object's own).
     item: Type.Unsafe<Record<string, unknown> & { type: "reasoning"; id: string }>(Type.Object({ type: Type.Literal("reasoning"), id: Type.String() }, { additionalProperties: true })),
+  }),
+  Type.Object({
+    dialect: Type.Literal("b_chat_completions"),
+    // The model that wrote them: OpenRouter's reasoning_details (signed Claude thinking, encrypted
+    // reasoning) go back only to it.
+    model: Type.String(),
+    details: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   }),
 ]);
 export type ReasoningReplay = Static<typeof ReasoningReplaySchema>;

@@ -270,3 +270,29 @@ describe("models.dev facts fill in where no family matches", () => {
     expect(assistant(body(catalog("huggingface"), request("MiniMaxAI/MiniMax-M2.7", { messages: toolTurn(null) })))).not.toHaveProperty("reasoning_content");
   });
 });
+
+describe("OpenRouter's reasoning_details", () => {
+  test("streamed details are merged, kept with the model that wrote them, and go back to it verbatim", async () => {
+    const { ChatCompletionsDecoder } = await import("../../src/providers/dialects/b-chat-completions.ts");
+    const { PROTOCOL_INFO } = await import("../../src/providers/protocols.ts");
+    const events: any[] = [];
+    const decoder = new ChatCompletionsDecoder((e) => events.push(e), PROTOCOL_INFO.e_chat_completions, "anthropic/claude-sonnet-5");
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      decoder.onSse("", JSON.stringify({ id: "gen-1", model: "anthropic/claude-sonnet-5", choices: [{ index: 0, delta, finish_reason: finish }] }));
+    const fmt = { format: "anthropic-claude-v1", index: 0 };
+    chunk({ reasoning: "Let me ", reasoning_details: [{ type: "reasoning.text", text: "Let me ", ...fmt }] });
+    chunk({ reasoning: "read it.", reasoning_details: [{ type: "reasoning.text", text: "read it.", ...fmt }] });
+    chunk({ reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig-abc", ...fmt }] });
+    chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"a.txt"}' } }] }, "tool_calls");
+    decoder.onSse("", "[DONE]");
+    const done = events.find((e) => e.type === "reasoning_done");
+    const details = [{ type: "reasoning.text", text: "Let me read it.", signature: "sig-abc", ...fmt }];
+    expect(done).toMatchObject({ text: "Let me read it.", replay: { dialect: "b_chat_completions", model: "anthropic/claude-sonnet-5", details } });
+
+    const messages = toolTurn(null);
+    (messages[1] as any).content.unshift({ type: "reasoning", text: "Let me read it.", replay: done.replay });
+    expect(assistant(body(catalog("openrouter"), request("anthropic/claude-sonnet-5", { messages }))).reasoning_details).toEqual(details);
+    // Another model never gets them.
+    expect(assistant(body(catalog("openrouter"), request("anthropic/claude-opus-4.7", { messages })))).not.toHaveProperty("reasoning_details");
+  });
+});

@@ -20,7 +20,12 @@ function thinking(f: ModelFamily): string {
 function replay(f: ModelFamily): string {
   const r = f.replay;
   if (r.field === "none") return "not sent back";
-  const what = r.field === "thinking_blocks" ? "thinking blocks, verbatim" : r.field === "encrypted_items" ? "reasoning items with encrypted_content" : `${code("reasoning_content")} (OpenRouter: ${code("reasoning")})`;
+  const what = {
+    thinking_blocks: "thinking blocks, verbatim",
+    encrypted_items: "reasoning items with encrypted_content",
+    reasoning_content: `${code("reasoning_content")} (OpenRouter: ${code("reasoning")})`,
+    reasoning_details: `${code("reasoning_details")}, verbatim, to the model that wrote them`,
+  }[r.field];
   const where = r.on === "tool_calls" ? " on messages with tool calls" : "";
   const empty = r.whenEmpty === null ? "" : `, ${code(JSON.stringify(r.whenEmpty))} when there was none`;
   return `${what}${where}, ${r.mandatory ? "required" : "recommended"}${empty}`;

@@ -21,8 +21,12 @@ const CHAT_CACHE_MARKS = 3;
  * The reasoning an assistant message carries back, under the endpoint's name for it (`reasoning` on
  * OpenRouter), when the family asks for it on this message; `whenEmpty` stands in for missing reasoning.
  */
-function replayedReasoning(m: Extract<ConversationMessage, { role: "assistant" }>, api: ModelApi, info: ProtocolInfo): Record<string, string> {
+function replayedReasoning(m: Extract<ConversationMessage, { role: "assistant" }>, api: ModelApi, info: ProtocolInfo, model: string): Record<string, unknown> {
   const rule = api.replay;
+  if (rule.field === "reasoning_details") {
+    const details = m.content.flatMap((p) => (p.type === "reasoning" && p.replay?.dialect === "b_chat_completions" && p.replay.model === model ? p.replay.details : []));
+    return details.length > 0 ? { reasoning_details: details } : {};
+  }
   if (rule.field !== "reasoning_content") return {};
   if (rule.on === "tool_calls" && !m.content.some((p) => p.type === "tool_call")) return {};
   const text = m.content.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("");
@@ -83,7 +87,7 @@ export function buildChatBody(req: ProviderRequest, info: ProtocolInfo, api: Mod
             }]
           : [],
       );
-      const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null, ...replayedReasoning(m, api, info) };
+      const msg: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null, ...replayedReasoning(m, api, info, req.model) };
       if (calls.length > 0) msg.tool_calls = calls;
       messages.push(msg);
     }
@@ -142,6 +146,8 @@ export class ChatCompletionsDecoder implements DialectDecoder {
   private nextPart = 0;
   private reasoningPart = -1;
   private reasoningText = "";
+  /** OpenRouter's reasoning_details, merged by type and index as they stream (text, summary and data concatenated). */
+  private readonly details = new Map<string, Record<string, unknown>>();
   private textPart = -1;
   private text = "";
   /** Whether the text came (partly) from `delta.refusal` (OpenAI's refusal channel). */
@@ -186,6 +192,7 @@ export class ChatCompletionsDecoder implements DialectDecoder {
       this.reasoningText += reasoning;
       this.emit({ type: "reasoning_delta", index: this.reasoningPart, text: reasoning });
     }
+    if (Array.isArray(delta.reasoning_details)) for (const d of delta.reasoning_details) this.reasoningDetail(d);
     if (typeof delta.content === "string" && delta.content.length > 0) this.textDelta(delta.content);
     // A refusal streams in its own field with content null; it is what the user must read.
     if (typeof delta.refusal === "string" && delta.refusal.length > 0) {
@@ -200,6 +207,21 @@ export class ChatCompletionsDecoder implements DialectDecoder {
 
   end(): void {
     if (!this.finished) throw streamIncomplete("Chat Completions");
+  }
+
+  private reasoningDetail(d: unknown): void {
+    if (!d || typeof d !== "object" || Array.isArray(d)) return;
+    const detail = d as Record<string, unknown>;
+    const key = `${String(detail.type)}:${String(detail.index ?? 0)}`;
+    const known = this.details.get(key);
+    if (!known) {
+      this.details.set(key, { ...detail });
+      return;
+    }
+    for (const [k, v] of Object.entries(detail)) {
+      if ((k === "text" || k === "summary" || k === "data") && typeof v === "string" && typeof known[k] === "string") known[k] += v;
+      else if (v !== null && v !== undefined) known[k] = v;
+    }
   }
 
   private textDelta(text: string): void {
@@ -268,7 +290,10 @@ export class ChatCompletionsDecoder implements DialectDecoder {
   private complete(): void {
     if (this.finishReason === null) throw protocolError("Chat Completions stream ended without a finish_reason", "missing_finish_reason");
     this.finished = true;
-    if (this.reasoningPart >= 0) this.emit({ type: "reasoning_done", index: this.reasoningPart, text: this.reasoningText, replay: null });
+    // Structured reasoning goes back verbatim to the model that wrote it (families: reasoning_details).
+    const replay = this.details.size > 0 && this.model ? { dialect: "b_chat_completions" as const, model: this.model, details: [...this.details.values()] } : null;
+    if (replay && this.reasoningPart < 0) this.reasoningPart = this.nextPart++;
+    if (this.reasoningPart >= 0) this.emit({ type: "reasoning_done", index: this.reasoningPart, text: this.reasoningText, replay });
     if (this.textPart >= 0) this.emit({ type: "text_done", index: this.textPart, text: this.text });
     let calls = 0;
     for (const c of this.calls) {

@@ -60,16 +60,21 @@ export const CLAUDE_LEGACY = claude({
   effort: null,
 });
 
-/** Claude through OpenRouter's Chat Completions: thinking is the router's `reasoning_effort`; caching by cache_control parts. */
+/**
+ * Claude through OpenRouter's Chat Completions: thinking is the router's `reasoning_effort`, its signed
+ * thinking goes back as reasoning_details, caching by cache_control parts.
+ */
 export const CLAUDE_VIA_CHAT: ModelFamily = {
   ...CLAUDE_ADAPTIVE_ONLY,
   id: "claude-chat",
   vendor: "Anthropic via OpenRouter",
   title: "Claude through a Chat Completions router (OpenRouter)",
-  sources: ["https://openrouter.ai/docs/features/prompt-caching", "https://openrouter.ai/docs/use-cases/reasoning-tokens"],
+  sources: ["https://openrouter.ai/docs/use-cases/reasoning-tokens", "https://openrouter.ai/docs/features/prompt-caching"],
   thinking: { form: "none" },
   effort: "reasoning_effort",
-  replay: { field: "none", on: "all", mandatory: false, whenEmpty: null },
+  // "preserve the complete reasoning_details when passing messages back": Claude's signed thinking,
+  // which Anthropic requires on a tool-use turn while thinking is on.
+  replay: { field: "reasoning_details", on: "all", mandatory: true, whenEmpty: null },
   toolResultImages: "user_message",
   maxOutputField: null,
 };

@@ -29,9 +29,11 @@ export type EffortField = "output_config.effort" | "reasoning_effort" | "reasoni
  * - `encrypted_items`: Responses reasoning items, verbatim with `encrypted_content`.
  * - `reasoning_content`: the text on the assistant message's `reasoning_content` field (Chat Completions);
  *   a router that names it otherwise (OpenRouter's `reasoning`) gets it under its own name.
+ * - `reasoning_details`: OpenRouter's structured reasoning (signed thinking, encrypted reasoning),
+ *   verbatim, to the model that wrote it.
  * - `none`: not sent back.
  */
-export type ReplayField = "thinking_blocks" | "encrypted_items" | "reasoning_content" | "none";
+export type ReplayField = "thinking_blocks" | "encrypted_items" | "reasoning_content" | "reasoning_details" | "none";
 
 export interface ReasoningReplayRule {
   field: ReplayField;

@@ -98,7 +98,7 @@ daemon: { retry: { max_retries: 0 } }
     expect(JSON.parse(received[0]!.body).model).toBe(`m-${CANARY}`);
   });
 
-  test("a header reading the environment on the user's own provider is left out: the user's address never sees the value", async () => {
+  test("a header (reading the environment) and a stop sequence on the user's own provider are left out: the user's address never sees the value", async () => {
     const c = clone();
     // Here the user's own model is at the capture address: it receives the conversation, as it should.
     c.user(`providers:
@@ -112,7 +112,9 @@ daemon: { retry: { max_retries: 0 } }
     const r = await agent(c, ["exec", "summarize"]);
     expect(received.length).toBeGreaterThan(0);
     for (const q of received) expect(q.body + q.headers).not.toContain(CANARY);
-    expect(trustLines(r.stderr)[0]).toContain("started without: providers.mine reads your environment (ANTHROPIC_API_KEY); models.big reads your environment (ANTHROPIC_API_KEY).");
+    expect(trustLines(r.stderr)[0]).toContain(
+      `started without: provider 'mine' at http://127.0.0.1:${capture.port} uses the project's headers x-exfil (your conversation under an account of its choosing); models.big reads your environment (ANTHROPIC_API_KEY).`,
+    );
   });
 });
 

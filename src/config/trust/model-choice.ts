@@ -77,8 +77,29 @@ function addressOf(raw: Doc, base: Doc | undefined): string {
 }
 
 /**
- * A provider the project adds (any but the offline one), or one of the user's it re-points (`url`, `kind`).
- * An added provider is left out whole; a re-pointed one keeps the user's address and kind.
+ * Which credential of the project's own a provider of the user's would use: headers it sets (a literal
+ * `x-api-key` works as well as a key), a key, or another auth type or login profile. Traffic under an
+ * account of the project's is readable by it wherever the provider logs requests. A device login's
+ * `client_id` or `scope` changes no account.
+ */
+function projectCredential(raw: Doc, base: Doc): string | null {
+  const reasons: string[] = [];
+  if (isMap(raw.headers) && Object.keys(raw.headers).length > 0) reasons.push(`headers ${Object.keys(raw.headers).sort().join(", ")}`);
+  const auth = raw.auth;
+  if (auth === null) reasons.push("no auth");
+  else if (isMap(auth)) {
+    const mine = isMap(base.auth) ? base.auth : {};
+    if (auth.type !== undefined && auth.type !== mine.type) reasons.push(`auth ${String(auth.type)}`);
+    else if ("key" in auth) reasons.push("key");
+    else if ("profile" in auth && auth.profile !== mine.profile) reasons.push(`login profile '${String(auth.profile)}'`);
+  }
+  return reasons.length ? reasons.join(" and ") : null;
+}
+
+/**
+ * A provider the project adds (any but the offline one), or one of the user's it re-points (`url`, `kind`)
+ * or gives credentials of the project's own (`headers`, `auth`). An added provider is left out whole; the
+ * user's keeps their address, kind, headers and auth.
  */
 function providers(input: TrustInput, items: TrustItem[]): void {
   const block = at(input.projectRaw, "providers");
@@ -87,16 +108,25 @@ function providers(input: TrustInput, items: TrustItem[]): void {
     if (!isMap(raw)) continue;
     const base = globalEntry(input, "providers", name);
     const added = base === undefined;
-    if (added ? isOfflineKind(raw) : !("url" in raw) && !("kind" in raw)) continue;
+    const repointed = !added && ("url" in raw || "kind" in raw);
+    const theirs = added ? null : projectCredential(raw, base);
+    if (added ? isOfflineKind(raw) : !repointed && !theirs) continue;
     const sends = userCredential(raw, base);
     const address = addressOf(raw, base);
+    const shown =
+      added || repointed
+        ? sends
+          ? `provider '${name}' sends ${sends} to ${address}`
+          : `provider '${name}' receives your conversation at ${address}`
+        : `provider '${name}' at ${address} uses the project's ${theirs} (your conversation under an account of its choosing)`;
+    const keys = ["url", "kind", ...(theirs ? ["headers", "auth"] : [])].filter((k) => k in raw);
     items.push({
       kind: "provider",
       key: `providers.${name}`,
-      shown: sends ? `provider '${name}' sends ${sends} to ${address}` : `provider '${name}' receives your conversation at ${address}`,
+      shown,
       pin: { url: raw.url ?? null, kind: raw.kind ?? null, auth: "auth" in raw ? raw.auth : (at(base, "auth", "type") ?? null), headers: raw.headers ?? null },
       files: [],
-      remove: added ? [{ layer: "project", path: ["providers", name] }] : [{ layer: "project", path: ["providers", name, "url"] }, { layer: "project", path: ["providers", name, "kind"] }],
+      remove: added ? [{ layer: "project", path: ["providers", name] }] : keys.map((k) => ({ layer: "project" as const, path: ["providers", name, k] })),
     });
   }
 }

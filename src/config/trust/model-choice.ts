@@ -1,7 +1,8 @@
 // The model a session talks to is the user's choice, not a cloned repository's: the model receives every
-// prompt and every file the tools read, and chooses the tool calls. So a project that adds a provider or
-// points one elsewhere, sets a model's provider or wire name, or sets the default tiers waits for trust,
-// whatever the auth; meanwhile the session uses the user's own providers, models and defaults. The one
+// prompt and every file the tools read, and chooses the tool calls. So a project that adds a provider,
+// points one of the user's elsewhere or gives it credentials of its own, sets a model's provider or wire
+// name, or sets the default tiers waits for trust, whatever the auth; meanwhile the session uses the
+// user's own providers, models and defaults. The one
 // exception is the offline `test` provider the project adds itself: it plays a local script and sends
 // nothing anywhere (its scripted tool calls meet the same permission rules as any model's).
 import { catalogProvider } from "../../providers/catalog.ts";
@@ -42,9 +43,8 @@ function providerOfModel(input: TrustInput, model: string): string | undefined {
 function offlineModel(input: TrustInput, spec: unknown): boolean {
   if (typeof spec !== "string") return false;
   const model = spec.replace(/\([^)]*\)$/, "");
-  if (model === OFFLINE_MODEL) return true;
   const provider = providerOfModel(input, model);
-  return provider !== undefined && offlineProvider(input, provider);
+  return provider === undefined ? model === OFFLINE_MODEL : offlineProvider(input, provider);
 }
 
 /** How a provider the project points elsewhere would authenticate with the user's credentials, if it would. */

@@ -17,7 +17,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   protocol: ["util"],
   config: ["util", "protocol", "providers/catalog.ts", "providers/model-catalog.ts", "providers/protocols.ts", "providers/resolve.ts", "providers/env-providers.ts", "providers/families/resolve.ts", "permissions/rule-file.ts"],
   providers: ["config", "protocol", "util", "version"],
-  tools: ["config", "providers", "util"],
+  tools: ["config", "protocol", "providers", "util"],
   permissions: ["config", "providers", "tools", "util", "agent:type"],
   telemetry: ["config", "providers:type", "tools:type", "util", "version"],
   mcp: ["config", "telemetry", "tools", "util", "version"],

@@ -9,6 +9,7 @@ import type { Usage } from "../src/providers/events.ts";
 import { isEngineRecordType } from "../src/protocol/record-types.ts";
 import type { SyncRecord, SyncRecordBody } from "../src/protocol/sync-record.ts";
 import type { SyncSnapshotBody } from "../src/protocol/sync-shapes.ts";
+import type { PlanItem } from "../src/protocol/plan.ts";
 import { progressText } from "../src/util/progress-text.ts";
 import type { HelpTable } from "./slash.ts";
 
@@ -36,6 +37,8 @@ export type Block =
       progress?: string;
     }
   | { kind: "retry"; id: string; attempt: number; max: number; delayMs: number; reason: string; done: true }
+  /** The model's plan as it stands after one update (the plan tool): the whole checklist. */
+  | { kind: "plan"; id: string; items: PlanItem[]; done: true }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; message: string; done: true }
   | { kind: "turn_end"; id: string; stopReason: TurnStopReason; error: string | null; done: true }
   | {
@@ -271,6 +274,9 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         break;
       case "progress":
         state.progress = r.text;
+        break;
+      case "plan_updated":
+        push({ kind: "plan", id: `plan:${r.seq}`, items: r.items, done: true });
         break;
       case "notice":
         push({ kind: "notice", id: `notice:${r.seq}`, level: r.level, message: r.message, done: true });

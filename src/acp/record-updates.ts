@@ -1,6 +1,6 @@
 // The daemon's ordered records as ACP session/update notifications: streamed text and reasoning as
 // message and thought chunks, tool calls (kind, title, locations, diff content) through their
-// lifecycle, progress lines as a plan, and the user's prompts. The same translation serves history
+// lifecycle, the model's plan (or, while it keeps none, its progress lines) as a plan, and the user's prompts. The same translation serves history
 // replay (session/load) and the live stream; `live` only decides whether files are read for diffs and
 // whether the editor's own prompts are echoed back.
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
@@ -31,7 +31,10 @@ export class RecordTranslator {
   private parts = new Map<string, PartState>();
   /** The newest tool_call part of each provider call id (records of older daemons lack part_id). */
   private callParts = new Map<string, string>();
+  /** Progress lines shown as a plan, while the model keeps no plan of its own. */
   private plan: PlanEntry[] = [];
+  /** The model keeps a plan (the plan tool): that is the editor's plan, and progress lines stay out of it. */
+  private modelPlan = false;
   /** Calls that started and have not completed, in start order: a permission question is about one of them. */
   private running: { partId: string; name: string; args: string }[] = [];
 
@@ -148,7 +151,14 @@ export class RecordTranslator {
           },
         ];
       }
+      case "plan_updated": {
+        this.modelPlan = record.items.length > 0;
+        this.plan = [];
+        const entries = record.items.map((i): PlanEntry => ({ content: i.text, priority: "medium", status: i.status === "done" ? "completed" : i.status }));
+        return [{ sessionUpdate: "plan", entries }];
+      }
       case "progress": {
+        if (this.modelPlan) return [];
         // Each status line is a step: the earlier ones are done, the newest is under way.
         this.plan = [...this.plan.map((e) => ({ ...e, status: "completed" as const })), { content: record.text, priority: "medium", status: "in_progress" }];
         return [{ sessionUpdate: "plan", entries: this.plan }];

@@ -26,8 +26,8 @@ const KINDS: Record<string, ToolKind> = {
   task: "think",
 };
 
-/** Tools whose calls are shown another way (progress_update is the plan). */
-export const HIDDEN_TOOLS: ReadonlySet<string> = new Set(["progress_update"]);
+/** Tools whose calls are shown another way: as the plan (plan_updated records; progress_update lines while there is none). */
+export const HIDDEN_TOOLS: ReadonlySet<string> = new Set(["progress_update", "plan"]);
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 

@@ -20,6 +20,7 @@ import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import type { PlanItem } from "../protocol/plan.ts";
 import { defaultShellEnv } from "../tools/shell-env.ts";
 import { createToolSearchTool } from "../tools/tool-search.ts";
 import { toolJsonSchema, type Tool } from "../tools/tool.ts";
@@ -228,6 +229,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const notifications = new NotificationCenter(config.notifications?.auto_drain_notifications ?? true, { clock, newId: (prefix) => newId(prefix, clock.now()) }, initialEvents);
   const goals = new GoalDriver(goalSettings(daemon.goal_driver), { clock, newId: (prefix) => newId(prefix, clock.now()), reminders }, initialEvents);
   let emitProgress: (text: string) => void = () => {};
+  let emitPlan: (items: PlanItem[]) => void = () => {};
   const toolContext = createToolContext({
     projectRoot: project.root,
     cwd: opts.cwd,
@@ -253,6 +255,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     editFormat: model.edit_format,
     disabledTools: daemon.disabled_tools ?? [],
     extraTools: engineTools,
+    onPlan: (items) => emitPlan(items),
     session: {
       projectRoot: project.root,
       shell: config.agent_behavior?.shell ?? { command: "bash" },
@@ -365,6 +368,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
   });
   emitProgress = (text) => session.progress(text);
+  emitPlan = (items) => session.planUpdated(items);
   subagents.attach(session.engineRuntime);
   extensions.bind(session);
   session.subscribe((e) => modes.fold.apply(e));

@@ -8,6 +8,7 @@ import type { Authorization, PermissionGate, PermissionRequest } from "./permiss
 import type { AgentRuntime } from "./runtime.ts";
 import { InterrogativeError, type EngineSession, type SubmitInput } from "./session-api.ts";
 import { runTurn } from "./turn.ts";
+import type { PlanItem } from "../protocol/plan.ts";
 
 export interface AgentSessionOptions {
   runtime: Omit<AgentRuntime, "emit" | "authorize">;
@@ -123,6 +124,11 @@ export class AgentSession implements EngineSession {
   /** A status line from the model's progress_update tool. */
   progress(text: string): void {
     this.emit({ type: "progress", turn_id: this.turnId, text });
+  }
+
+  /** The model's plan changed (the plan tool): the whole checklist. */
+  planUpdated(items: PlanItem[]): void {
+    this.emit({ type: "plan_updated", turn_id: this.turnId, items });
   }
 
   /** Something the user should know that is not part of a turn (a tool server connected or failed). */

@@ -1,5 +1,6 @@
 // One stderr line per event worth showing while `agent exec` runs in plain mode.
 import type { EngineEvent } from "../agent/events.ts";
+import { planProgress } from "../protocol/plan.ts";
 import { progressText } from "../util/progress-text.ts";
 import { retryText } from "../util/retry-text.ts";
 
@@ -18,6 +19,10 @@ export function describeEvent(e: EngineEvent): string | null {
       return e.result.status === "completed" ? null : `  ${e.result.name} ${e.result.status}: ${e.result.output.split("\n")[0]!.slice(0, 200)}`;
     case "progress":
       return `… ${e.text}`;
+    case "plan_updated": {
+      const progress = planProgress(e.items);
+      return progress ? `☰ plan ${progress.text}` : "☰ plan cleared";
+    }
     case "tool_call_progress":
       return `  ${e.name} … ${progressText(e)}`;
     case "retry":

@@ -25,6 +25,7 @@ export const BUILTIN_TOOL_NAMES = [
   "web_fetch",
   "web_search",
   "progress_update",
+  "plan",
   "exit_tool",
   "tool_search",
   "goal_propose",
@@ -39,11 +40,14 @@ export const REQUIRED_TOOL_NAMES = ["exit_tool", "progress_update", "tool_search
 /** The goal tools (src/agent/goals): they change only the session's goal, so they never need permission. */
 export const GOAL_TOOL_NAMES = ["goal_propose", "goal_update", "goal_complete"] as const;
 
+/** The model's checklist (src/tools/plan.ts): it changes only what the user is shown, so it needs no permission. */
+export const PLAN_TOOL_NAME = "plan";
+
 /** The delegation tool: starts a subagent (src/agent/subagents). */
 export const DELEGATION_TOOL_NAME = "task";
 
-/** Tools that never need permission: the loop's own, and delegation (each call a subagent makes passes the gate). */
-export const NO_PERMISSION_TOOL_NAMES: readonly string[] = [...REQUIRED_TOOL_NAMES, DELEGATION_TOOL_NAME];
+/** Tools that never need permission: the loop's own, the plan, and delegation (each call a subagent makes passes the gate). */
+export const NO_PERMISSION_TOOL_NAMES: readonly string[] = [...REQUIRED_TOOL_NAMES, DELEGATION_TOOL_NAME, PLAN_TOOL_NAME];
 
 export const BUILTIN_FACETS = ["execute", "plan"] as const;
 export const BUILTIN_SUBAGENTS = ["explore", "general"] as const;

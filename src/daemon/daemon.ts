@@ -19,6 +19,7 @@ import { StorageGuard } from "./storage-fault.ts";
 import type { LogLevel } from "./log.ts";
 import { closingRecords, RESTART_ERROR } from "./recovery.ts";
 import { initSessionDir, openSession, parseRecord, STORE_FILE, titleFrom, type SessionStore, type StoredRecord } from "./store/index.ts";
+import { withPlan } from "../protocol/plan.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -262,6 +263,7 @@ export class Daemon {
       attention: this.host.pending.size > 0,
       history_checkpoint: this.history.latestToken() ?? "",
       history_total_items: this.history.latestTotal(),
+      ...withPlan(this.host.plan),
     };
   }
 

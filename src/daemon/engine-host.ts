@@ -1,10 +1,12 @@
 // Hosts the engine of a running session: journals every engine event through the hub, keeps the turn
-// state the sync snapshot reports (folded from committed records, so it also holds after a restart), and
+// state the sync snapshot and summary report (folded from committed records, so it also holds after a
+// restart: turn, questions, queue, the model's plan), and
 // moves correlated prompt results along their lifecycle: admitted -> in_progress -> completed | failed.
 import type { EngineEvent, Interrogative, InterrogativeAnswer, QueuedInput } from "../agent/events.ts";
 import { SessionCommandError, type SessionCommandInfo, type SessionCommandResult } from "../agent/commands/types.ts";
 import { type EngineSession, InterrogativeError, type SubmitInput } from "../agent/session-api.ts";
 import { ProtocolError } from "../protocol/errors.ts";
+import type { PlanItem } from "../protocol/plan.ts";
 import type { Cursors } from "./cursors.ts";
 import type { RecordHub } from "./hub.ts";
 import type { OperationKey, Operations } from "./operations.ts";
@@ -12,6 +14,8 @@ import { parseRecord, type StoredRecord } from "./store/index.ts";
 
 export class EngineHost {
   turnId: string | null = null;
+  /** The model's plan as the newest plan_updated record left it (empty: none). */
+  plan: PlanItem[] = [];
   readonly pending = new Map<string, Interrogative>();
   private queueState: QueuedInput[] = [];
   private engine: EngineSession | null = null;
@@ -138,6 +142,7 @@ export class EngineHost {
       case "interrogative_closed":
       case "queue_changed":
       case "user_message":
+      case "plan_updated":
         break;
       default:
         return;
@@ -167,6 +172,9 @@ export class EngineHost {
         return;
       case "queue_changed":
         this.queueState = body.queue;
+        return;
+      case "plan_updated":
+        this.plan = body.items;
         return;
       case "user_message": {
         if (!live || body.message?.origin !== "prompt") return;

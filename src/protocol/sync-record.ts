@@ -19,6 +19,7 @@ import {
 } from "./conversation-schema.ts";
 import { GoalChangeSchema, GoalSchema } from "./goal.ts";
 import { NotificationDeliverySchema, NotificationSchema } from "./notification.ts";
+import { PlanItemSchema } from "./plan.ts";
 import { ClientOperationResultV1 } from "./operation.ts";
 
 const S = Type.String();
@@ -97,6 +98,10 @@ export const EngineEventVariants = [
   }),
   variant("queue_changed", "The queue of inputs typed while a turn runs.", { queue: Type.Array(QueuedInputSchema) }),
   variant("progress", "A short status line from the model.", { turn_id: S, text: S }),
+  variant("plan_updated", "The model's plan (its checklist, from the plan tool) changed; `items` is the whole plan, empty when the model cleared it.", {
+    turn_id: S,
+    items: Type.Array(PlanItemSchema),
+  }),
   variant("notice", "Something the user should know that is not an error of the turn.", {
     level: Type.Union([Type.Literal("info"), Type.Literal("warning")]),
     message: S,

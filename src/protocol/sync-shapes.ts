@@ -2,6 +2,7 @@
 // names DESIGN.md and docs/decisions-daemon.md fix where the spec says "not shown").
 import { type Static, Type } from "@sinclair/typebox";
 import { InterrogativeSchema, QueuedInputSchema } from "./conversation-schema.ts";
+import { PlanProgressSchema } from "./plan.ts";
 import { OperationContextSchema, OperationWindowSchema, ClientOperationResultV1 } from "./operation.ts";
 
 const Counter = (description: string) => Type.String({ pattern: "^[0-9]+$", description });
@@ -16,6 +17,8 @@ export const SyncStatusRecord = Type.Object({
   attention: Type.Boolean({ description: "A question awaits the user (an open interrogative)." }),
   history_checkpoint: Type.String({ description: "Empty until a stopped-history checkpoint exists." }),
   history_total_items: Type.Integer({ minimum: 0 }),
+  // Optional, so the record stays version 1: clients keep fields they do not know (client-protocol.md, Versioning).
+  plan: Type.Optional(PlanProgressSchema),
 });
 export type SyncStatus = Static<typeof SyncStatusRecord>;
 

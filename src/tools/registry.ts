@@ -6,6 +6,8 @@ import type { AgentBehavior } from "../config/schema/session.ts";
 import type { TrustStore } from "../providers/tls.ts";
 import { editToolFor, resolveEditFormat } from "./edit.ts";
 import { globTool } from "./glob.ts";
+import type { PlanItem } from "../protocol/plan.ts";
+import { createPlanTool } from "./plan.ts";
 import { grepTool } from "./grep.ts";
 import { createReadTool } from "./read.ts";
 import { createShellTool } from "./shell.ts";
@@ -25,10 +27,14 @@ export interface ToolDefinition {
 export interface ToolRegistryOptions {
   /** The model's `edit_format` (null: exact replacement). Also switches read to hashline output. */
   editFormat: string | null;
+  /** The name the patch form goes by: `apply_patch` for models trained on it (OpenAI's), else `edit`. */
+  patchName?: "edit" | "apply_patch";
   /** `daemon.disabled_tools`. */
   disabledTools?: readonly string[];
   /** Tools implemented elsewhere (progress_update, exit_tool, tool_search, MCP). */
   extraTools?: readonly Tool[];
+  /** Where the `plan` tool's checklist goes (the session records it); without it `plan` is not offered. */
+  onPlan?: (items: PlanItem[]) => void;
   /** What `shell`, `web_fetch` and `web_search` need; without it those three are not offered. */
   session?: SessionToolOptions;
 }
@@ -113,6 +119,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     // Offered only with a search provider to ask: a tool that can only fail costs every request its definition.
     if (hasSearchProvider(session.search)) registry.register(createWebSearchTool({ ...http, search: session.search, random: session.random }));
   }
+  if (options.onPlan) registry.register(createPlanTool(options.onPlan));
   for (const tool of options.extraTools ?? []) registry.register(tool);
   return registry;
 }

@@ -123,6 +123,11 @@ export class FakeEngine implements EngineSession {
     this.closed = true;
   }
 
+  /** Emits an event the fake's own turns do not produce (a plan update), as the engine would. */
+  inject(event: EngineEvent): void {
+    this.emit(event);
+  }
+
   private emit(event: EngineEvent): void {
     applyEvent(this.conversation, event);
     for (const l of this.listeners) l(event);

@@ -36,6 +36,7 @@ const EXPECTED: Record<string, Expectation> = {
   interrogative_closed: { handling: "state", fields: { id: "int_1" } },
   queue_changed: { handling: "state", fields: { queue: [{ id: "inp_1", text: "later" }] } },
   progress: { handling: "state", fields: { turn_id: "trn_1", text: "reading files" } },
+  plan_updated: { handling: "shown", fields: { turn_id: "trn_1", items: [{ text: "Port lexer.ts", status: "in_progress" }] } },
   notice: { handling: "shown", fields: { message: "tool server up" } },
   compaction_started: { handling: "state", fields: { turn_id: "trn_1" } },
   context_compacted: { handling: "shown", fields: { turn_id: "trn_1", kept_from_message_id: null } },

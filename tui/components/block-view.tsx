@@ -1,5 +1,6 @@
 // One block of the conversation: a user prompt, assistant text (markdown), reasoning (one collapsed line
-// unless details are on), a tool call, a retry, a notice, the abnormal end of a turn, or command output.
+// unless details are on), a tool call, a retry, a notice, the model's plan, the abnormal end of a turn,
+// or command output.
 import { Box, Text } from "ink";
 import { memo, type ReactNode } from "react";
 import { Markdown, PrintedMarkdown } from "../markdown.tsx";
@@ -7,6 +8,7 @@ import { retryText } from "../../src/util/retry-text.ts";
 import { tailLines } from "../tail-lines.ts";
 import { useTheme } from "../theme/theme.ts";
 import type { Block } from "../view-state.ts";
+import { planProgress, type PlanItem } from "../../src/protocol/plan.ts";
 import type { HelpTable } from "../slash.ts";
 import { clipLines, ToolView } from "./tool-view.tsx";
 import { WrappedLines } from "./wrapped.tsx";
@@ -52,6 +54,33 @@ function HelpView({ help }: { help: HelpTable }): ReactNode {
       )}
       {help.notes.map((n, i) => (
         <Text key={i}>{n.startsWith("(") ? `  ${n}` : n || " "}</Text>
+      ))}
+    </Box>
+  );
+}
+
+const PLAN_MARKS: Record<PlanItem["status"], string> = { done: "✓", in_progress: "▸", pending: "○" };
+
+/** The model's checklist: done items dimmed, the one in progress highlighted. */
+function PlanView({ items }: { items: PlanItem[] }): ReactNode {
+  const c = useTheme().colors;
+  const progress = planProgress(items);
+  return (
+    <Box marginTop={1} flexDirection="column">
+      <Text>
+        <Text color={c.accent}>{"☰ "}</Text>
+        <Text bold>Plan</Text>
+        <Text dimColor>{progress ? ` ${progress.done}/${progress.total} done` : " cleared"}</Text>
+      </Text>
+      {items.map((item, i) => (
+        <Box key={i}>
+          <Text color={item.status === "done" ? c.success : item.status === "in_progress" ? c.accent : c.muted}>{`  ${PLAN_MARKS[item.status]} `}</Text>
+          <Box flexGrow={1} flexBasis={0}>
+            <Text bold={item.status === "in_progress"} dimColor={item.status === "done"} strikethrough={item.status === "done"}>
+              {item.text}
+            </Text>
+          </Box>
+        </Box>
       ))}
     </Box>
   );
@@ -145,6 +174,8 @@ export const BlockView = memo(function BlockView({ block, details, stale, maxLin
         </Box>
       );
     }
+    case "plan":
+      return <PlanView items={block.items} />;
     case "command":
       return (
         <Box marginTop={1} flexDirection="column">

@@ -104,6 +104,8 @@ export function progressNote(block: ToolBlock): string {
 export const ToolView = memo(function ToolView({ block, details, stale }: { block: ToolBlock; details: boolean; stale?: boolean }): ReactNode {
   // The model's progress note is a status line for the person, not a tool run to inspect.
   if (block.name === "progress_update" && block.result?.status !== "error") return <ProgressNote block={block} />;
+  // The plan itself is drawn from its plan_updated record; only a refused update shows as a call.
+  if (block.name === "plan" && block.result?.status !== "error") return null;
   return <ToolRun block={block} details={details} stale={stale} />;
 });
 

@@ -13,7 +13,7 @@ import planPrompt from "./prompts/plan.txt" with { type: "text" };
 const BUILTIN_PROMPTS: Record<(typeof BUILTIN_FACETS)[number], string> = { execute: executePrompt, plan: planPrompt };
 
 /** Tools a read-only facet keeps (plan mode). */
-export const READ_ONLY_TOOLS = new Set(["read", "glob", "grep", "web_fetch", "web_search", "progress_update", "exit_tool", "tool_search"]);
+export const READ_ONLY_TOOLS = new Set(["read", "glob", "grep", "web_fetch", "web_search", "progress_update", "plan", "exit_tool", "tool_search"]);
 
 export interface Facet {
   name: string;

@@ -4,7 +4,7 @@
 // so a request for it explains what is wrong instead of saying it does not exist.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { BUILTIN_SUBAGENTS, BUILTIN_TOOL_NAMES, DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES } from "../../config/builtin-names.ts";
+import { BUILTIN_SUBAGENTS, BUILTIN_TOOL_NAMES, DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME } from "../../config/builtin-names.ts";
 import type { ModelClassName } from "../../config/models.ts";
 import { checkProjectFile } from "../../config/project-paths.ts";
 import type { AppConfig } from "../../config/schema.ts";
@@ -57,6 +57,7 @@ const FORBIDDEN_TOOLS = new Map<string, string>([
   [DELEGATION_TOOL_NAME, "subagents cannot start subagents"],
   ["tool_search", "a subagent is offered all of its tools from the start"],
   ...GOAL_TOOL_NAMES.map((n): [string, string] => [n, "the goal belongs to the root session"]),
+  [PLAN_TOOL_NAME, "the plan the user watches belongs to the root session"],
 ]);
 
 const BUILTINS: Record<(typeof BUILTIN_SUBAGENTS)[number], DefinitionFields> = {

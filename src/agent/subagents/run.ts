@@ -2,7 +2,7 @@
 // session's, with its own conversation, model, system prompt, tools and tool-turn budget. Its permission
 // asks go through the root session (named after the subagent); its own messages stay in memory and the
 // root session records only subagent_* events about it. The last assistant text is its report.
-import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES } from "../../config/builtin-names.ts";
+import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME } from "../../config/builtin-names.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import type { ResolvedProvider } from "../../providers/resolve.ts";
@@ -52,9 +52,10 @@ export interface SubagentOutcome {
 
 /**
  * Session tools a subagent never gets: no nesting; no search (it sees its whole list); the goal tools
- * (the goal belongs to the root session); progress_update is replaced by its own.
+ * and plan (the goal and the plan the user watches belong to the root session); progress_update is
+ * replaced by its own.
  */
-const WITHHELD = new Set<string>([DELEGATION_TOOL_NAME, "tool_search", "progress_update", ...GOAL_TOOL_NAMES]);
+const WITHHELD = new Set<string>([DELEGATION_TOOL_NAME, "tool_search", "progress_update", PLAN_TOOL_NAME, ...GOAL_TOOL_NAMES]);
 
 export class SubagentRun implements Watched {
   lastActivity: number;

@@ -73,8 +73,8 @@ export class FleetObserver {
     // tighten the shared schema: test/architecture/shared-schemas.test.ts) and are not kept.
     if (!Value.Check(SyncStatusRecord, body)) return;
     // Only the record's own fields are kept: the fleet row must not carry whatever else a daemon sends.
-    const { version, daemon_epoch, cursor, busy, attention, history_checkpoint, history_total_items } = body;
-    const summary: SyncStatus = { version, daemon_epoch, cursor, busy, attention, history_checkpoint, history_total_items };
+    const { version, daemon_epoch, cursor, busy, attention, history_checkpoint, history_total_items, plan } = body;
+    const summary: SyncStatus = { version, daemon_epoch, cursor, busy, attention, history_checkpoint, history_total_items, ...(plan ? { plan: { done: plan.done, total: plan.total, current: plan.current, text: plan.text } } : {}) };
     const before = this.observations.get(row.id);
     this.observations.set(row.id, { summary, observedAt: this.clock.now() });
     if (!before || JSON.stringify(before.summary) !== JSON.stringify(summary)) this.changed(row.id);

@@ -75,11 +75,23 @@ export function cellProject(cell: MatrixCell, origin: string): { base: string; r
   return { base, root, env };
 }
 
+/** A cell that has not finished by then is stopped and fails (a hang would otherwise hold the whole file's pool). */
+const CELL_LIMIT_MS = 60_000;
+
 /** Runs the compiled binary in the cell's project (async: the fake answers from this process's event loop). */
 export async function runAgent(binary: string, args: string[], p: { root: string; env: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([binary, ...args], { cwd: p.root, env: p.env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+  let stopped = false;
+  const timer = setTimeout(() => {
+    stopped = true;
+    proc.kill();
+  }, CELL_LIMIT_MS);
+  try {
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { code, stdout, stderr: stopped ? `${stderr}\n[stopped after ${CELL_LIMIT_MS / 1000} s]` : stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function runCell(cell: MatrixCell, binary = BINARY): Promise<CellResult> {

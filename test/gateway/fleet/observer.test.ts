@@ -106,6 +106,20 @@ describe("observer", () => {
     expect(sessionEvents(quiet).map((e) => [e.session.session_id, e.session.summary.busy, e.session.summary.cursor])).toEqual([["ses_a", true, "c2"]]);
   });
 
+  test("a session's plan progress reaches its catalog row and is announced when it changes", async () => {
+    await start();
+    const a = fakeDaemon();
+    const plan = { done: 1, total: 3, current: "Port lexer.ts", text: "1/3 done: Port lexer.ts" };
+    a.answer = summary({ plan: { ...plan, extra: "not kept" } });
+    runningSession("ses_a", a);
+    await f.fleet.tick();
+    expect((await sessions()).ses_a.summary.plan).toEqual(plan);
+    const from = f.fleet.journal.position;
+    a.answer = summary({ plan: { done: 2, total: 3, current: "Run the tests", text: "2/3 done: Run the tests" } });
+    await f.fleet.tick();
+    expect(sessionEvents(from).map((e) => e.session.summary.plan.text)).toEqual(["2/3 done: Run the tests"]);
+  });
+
   test("the scheduler drives rounds every 5 seconds", async () => {
     await start();
     const a = fakeDaemon();

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
 import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
-import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
+import { dropNulls, enforceGlobalAuthority, KEYED_BLOCKS, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
 import { modelCatalog } from "../providers/model-catalog.ts";
 import { type EnvSelection, providersFromEnv } from "../providers/env-providers.ts";
@@ -73,8 +73,6 @@ const isEmptyMap = (v: unknown) => !v || (typeof v === "object" && Object.keys(v
  */
 export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
 
-/** Map entries that are pruned as a whole when any value inside them is invalid. */
-const KEYED_BLOCKS = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
 
 function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile | undefined {
   const format = formatOf(path);

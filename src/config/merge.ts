@@ -32,6 +32,9 @@ export function enforceGlobalAuthority(project: Record<string, unknown>, out: Pr
   return kept;
 }
 
+/** Map blocks whose entries are handled as a whole (pruned when invalid, left out while untrusted). */
+export const KEYED_BLOCKS: ReadonlySet<string> = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
+
 export type Origins = Map<string, LayerName>;
 
 function recordOrigins(value: unknown, path: KeyPath, layer: LayerName, origins: Origins): void {

@@ -3,18 +3,15 @@
 // outside the other trust items (which are left out whole until trusted) such a value waits for trust too,
 // with the smallest entry that holds it: no project-set string carries an environment value off the machine
 // before the user agrees.
-import { GLOBAL_ONLY_BLOCKS } from "../merge.ts";
+import { GLOBAL_ONLY_BLOCKS, KEYED_BLOCKS } from "../merge.ts";
 import { formatPath } from "../problems.ts";
 import { envReferences } from "../substitute.ts";
 import { at, isMap } from "./doc.ts";
 import type { TrustInput, TrustItem } from "./items.ts";
 
-/** Blocks whose entries go as a whole (as the loader prunes them). */
-const KEYED = new Set(["providers", "models", "mcp_servers", "facets", "subagents", "plugins"]);
-
 /** What is left out for a value at `path`: a keyed entry whole, an array whole, else the value's key. */
 function holder(path: (string | number)[]): string[] {
-  if (KEYED.has(String(path[0])) && path.length >= 2) return path.slice(0, 2).map(String);
+  if (KEYED_BLOCKS.has(String(path[0])) && path.length >= 2) return path.slice(0, 2).map(String);
   const firstIndex = path.findIndex((p) => typeof p === "number");
   return (firstIndex === -1 ? path : path.slice(0, firstIndex)).map(String);
 }

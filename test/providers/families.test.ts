@@ -169,13 +169,15 @@ describe("Chat Completions vendors that require their reasoning back", () => {
     expect(b.messages.at(-1).content).toContain("images from tools do not reach this model");
   });
 
-  test("MiniMax on its Messages endpoint: thinking blocks back, no thinking switch (the model always thinks)", () => {
+  test("MiniMax on its Messages endpoint: thinking blocks back, the budget form, no images (the endpoint takes none)", () => {
     const block = { type: "thinking" as const, thinking: "plan", signature: "s" };
     const messages = toolTurn(null);
     (messages[1] as any).content.unshift({ type: "reasoning", text: "plan", replay: { dialect: "a_messages", block } });
+    (messages[2] as any).results[0].images = [{ type: "image", media_type: "image/png", data_base64: "iVBORw0KGgo=" }];
     const b = body(catalog("minimax"), request("MiniMax-M2.7", { messages, reasoning: { effort: null, enabled: true } }));
-    expect(b.thinking).toBeUndefined();
+    expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 16000 });
     expect(assistant(b).content[0]).toEqual(block);
+    expect(JSON.stringify(b)).not.toContain("iVBORw0KGgo=");
   });
 });
 

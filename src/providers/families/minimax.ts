@@ -10,11 +10,12 @@ export const MINIMAX_MESSAGES: ModelFamily = {
   vendor: "MiniMax",
   title: "MiniMax M2 and later on MiniMax's Messages endpoint",
   sources: ["https://platform.minimax.io/docs/api-reference/text-anthropic-api"],
-  // The model always thinks; the endpoint documents no thinking switch.
-  thinking: { form: "none" },
+  // `thinking` is "Fully Supported" in the endpoint's parameter table.
+  thinking: { form: "budget" },
   effort: null,
   replay: { field: "thinking_blocks", on: "all", mandatory: true, whenEmpty: null },
-  toolResultImages: "native",
+  // "messages: Partial support — Supports text and tool calls, no image/document input".
+  toolResultImages: "none",
   cacheControl: "automatic",
   maxOutputField: "max_tokens",
   betas: [],
@@ -27,6 +28,7 @@ export const MINIMAX_CHAT: ModelFamily = {
   title: "MiniMax M2 and later over Chat Completions (Together, Fireworks, Hugging Face, OpenRouter)",
   sources: ["https://platform.minimax.io/docs/guides/text-m2-function-call"],
   effort: "reasoning_effort",
+  thinking: { form: "none" },
   // Hosts with a reasoning parser (vLLM's minimax_m2, SGLang) stream it apart in reasoning_content;
   // models.dev marks these models `interleaved.field = "reasoning_content"`.
   replay: { field: "reasoning_content", on: "tool_calls", mandatory: false, whenEmpty: null },

@@ -126,6 +126,15 @@ export const MESSAGES_SHAPE_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "messages.tool-input-schema-object",
+    source: `${DOCS}/agents-and-tools/tool-use/implement-tool-use#specifying-client-tools`,
+    check: ({ body }) => {
+      const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
+      const i = tools.findIndex((t) => t?.input_schema !== undefined && t.input_schema?.type !== "object");
+      return i >= 0 ? { message: `tools.${i}.custom.input_schema.type: Input should be 'object'` } : null;
+    },
+  },
+  {
     id: "messages.block-types-by-role",
     source: SRC.messages,
     check: ({ body }) => {

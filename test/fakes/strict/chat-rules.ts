@@ -79,6 +79,20 @@ function openAiToolName(where: (body: any) => { path: string; name: unknown }[])
 }
 const toolsOf = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
 
+/** A function's parameters must be an object schema (OpenAI's function calling guide). */
+function openAiToolParameters(where: (body: any) => { name: unknown; parameters: any }[]): Rule {
+  return {
+    id: "openai.tool-parameters-object",
+    source: OPENAI_TOOLS,
+    check: ({ body }) => {
+      const bad = where(body).find((t) => t.parameters != null && t.parameters.type !== "object");
+      return bad
+        ? { message: `Invalid schema for function '${String(bad.name)}': schema must be a JSON Schema of 'type: "object"', got 'type: "${bad.parameters.type ?? "None"}"'.`, param: "tools", code: "invalid_function_parameters" }
+        : null;
+    },
+  };
+}
+
 /** OpenAI reasoning models (gpt-5 family, o-series). */
 const OPENAI_REASONING = family("OpenAI reasoning models (gpt-5*, o*)", (m) => /^(?:openai\/)?(gpt-5(?!-chat)|o\d)/.test(m));
 const REASONING_GUIDE = "https://platform.openai.com/docs/guides/reasoning";
@@ -86,6 +100,7 @@ const REASONING_GUIDE = "https://platform.openai.com/docs/guides/reasoning";
 /** OpenAI rules the schema cannot say: per-model parameters (Chat Completions). */
 export const OPENAI_CHAT_RULES: readonly Rule[] = [
   openAiToolName((body) => toolsOf(body).map((t, i) => ({ path: `tools[${i}].function.name`, name: t?.function?.name }))),
+  openAiToolParameters((body) => toolsOf(body).map((t) => ({ name: t?.function?.name, parameters: t?.function?.parameters }))),
   {
     id: "openai.max-tokens-on-reasoning-model",
     source: REASONING_GUIDE,
@@ -117,6 +132,7 @@ const RESPONSES_STATE = "https://platform.openai.com/docs/guides/conversation-st
 /** OpenAI Responses rules beyond the schema: call/output pairing and items that cannot be looked up. */
 export const OPENAI_RESPONSES_RULES: readonly Rule[] = [
   openAiToolName((body) => toolsOf(body).filter((t) => t?.type === "function").map((t, i) => ({ path: `tools[${i}].name`, name: t.name }))),
+  openAiToolParameters((body) => toolsOf(body).filter((t) => t?.type === "function").map((t) => ({ name: t.name, parameters: t.parameters }))),
   {
     id: "openai.responses.output-has-call",
     source: OPENAI_TOOLS,

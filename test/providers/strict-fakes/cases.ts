@@ -68,6 +68,12 @@ export const CASES: RuleCase[] = [
     message: "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
   },
   {
+    vendor: "zai-coding-plan", rule: "messages.tool-input-schema-object", what: "a tool whose input schema is not an object",
+    bad: msgs("glm-5.1", { tools: [{ name: "read", input_schema: { type: "string" } }] }),
+    good: msgs("glm-5.1", { tools: [{ name: "read", input_schema: { type: "object", properties: {} } }] }),
+    message: "tools.0.custom.input_schema.type: Input should be 'object'",
+  },
+  {
     vendor: "anthropic", rule: "messages.block-types-by-role", what: "an image in an assistant message",
     bad: msgs("claude-haiku-4-5", { messages: [user(), { role: "assistant", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }, user("and?")] }),
     good: msgs("claude-haiku-4-5", { messages: [user([{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }, { type: "text", text: "what is it?" }])] }),
@@ -247,8 +253,8 @@ export const CASES: RuleCase[] = [
   },
   {
     vendor: "openai", rule: "openai.tool-name", what: "a function name longer than 64",
-    bad: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(65), parameters: {}, strict: false }] }),
-    good: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(64), parameters: {}, strict: false }] }),
+    bad: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(65), parameters: { type: "object" }, strict: false }] }),
+    good: responses("gpt-5.5", { tools: [{ type: "function", name: "x".repeat(64), parameters: { type: "object" }, strict: false }] }),
     message: "Invalid 'tools[0].name': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
   },
   {
@@ -256,6 +262,12 @@ export const CASES: RuleCase[] = [
     bad: chat("gemini-3.5-flash", { tools: [{ type: "function", function: { name: "1read", parameters: { type: "object" } } }] }),
     good: chat("gemini-3.5-flash", { tools: [{ type: "function", function: { name: "mcp__fs__read.file", parameters: { type: "object" } } }] }),
     message: "Invalid function name. Must start with a letter or an underscore.",
+  },
+  {
+    vendor: "azure", rule: "openai.tool-parameters-object", what: "function parameters without type object",
+    bad: chat("gpt-5.5", { tools: [{ type: "function", function: { name: "read", parameters: { properties: {} } } }] }),
+    good: chat("gpt-5.5", { tools: [{ type: "function", function: { name: "read", parameters: { type: "object", properties: {} } } }] }),
+    message: `Invalid schema for function 'read': schema must be a JSON Schema of 'type: "object"', got 'type: "None"'.`,
   },
   { vendor: "openai-chat", rule: "openai.max-tokens-on-reasoning-model", what: "max_tokens to gpt-5.5", bad: chat("gpt-5.5", { max_tokens: 100 }), good: chat("gpt-5.5", { max_completion_tokens: 100 }), message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." },
 

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 import { writeFreshCredential } from "./src/daemon/credential.ts";
+import { buildKeyPems } from "./src/update/release-keys.ts";
 
 export const ROOT = import.meta.dir;
 
@@ -23,6 +24,8 @@ export interface CompileOptions {
   /** The release asset this binary is (`linux-x64-musl`, ...): `agent update` looks for the same key. */
   assetKey?: string;
   bytecodeOrder?: string | null;
+  /** The release signing keys (PEM) the binary trusts; default: release-keys.pem plus the AGENT_RELEASE_KEYS file. */
+  releaseKeys?: string[];
 }
 
 /** The commit the tree is at (`+modified` when it has uncommitted changes), or `unknown` outside git. */
@@ -55,7 +58,7 @@ export async function compileAgent(options: CompileOptions): Promise<void> {
     splitting: true,
     bytecode: true,
     minify: true,
-    define: { "process.env.NODE_ENV": JSON.stringify("production"), AGENT_BUILD: JSON.stringify(build) },
+    define: { "process.env.NODE_ENV": JSON.stringify("production"), AGENT_BUILD: JSON.stringify(build), AGENT_RELEASE_KEYS: JSON.stringify(options.releaseKeys ?? buildKeyPems(process.env)) },
     plugins: [
       {
         // Ink imports the optional react-devtools-core (DEV=true only); the binary ships without DevTools.

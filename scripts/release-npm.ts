@@ -2,7 +2,8 @@
 // Node launcher, bin/agent.js, and a postinstall script, install.js, that replaces the launcher with the
 // binary on Linux and macOS under npm) whose optional dependencies are one package per platform holding
 // that platform's binary (<main>-<key>, with os/cpu/libc fields so npm installs only the one that fits).
-// The main package is npm/agent as it is, with the version and the optional dependencies filled in.
+// The main package is npm/agent as it is, with the version, the optional dependencies and the SHA-256 of
+// each platform package's binary (`binarySha256`, which the postinstall checks before it runs one) filled in.
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ReleaseTarget } from "./release-targets.ts";
@@ -46,6 +47,7 @@ export function buildNpmPackages(build: NpmBuild): string[] {
   const main = JSON.parse(readFileSync(join(NPM_TEMPLATE, "package.json"), "utf8")) as MainPackage;
   const tarballs: string[] = [];
   const optional: Record<string, string> = {};
+  const checksums: Record<string, string> = {};
   for (const { target, path } of build.binaries) {
     const name = `${main.name}-${target.key}`;
     const dir = join(build.work, target.key);
@@ -69,11 +71,12 @@ export function buildNpmPackages(build: NpmBuild): string[] {
     pack(dir, build.out);
     tarballs.push(tarballName(name, build.version));
     optional[name] = build.version;
+    checksums[name] = new Bun.CryptoHasher("sha256").update(readFileSync(binary)).digest("hex");
   }
   const dir = join(build.work, "main");
   cpSync(NPM_TEMPLATE, dir, { recursive: true });
   chmodSync(join(dir, "bin", "agent.js"), 0o755);
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ ...main, version: build.version, optionalDependencies: optional }, null, 2)}\n`);
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ ...main, version: build.version, optionalDependencies: optional, binarySha256: checksums }, null, 2)}\n`);
   pack(dir, build.out);
   return [tarballName(main.name, build.version), ...tarballs];
 }

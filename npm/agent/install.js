@@ -1,13 +1,16 @@
 // The postinstall script of agent's npm package. On Linux and macOS, under npm, it replaces
 // bin/agent.js (the Node launcher that npm's `agent` link points to) with this platform's binary, so
 // `agent` starts the binary without starting Node first (Node's start saved on every run; docs/decisions-platform.md 33).
-// It runs only the binary of the platform package npm installed beside it, with --version, and replaces
-// the launcher only when that prints this package's version. Anything else (Windows, where npm's shims
+// It runs only the binary of the platform package npm installed beside it, and only after that binary's
+// SHA-256 matched the one the release wrote into this package (binarySha256): a platform package from
+// anywhere else is never run. It runs it with --version and replaces the launcher only when that prints
+// this package's version. Anything else (Windows, where npm's shims
 // call node; pnpm and yarn; no platform package; a binary that does not run; any error) leaves the
 // launcher as it is. It never fails the install and prints nothing; with AGENT_POSTINSTALL_REPORT=FILE in
 // the environment it appends its outcome (replaced, already, check failed, not npm, ...) to FILE.
 "use strict";
 const { execFileSync } = require("node:child_process");
+const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -29,6 +32,13 @@ function printsVersion(binary, version) {
   }
 }
 
+/** Whether `binary` is the one the release packed beside this package (its platform package's checksum). */
+function matchesRelease(binary, pkg) {
+  const platformPackage = JSON.parse(fs.readFileSync(path.join(path.dirname(binary), "..", "package.json"), "utf8")).name;
+  const expected = (pkg.binarySha256 || {})[platformPackage];
+  return typeof expected === "string" && crypto.createHash("sha256").update(fs.readFileSync(binary)).digest("hex") === expected;
+}
+
 /** What was done, as one word (for the tests and for reading). */
 function optimize() {
   // Windows: npm's .cmd and .ps1 shims run `node <file>`. pnpm writes shell shims that run `node <file>`
@@ -43,6 +53,7 @@ function optimize() {
   const launcher = fs.statSync(LAUNCHER);
   // Run again (npm rebuild): the launcher is the binary already.
   if (launcher.ino === source.ino && launcher.dev === source.dev) return "already";
+  if (!matchesRelease(binary, pkg)) return "checksum mismatch";
   if (!printsVersion(binary, pkg.version)) return "check failed";
   // Beside the launcher, then one rename: npm's link always points to a whole launcher or a whole binary.
   // rename() also leaves any other hard link to the launcher (pnpm's store) untouched.

@@ -1,11 +1,12 @@
 // Installs a release over a binary: download into a temp file in the binary's own directory while
-// hashing, check size and SHA-256 against the manifest, make it executable, check that it runs and
+// hashing, check size and SHA-256 against the (signature-checked) manifest; only then make it executable, check that it runs and
 // reports the expected version, then rename it over the binary (atomic on one filesystem). Until that
 // rename the old binary is untouched; on any failure the temp file is removed.
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseVersionLine } from "../version.ts";
 import type { ReleaseAsset } from "./manifest.ts";
+import { insecureUrlProblem } from "./secure-url.ts";
 
 export class UpdateError extends Error {
   constructor(message: string) {
@@ -40,8 +41,11 @@ async function download(options: InstallOptions, temp: string): Promise<void> {
   } catch {
     throw new UpdateError(`cannot download ${asset.url} (not reachable); ${UNCHANGED}`);
   }
+  const redirected = response.url && response.url !== asset.url ? insecureUrlProblem(response.url, `the download (redirected from ${asset.url})`) : null;
+  if (redirected) throw new UpdateError(`${redirected}; ${UNCHANGED}`);
   if (response.status !== 200 || !response.body) throw new UpdateError(`downloading ${asset.url} answered HTTP ${response.status}; ${UNCHANGED}`);
-  const fd = openSync(temp, "wx", 0o700);
+  // Not executable (0600) until its checksum matched: nothing unverified can be run.
+  const fd = openSync(temp, "wx", 0o600);
   const hash = new Bun.CryptoHasher("sha256");
   let received = 0;
   try {

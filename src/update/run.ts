@@ -8,6 +8,7 @@ import { parseVersionLine, VERSION } from "../version.ts";
 import { checkForUpdate, rememberCheck, type Channel, type CheckResult } from "./check.ts";
 import { installRelease, UpdateError } from "./install.ts";
 import { ManifestError } from "./manifest.ts";
+import { KeyError, trustedKeys } from "./release-keys.ts";
 import { IS_COMPILED } from "./self.ts";
 import { parseVersion } from "./semver.ts";
 
@@ -64,9 +65,9 @@ export async function updateRun(args: ParsedArgs, io: Io): Promise<number> {
   const { target, current } = checkOnly && !args.flags.binary ? { target: null, current: VERSION } : targetOf(args, io);
   let result: CheckResult;
   try {
-    result = await checkForUpdate({ manifestUrl: updates.manifest_url, channel, current });
+    result = await checkForUpdate({ manifestUrl: updates.manifest_url, channel, current, trustedKeys: trustedKeys(io.env) });
   } catch (error) {
-    if (error instanceof ManifestError) throw new CliError(error.message);
+    if (error instanceof ManifestError || error instanceof KeyError) throw new CliError(error.message);
     throw error;
   }
   rememberCheck(io.env, result, new Date());

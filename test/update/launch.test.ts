@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Io } from "../../src/util/cli-command.ts";
 import { afterCommand } from "../../src/update/launch.ts";
 import { VERSION } from "../../src/version.ts";
-import { startReleaseServer, type ReleaseServer } from "./release-server.ts";
+import { startReleaseServer, TRUST_TEST_KEY, type ReleaseServer } from "./release-server.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 let server: ReleaseServer | null = null;
@@ -19,7 +19,7 @@ afterEach(() => {
 
 function userEnv(updates: string) {
   const home = mkdtempSync(join(tmpdir(), "agent-launch-"));
-  const env: Record<string, string> = { HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const env: Record<string, string> = { HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), PATH: process.env.PATH ?? "/usr/bin:/bin", ...TRUST_TEST_KEY };
   mkdirSync(join(home, "config", "agent"), { recursive: true });
   writeFileSync(join(home, "config", "agent", "config.yaml"), `updates:\n${updates}`);
   const project = join(home, "project");

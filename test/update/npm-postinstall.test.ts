@@ -20,7 +20,9 @@ const PACKAGE_BIN = join("node_modules", "@agent-runtime", "agent", "bin", "agen
 let version = "";
 let versionLine = "";
 /** Tarball paths of each variant: main package first, then the platform package. */
-const sets: Record<"good" | "broken" | "wrong" | "next", string[]> = { good: [], broken: [], wrong: [], next: [] };
+const sets: Record<"good" | "broken" | "wrong" | "next" | "marker", string[]> = { good: [], broken: [], wrong: [], next: [], marker: [] };
+/** Left behind if the swapped-in platform binary is ever run. */
+const marker = join(work, "swapped-binary-ran");
 
 const report = join(work, "postinstall-report");
 const npmEnv = () => ({ PATH: nodeOnlyPath(work), HOME: join(work, "npm-home"), npm_config_cache: join(work, "npm-cache"), AGENT_POSTINSTALL_REPORT: report });
@@ -80,6 +82,10 @@ beforeAll(() => {
   const next = join(work, "agent-next");
   writeFileSync(next, `#!/bin/sh\necho "agent 99.0.0 (commit 111111111111)"\n`, { mode: 0o755 });
   pack("next", next, "99.0.0");
+  // A platform package of the right name and version holding another binary (a script that would pass the --version check).
+  const swapped = join(work, "agent-swapped");
+  writeFileSync(swapped, `#!/bin/sh\ntouch '${marker}'\necho "agent ${version} (commit 000000000000)"\n`, { mode: 0o755 });
+  pack("marker", swapped);
 }, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -165,6 +171,15 @@ describe.skipIf(!unix)("the launcher stays where the postinstall does not replac
       else expect(ran).toEqual({ code: 0, out: "agent 9.9.9 (commit 000000000000)\n", err: "" });
     }, 120_000);
   }
+
+  test("a platform binary that is not the one the release packed (its checksum differs) is never run by the postinstall", async () => {
+    const prefix = join(work, "swapped");
+    const installed = installGlobal(prefix, [sets.good[0]!, sets.marker[1]!]);
+    expect(installed.postinstall).toBe("checksum mismatch");
+    expect(installed.err).toBe("");
+    expect(existsSync(marker)).toBe(false);
+    expect(isLauncher(join(prefix, "bin", "agent"))).toBe(true);
+  }, 120_000);
 
   test("after a good install, an upgrade whose binary fails the check gets the new launcher, not the old binary", async () => {
     const prefix = join(work, "good-then-wrong");

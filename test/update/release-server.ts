@@ -1,8 +1,26 @@
-// A local release server for update tests: serves a manifest and binaries on 127.0.0.1, and can cut a
-// download short (the connection closes after half the bytes) or hold the manifest until released.
+// A local release server for update tests: serves a manifest, its signature and binaries on 127.0.0.1,
+// and can cut a download short (the connection closes after half the bytes), hold the manifest until
+// released, or sign it wrongly. The tests' signing key is made here; agents under test trust it through
+// AGENT_RELEASE_KEYS (read from source runs only) or a binary built with it (test/update/binary.test.ts).
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { signatureFile } from "../../src/update/signature.ts";
+
+/** The release key the tests trust, and one nobody trusts. */
+export const TEST_KEY = generateKeyPairSync("ed25519");
+export const OTHER_KEY = generateKeyPairSync("ed25519");
+export const TEST_PUBLIC_PEM = TEST_KEY.publicKey.export({ type: "spki", format: "pem" }) as string;
+const keysDir = mkdtempSync(join(tmpdir(), "agent-release-keys-"));
+/** A file holding the trusted public key, for AGENT_RELEASE_KEYS. */
+export const TEST_KEYS_FILE = join(keysDir, "trusted.pem");
+writeFileSync(TEST_KEYS_FILE, TEST_PUBLIC_PEM);
+/** The environment that makes a source run trust the test key. */
+export const TRUST_TEST_KEY = { AGENT_RELEASE_KEYS: TEST_KEYS_FILE };
+
+/** How the manifest is signed: by the test key (default), not at all, by an untrusted key, or a signature of other bytes. */
+export type Signing = "test-key" | "none" | "other-key" | "altered";
 
 /** A stand-in agent binary: a script that answers --version like the real one. */
 export function fakeBinary(version: string): Uint8Array {
@@ -35,7 +53,7 @@ export interface ReleaseServer {
 
 export const PLATFORM = `${process.platform}-${process.arch}`;
 
-export function startReleaseServer(releases: ReleaseSpec[]): ReleaseServer {
+export function startReleaseServer(releases: ReleaseSpec[], signing: Signing = "test-key"): ReleaseServer {
   const requests: string[] = [];
   let gate: PromiseWithResolvers<void> | null = null;
   const files = new Map<string, Uint8Array>();
@@ -66,6 +84,10 @@ export function startReleaseServer(releases: ReleaseSpec[]): ReleaseServer {
       return { version: r.version, channel: r.channel, assets: { [r.platform ?? PLATFORM]: { url, sha256: r.sha256 ?? sha256(bytes), size: bytes.length } } };
     }),
   };
+  const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest));
+  const signer: KeyObject = signing === "other-key" ? OTHER_KEY.privateKey : TEST_KEY.privateKey;
+  // "altered": a valid signature of the manifest as it was before one byte changed (here: a trailing newline).
+  const signature = signing === "none" ? null : signatureFile(signing === "altered" ? new TextEncoder().encode(`${JSON.stringify(manifest)}\n`) : manifestBytes, [signer]);
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -74,8 +96,9 @@ export function startReleaseServer(releases: ReleaseSpec[]): ReleaseServer {
       requests.push(path);
       if (path === "/manifest.json") {
         if (gate) await gate.promise;
-        return Response.json(manifest);
+        return new Response(manifestBytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/json" } });
       }
+      if (path === "/manifest.json.sig" && signature !== null) return new Response(signature);
       const bytes = files.get(path);
       if (!bytes) return new Response("not found", { status: 404 });
       return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream" } });

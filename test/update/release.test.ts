@@ -1,8 +1,11 @@
 // The release as a user meets it: `bun run release` builds every target once (beforeAll, about two
 // minutes on two cores), the release directory is served on 127.0.0.1, and then: the binaries and
 // SHA256SUMS on disk, npm tarballs installed into a temporary prefix with only node and npm on PATH,
-// install.sh piped from curl, and `agent update` taking an older release binary to the newer one.
+// install.sh piped from curl, and `agent update` taking an older release binary to the newer one. The
+// release is signed with a key made here, which the binaries are built to trust (AGENT_RELEASE_KEYS at
+// build time); variants of the served directory are unsigned, forged or tampered with.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,9 +22,29 @@ const work = mkdtempSync(join(tmpdir(), "agent-release-test-"));
 const releases = join(work, "releases");
 let server: ReturnType<typeof Bun.serve> | null = null;
 let url = "";
-let summary: { commit: string; assets: { key: string; file: string; size: number; sha256: string; check: string }[]; npm: string[] };
+/** The commit each release was built from (another commit may land between the two builds). */
+let oldCommit = "";
+let summary: { commit: string; signed_by: string[]; assets: { key: string; file: string; size: number; sha256: string; check: string }[]; npm: string[] };
 
-/** Serves the release directory; under /tampered/ every binary has one byte changed, under /truncated/ only its first half is sent. */
+// The release key: the private half is given to the release script, the public half built into the binaries.
+const signingKey = generateKeyPairSync("ed25519");
+const signingKeyFile = join(work, "release-signing.pem");
+const trustedKeysFile = join(work, "release-trusted.pem");
+writeFileSync(signingKeyFile, signingKey.privateKey.export({ type: "pkcs8", format: "pem" }) as string, { mode: 0o600 });
+writeFileSync(trustedKeysFile, signingKey.publicKey.export({ type: "spki", format: "pem" }) as string);
+const releaseEnv = { ...process.env, AGENT_RELEASE_KEYS: trustedKeysFile };
+
+/** Leaves this file behind if the forged "binary" is ever run. */
+const marker = join(work, "forged-binary-ran");
+const forgedBinary = new TextEncoder().encode(`#!/bin/sh\ntouch '${marker}'\necho "agent ${NEW}"\n`);
+const forgedSha = new Bun.CryptoHasher("sha256").update(forgedBinary).digest("hex");
+
+/**
+ * Serves the release directory, and variants of it: under /tampered/ every binary has one byte changed,
+ * under /truncated/ only its first half is sent, under /unsigned/ there are no .sig files, and under
+ * /forged/ every binary is a script that leaves a marker, with SHA256SUMS and the manifest rewritten to
+ * its checksum (their signatures are the genuine ones).
+ */
 function serve(root: string) {
   const cache = new Map<string, Uint8Array>();
   return Bun.serve({
@@ -29,13 +52,18 @@ function serve(root: string) {
     port: 0,
     fetch(req) {
       const path = decodeURIComponent(new URL(req.url).pathname);
-      const variant = /^\/(tampered|truncated)\//.exec(path)?.[1];
+      const variant = /^\/(tampered|truncated|unsigned|forged)\//.exec(path)?.[1];
       const file = join(root, variant ? path.slice(variant.length + 2) : path.slice(1));
       if (file.includes("..") || !existsSync(file)) return new Response("not found", { status: 404 });
+      if (variant === "unsigned" && file.endsWith(".sig")) return new Response("not found", { status: 404 });
+      if (variant === "forged" && file.endsWith("/SHA256SUMS")) return new Response(readFileSync(file, "utf8").replace(/^[0-9a-f]{64}/gm, forgedSha));
+      if (variant === "forged" && /\/agent-[^/]+$/.test(file)) return new Response(forgedBinary as Uint8Array<ArrayBuffer>);
       if (!variant || !/\/agent-[^/]+$/.test(file)) {
-        if (variant && file.endsWith("manifest.json")) {
-          // The same manifest with the asset URLs sent through the variant.
-          return new Response(readFileSync(file, "utf8").replaceAll('"url": "', `"url": "/${variant}/`), { headers: { "content-type": "application/json" } });
+        // The manifest's asset URLs are relative, so they lead through the variant as they are; forged, they
+        // carry the script's checksum and size (and the genuine signature no longer matches).
+        if (variant === "forged" && file.endsWith("manifest.json")) {
+          const text = readFileSync(file, "utf8").replace(/"sha256": "[0-9a-f]{64}"/g, `"sha256": "${forgedSha}"`).replace(/"size": \d+/g, `"size": ${forgedBinary.length}`);
+          return new Response(text, { headers: { "content-type": "application/json" } });
         }
         return new Response(Bun.file(file));
       }
@@ -51,7 +79,7 @@ function serve(root: string) {
 }
 
 function release(args: string[]) {
-  const run = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--out", releases, "--json"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--signing-key", signingKeyFile, "--out", releases, "--json"], { cwd: ROOT, env: releaseEnv, stdout: "pipe", stderr: "pipe" });
   if (run.exitCode !== 0) throw new Error(`release ${args.join(" ")} failed (exit ${run.exitCode}): ${run.stdout}${run.stderr}`);
   return JSON.parse(run.stdout.toString());
 }
@@ -71,15 +99,15 @@ function home(name: string, config = "") {
   return { base, project: join(base, "project"), env: { PATH: "/usr/bin:/bin", HOME: base, XDG_CONFIG_HOME: join(base, "config"), XDG_DATA_HOME: join(base, "data"), SHELL: "/bin/bash" } };
 }
 
-const shortCommit = () => summary.commit.replace(/^([0-9a-f]{12})[0-9a-f]*/, "$1").replace("+modified", ", modified");
-const versionLine = (v: string) => `agent ${v} (commit ${shortCommit()})\n`;
+const shortCommit = (commit: string) => commit.replace(/^([0-9a-f]{12})[0-9a-f]*/, "$1").replace("+modified", ", modified");
+const versionLine = (v: string) => `agent ${v} (commit ${shortCommit(v === OLD ? oldCommit : summary.commit)})\n`;
 
 beforeAll(() => {
   if (!host) return;
   server = serve(releases);
   url = `http://127.0.0.1:${server.port}`;
   // An older release for this machine only, then the new one for every target.
-  release(["--version", OLD, "--channel", "stable", "--targets", host.key]);
+  oldCommit = release(["--version", OLD, "--channel", "stable", "--targets", host.key]).commit;
   summary = release(["--version", NEW, "--channel", "stable", "--base-url", url]);
 }, 600_000);
 
@@ -93,7 +121,7 @@ describe.skipIf(!host)("bun run release", () => {
     const dir = join(releases, NEW);
     expect(summary.assets.map((a) => a.key).sort()).toEqual(TARGETS.map((t) => t.key).sort());
     const files = readdirSync(dir).sort();
-    expect(files).toEqual([...TARGETS.map((t) => `agent-${t.key}${t.os === "win32" ? ".exe" : ""}`), "SHA256SUMS", "install.sh", "npm"].sort());
+    expect(files).toEqual([...TARGETS.map((t) => `agent-${t.key}${t.os === "win32" ? ".exe" : ""}`), "SHA256SUMS", "SHA256SUMS.sig", "install.sh", "npm"].sort());
     const headers: Record<string, string> = {
       "linux-x64": "elf x64 /lib64/ld-linux-x86-64.so.2",
       "linux-arm64": "elf arm64 /lib/ld-linux-aarch64.so.1",
@@ -111,6 +139,14 @@ describe.skipIf(!host)("bun run release", () => {
     const dir = join(releases, NEW);
     const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
     expect(check.exitCode).toBe(0);
+    // Both signatures verify with openssl as docs/updates.md shows: `ed25519 <key id> <base64>`.
+    for (const signed of [join(dir, "SHA256SUMS"), join(releases, "manifest.json")]) {
+      const [kind, id, signature] = readFileSync(`${signed}.sig`, "utf8").trim().split(" ");
+      expect([kind, id]).toEqual(["ed25519", summary.signed_by[0]]);
+      writeFileSync(join(work, "sig.bin"), Buffer.from(signature!, "base64"));
+      const verified = Bun.spawnSync(["openssl", "pkeyutl", "-verify", "-pubin", "-inkey", trustedKeysFile, "-rawin", "-in", signed, "-sigfile", join(work, "sig.bin")], { stdout: "pipe", stderr: "pipe" });
+      expect(verified.stdout.toString()).toBe("Signature Verified Successfully\n");
+    }
     expect(check.stdout.toString().trim().split("\n")).toHaveLength(TARGETS.length);
     const manifest = parseManifest(readFileSync(join(releases, "manifest.json"), "utf8"), "manifest.json");
     expect(manifest.releases.map((r) => r.version)).toEqual([NEW, OLD]);
@@ -128,10 +164,25 @@ describe.skipIf(!host)("bun run release", () => {
       [["--version", "2.0.0", "--channel", "nightly"], "--channel 'nightly' is not stable or beta"],
       [["--version", "2.0.0", "--channel", "beta", "--targets", "linux-riscv64"], "unknown target linux-riscv64"],
     ] as const) {
-      const r = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--out", releases], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+      const r = Bun.spawnSync(["bun", "run", "scripts/release.ts", ...args, "--signing-key", signingKeyFile, "--out", releases], { cwd: ROOT, env: releaseEnv, stdout: "pipe", stderr: "pipe" });
       expect(r.exitCode).toBe(2);
       expect(r.stderr.toString()).toContain(message);
     }
+  });
+
+  test("a release is never unsigned, nor signed with a key the binaries would not trust", () => {
+    const other = join(work, "other-signing.pem");
+    writeFileSync(other, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+    const attempt = (extra: string[], env: Record<string, string | undefined>) => {
+      const r = Bun.spawnSync(["bun", "run", "scripts/release.ts", "--version", "2.0.0", "--channel", "stable", "--out", releases, ...extra], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+      return { code: r.exitCode, err: r.stderr.toString() };
+    };
+    const { AGENT_RELEASE_SIGNING_KEY: _, ...noKey } = releaseEnv as Record<string, string | undefined>;
+    expect(attempt([], noKey)).toEqual({ code: 2, err: "release: a release must be signed: pass --signing-key FILE (an Ed25519 private key in PEM) or set AGENT_RELEASE_SIGNING_KEY to the key itself (docs/updates.md, Signed releases)\n" });
+    const untrusted = attempt(["--signing-key", other], releaseEnv);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.err).toMatch(/^release: the signing key [0-9a-f]{16} from \S+ is not one the binaries trust \([0-9a-f]{16}\); add its public half to release-keys\.pem first/);
+    expect(existsSync(join(releases, "2.0.0"))).toBe(false);
   });
 });
 
@@ -206,7 +257,28 @@ describe.skipIf(!host)("install.sh", () => {
     const h = home("script-tampered");
     const r = await run(["sh", join(releases, "install.sh")], { env: { ...h.env, AGENT_RELEASE_URL: `${url}/tampered/${NEW}` } });
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^agent install: the download's SHA-256 is [0-9a-f]{64}, not [0-9a-f]{64} as SHA256SUMS says; nothing was installed\n$/);
+    expect(r.err).toMatch(/^agent install: the download's SHA-256 is [0-9a-f]{64}, not [0-9a-f]{64} as the signed SHA256SUMS says; nothing was installed\n$/);
+    expect(existsSync(join(h.base, ".local"))).toBe(false);
+  }, 60_000);
+
+  test("a release whose SHA256SUMS is unsigned, or changed after it was signed, is refused: the forged binary never runs", async () => {
+    for (const [variant, refusal] of [
+      ["unsigned", `agent install: ${url}/unsigned/${NEW}/SHA256SUMS is not signed (cannot download ${url}/unsigned/${NEW}/SHA256SUMS.sig); nothing was installed\n`],
+      ["forged", `agent install: the signature of ${url}/forged/${NEW}/SHA256SUMS by key ${summary.signed_by[0]} does not match it (changed after it was signed, or this openssl cannot check Ed25519: OpenSSL 3.0 or newer can); nothing was installed\n`],
+    ] as const) {
+      const h = home(`script-${variant}`);
+      const r = await run(["sh", join(releases, "install.sh")], { env: { ...h.env, AGENT_RELEASE_URL: `${url}/${variant}/${NEW}` } });
+      expect({ code: r.code, err: r.err }).toEqual({ code: 1, err: refusal });
+      expect(existsSync(join(h.base, ".local"))).toBe(false);
+    }
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
+
+  test("plain http to another host is refused before anything is fetched (here it would reach the release through a proxy)", async () => {
+    const h = home("script-http");
+    const r = await run(["sh", join(releases, "install.sh")], { env: { ...h.env, http_proxy: url, AGENT_RELEASE_URL: `http://releases.example.com/forged/${NEW}` } });
+    expect(r).toEqual({ code: 1, out: "", err: `agent install: refusing http://releases.example.com/forged/${NEW}: plain http is allowed only to this machine (localhost, 127.0.0.1, [::1]); use https\n` });
+    expect(existsSync(marker)).toBe(false);
     expect(existsSync(join(h.base, ".local"))).toBe(false);
   }, 60_000);
 
@@ -255,10 +327,12 @@ describe.skipIf(!host)("agent update against the served release directory", () =
   }, 120_000);
 
   for (const [variant, refusal] of [
+    ["unsigned", /agent: the release manifest at \S+ is not signed \(\S+manifest\.json\.sig answered HTTP 404\); agent installs only releases signed with a key it trusts/],
+    ["forged", /agent: refusing the update: the signature of the release manifest at \S+ by key [0-9a-f]{16} does not match its content/],
     ["tampered", /update failed: the download's SHA-256 is [0-9a-f]{64}, not the manifest's [0-9a-f]{64}; the installed binary is unchanged/],
     ["truncated", /update failed: the download was interrupted after \d+ of \d+ bytes; the installed binary is unchanged/],
   ] as const) {
-    test(`a ${variant} download is refused and the old binary keeps working`, async () => {
+    test(`${variant === "unsigned" ? "an unsigned manifest" : variant === "forged" ? "a manifest changed after signing" : `a ${variant} download`} is refused and the old binary keeps working`, async () => {
       const u = installedOld(`update-${variant}`, `${url}/${variant}/manifest.json`);
       const before = readFileSync(u.agent);
       const r = await run([u.agent, "update"], { env: u.env, cwd: u.project });
@@ -269,6 +343,7 @@ describe.skipIf(!host)("agent update against the served release directory", () =
       expect((await run([u.agent, "--version"], { env: u.env })).out).toBe(versionLine(OLD));
       const exec = await run([u.agent, "exec", "--demo", "hello"], { env: u.env, cwd: u.project });
       expect(exec.code).toBe(0);
+      expect(existsSync(marker)).toBe(false);
     }, 120_000);
   }
 });
@@ -278,6 +353,6 @@ test("the release location is only filled into the served install.sh, the reposi
   expect(template).toContain('\nDEFAULT_RELEASE_URL=""\n');
   if (!host) return;
   const served = readFileSync(join(releases, "install.sh"), "utf8");
-  expect(served).toContain(`\nDEFAULT_RELEASE_URL="${url}/${NEW}"\nRELEASE_VERSION="${NEW}"\n`);
+  expect(served).toContain(`\nDEFAULT_RELEASE_URL="${url}/${NEW}"\nRELEASE_VERSION="${NEW}"\nRELEASE_SUMS='${readFileSync(join(releases, NEW, "SHA256SUMS"), "utf8").trimEnd()}'\nRELEASE_KEYS='${summary.signed_by[0]} `);
   expect(readFileSync(join(releases, OLD, "install.sh"), "utf8")).toContain('\nDEFAULT_RELEASE_URL=""\n');
 });

@@ -3,15 +3,13 @@
 // messages ("unknown type 'x' (allowed: ...)") rather than "expected union value".
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { didYouMean } from "../util/did-you-mean.ts";
+import { isMap } from "./doc.ts";
 import type { KeyPath, ProblemList } from "./problems.ts";
 
 type Schema = TSchema & Record<string, any>;
 
 const kindOf = (s: Schema): string => s[Kind] as string;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 function describeValue(v: unknown): string {
   if (v === null) return "null";
@@ -59,7 +57,7 @@ function checkUnion(schema: Schema, value: unknown, path: KeyPath, out: ProblemL
     return;
   }
   const key = discriminator(nonNull);
-  if (key && isPlainObject(value)) {
+  if (key && isMap(value)) {
     const tag = value[key];
     const allowed = nonNull.map((v) => String(v.properties[key].const));
     const variant = nonNull.find((v) => v.properties[key].const === tag);
@@ -89,14 +87,14 @@ function basicTypeFits(s: Schema, v: unknown): boolean {
     case "Integer": case "Number": return typeof v === "number";
     case "Boolean": return typeof v === "boolean";
     case "Array": return Array.isArray(v);
-    case "Object": case "Record": return isPlainObject(v);
+    case "Object": case "Record": return isMap(v);
     case "Literal": return v === s.const;
     default: return true;
   }
 }
 
 function checkObject(schema: Schema, value: unknown, path: KeyPath, out: ProblemList): void {
-  if (!isPlainObject(value)) {
+  if (!isMap(value)) {
     out.error(path, `expected an object, found ${describeValue(value)}`);
     return;
   }
@@ -124,7 +122,7 @@ export function checkValue(schema: Schema, value: unknown, path: KeyPath, out: P
     case "Union": return checkUnion(schema, value, path, out);
     case "Object": return checkObject(schema, value, path, out);
     case "Record": {
-      if (!isPlainObject(value)) return out.error(path, `expected an object (a map of names), found ${describeValue(value)}`);
+      if (!isMap(value)) return out.error(path, `expected an object (a map of names), found ${describeValue(value)}`);
       const inner = Object.values(schema.patternProperties as Record<string, Schema>)[0]!;
       for (const [key, v] of Object.entries(value)) checkValue(inner, v, [...path, key], out);
       return;

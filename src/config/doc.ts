@@ -1,4 +1,4 @@
-// Reading a parsed config layer (plain maps and arrays, as written) without trusting its shape.
+// Reading a parsed config document (plain maps and arrays, as written) without trusting its shape.
 
 export type Doc = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 // Layer merge: maps merge by key; scalars and arrays from the later layer replace; `null` erases.
 // Also records which layer set each key, for `config show --effective`.
+import { isMap } from "./doc.ts";
 import { formatPath, type KeyPath, type ProblemList } from "./problems.ts";
 
 export type LayerName = "global" | "project";
@@ -7,9 +8,6 @@ export type LayerName = "global" | "project";
 /** Blocks only the global layer may set (spec rule 2). */
 export const GLOBAL_ONLY_BLOCKS = ["data", "updates", "telemetry"] as const;
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 /** Removes the global-only blocks from a project layer, reporting each key it tried to set or erase. */
 export function enforceGlobalAuthority(project: Record<string, unknown>, out: ProblemList): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { GLOBAL_ONLY_BLOCKS, KEYED_BLOCKS } from "../merge.ts";
 import { formatPath } from "../problems.ts";
 import { envReferences } from "../substitute.ts";
-import { at, isMap } from "./doc.ts";
+import { at, isMap } from "../doc.ts";
 import type { TrustInput, TrustItem } from "./items.ts";
 
 /** What is left out for a value at `path`: a keyed entry whole, an array whole, else the value's key. */

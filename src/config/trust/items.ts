@@ -4,7 +4,7 @@
 // keys are left out of the config while the project is not trusted (`remove`).
 import { relative, resolve } from "node:path";
 import type { LayerName } from "../merge.ts";
-import { at, type Doc, isMap } from "./doc.ts";
+import { at, type Doc, isMap } from "../doc.ts";
 import { environmentReferences } from "./env-references.ts";
 import { modelChoice } from "./model-choice.ts";
 import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles } from "./reached-files.ts";

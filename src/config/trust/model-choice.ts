@@ -6,7 +6,7 @@
 // exception is the offline `test` provider the project adds itself: it plays a local script and sends
 // nothing anywhere (its scripted tool calls meet the same permission rules as any model's).
 import { catalogProvider } from "../../providers/catalog.ts";
-import { at, type Doc, isMap } from "./doc.ts";
+import { at, type Doc, isMap } from "../doc.ts";
 import type { TrustInput, TrustItem } from "./items.ts";
 
 /** The catalog model of the offline provider (src/providers/catalog.ts). */

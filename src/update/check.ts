@@ -1,7 +1,7 @@
 // One update check: fetch the manifest and its signature (https, or http to this machine only), verify
-// the signature against the keys this agent trusts before reading anything in it, pick the channel's newest release for this platform, compare it
-// with the installed version, and remember the answer in `<data root>/update-check.json` (the launch
-// notice reads it on the next run).
+// the signature against the keys this agent trusts before reading anything in it, pick the channel's
+// newest release for this platform, compare it with the installed version, and remember the answer in
+// `<data root>/update-check.json` (the launch notice reads it on the next run).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dataRoot } from "../config/files.ts";

@@ -72,13 +72,13 @@ for (const [name, signing, sha256, viaProxy, refusal] of [
   ["an unsigned manifest", "none", undefined, false, /is not signed \(http:\/\/127\.0\.0\.1:\d+\/manifest\.json\.sig answered HTTP 404\)/],
   ["a manifest signed by a key it does not trust", "other-key", undefined, false, /refusing the update: the release manifest at \S+ is signed by key [0-9a-f]{16}, which this agent does not trust/],
   ["a manifest changed after it was signed", "altered", undefined, false, /refusing the update: the signature of the release manifest at \S+ by key [0-9a-f]{16} does not match its content/],
-  ["a signed manifest on plain http to another host (reached through a proxy)", "test-key", undefined, true, /refusing the release manifest http:\/\/releases\.example\.com\/agent\/manifest\.json: plain http is allowed only to this machine/],
+  ["a signed manifest on plain http to another host (reached through a proxy)", "test-key", undefined, true, /refusing the release manifest http:\/\/releases\.example\.com\/manifest\.json: plain http is allowed only to this machine/],
   ["a download whose checksum is not the signed manifest's", "test-key", "0".repeat(64), false, /update failed: the download's SHA-256 is [0-9a-f]{64}, not the manifest's 0{64}; the installed binary is unchanged/],
 ] as const) {
   test(`a release build refuses ${name}: exit 1, the download never runs, the binary is byte-identical`, async () => {
     const release = markerRelease();
     server = startReleaseServer([{ version: "0.2.0", channel: "stable", bytes: release.bytes, ...(sha256 ? { sha256 } : {}) }], signing as Signing);
-    const u = installed(KEYED, viaProxy ? "http://releases.example.com/agent/manifest.json" : server.manifestUrl);
+    const u = installed(KEYED, viaProxy ? "http://releases.example.com/manifest.json" : server.manifestUrl);
     // Through the proxy a name that is not this machine reaches the release server: what a network attacker gets.
     const env = viaProxy ? { ...u.env, HTTP_PROXY: server.url, http_proxy: server.url } : u.env;
     const before = readFileSync(u.agent);

@@ -2,6 +2,7 @@
 // text (one-shot or streaming), the environment filter for child processes, and the secret-file test
 // the gate asks on and the search tools drop matches with.
 import type { LoadedConfig } from "../config/load.ts";
+import { isRedactable } from "../util/redact.ts";
 import { PathPattern, pathForms, type PatternBase } from "./paths.ts";
 import { SecretScanner, type StreamRedactor } from "./secret-scan.ts";
 
@@ -10,6 +11,8 @@ export type Environment = Record<string, string | undefined>;
 export class Secrets {
   private readonly scanner: SecretScanner;
   private readonly words: string[];
+  /** Words too short to search for in text (under MIN_SECRET_LENGTH): only matched as whole values. */
+  private readonly shortWords: Set<string>;
   private readonly files: PathPattern[];
 
   /**
@@ -17,7 +20,11 @@ export class Secrets {
    * keys, values substituted from secret-named variables and commands): none of them may reach the model.
    */
   constructor(words: Iterable<string>, filePatterns: Iterable<string>, private readonly base: PatternBase) {
-    this.words = [...new Set([...words].filter((w) => w.length > 0))];
+    // A short word would turn every occurrence of its letters into the marker and drop nearly every
+    // variable, so it is only matched as a whole environment value.
+    const all = [...new Set([...words].filter((w) => w.length > 0))];
+    this.words = all.filter(isRedactable);
+    this.shortWords = new Set(all.filter((w) => !isRedactable(w)));
     this.scanner = new SecretScanner(this.words);
     this.files = [...filePatterns].filter((p) => p.trim() !== "").map((p) => new PathPattern(p.trim(), base));
   }
@@ -39,13 +46,14 @@ export class Secrets {
 
   /**
    * The environment for a child process: every variable whose value contains a secret word is dropped,
-   * and so is every variable whose name contains one (a secret used as a name still leaks it).
+   * and so is every variable whose name contains one (a secret used as a name still leaks it); a word
+   * shorter than MIN_SECRET_LENGTH drops a variable whose whole value it is.
    */
   filterEnv(env: Environment): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(env)) {
       if (value === undefined) continue;
-      if (this.words.some((w) => value.includes(w) || name.includes(w))) continue;
+      if (this.shortWords.has(value) || this.words.some((w) => value.includes(w) || name.includes(w))) continue;
       out[name] = value;
     }
     return out;

@@ -90,6 +90,15 @@ describe("child-process environment", () => {
     expect(out).not.toContain("API_TOKEN=");
   });
 
+  test("a secret word under 8 characters leaves tool output and other variables alone (issue 32 item 6)", () => {
+    // A one-letter key used to turn every 'e' of the output into the marker and drop nearly every variable.
+    const secrets = new Secrets(["e", "hunter2", "long-enough-secret"], [], base);
+    expect(secrets.redact("the key is long-enough-secret; hunter2 here")).toBe(`the key is ${REDACTED}; hunter2 here`);
+    const r = secrets.redactor();
+    expect(r.push("every letter e stays ") + r.push("long-enough-") + r.push("secret") + r.end()).toBe(`every letter e stays ${REDACTED}`);
+    expect(secrets.filterEnv({ HOME: "/home/e", EXACT: "hunter2", ONE: "e", WRAPPED: "x-long-enough-secret" })).toEqual({ HOME: "/home/e" });
+  });
+
   test("the config's own secrets (static provider keys) are filtered and redacted too", async () => {
     const t = await gateFor({
       config: "permissions:\n  secret_words: [word-one]\nproviders:\n  p:\n    kind: { type: custom_b_compatible }\n    url: http://127.0.0.1:9/v1\n    auth: { type: static_key, key: sk-provider-key-123 }\n",

@@ -38,7 +38,9 @@ import { createGoalTools } from "./goals/tools.ts";
 import { NotificationCenter } from "./notifications/center.ts";
 import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
-import { buildSystemPrompt, loadInstructions } from "./context/system-prompt.ts";
+import { gitFacts, localTime } from "./context/environment.ts";
+import { InstructionTracker } from "./context/instructions.ts";
+import { buildSystemPrompt, instructionsReminder, promptModel } from "./context/system-prompt.ts";
 import { loadVariables } from "./context/variables.ts";
 import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
@@ -175,15 +177,23 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     throw error;
   }
   const globalDir = globalConfigDir(opts.env);
-  const instructions = loadInstructions({ globalConfigDir: globalDir, projectRoot: project.root, repoRoot: project.repoRoot, agentDir: project.agentDir, followSymlinks }, warnings);
+  const cwd = resolve(project.root, opts.cwd);
+  const instructionFiles = new InstructionTracker(
+    { globalConfigDir: globalDir, projectRoot: project.root, repoRoot: project.repoRoot, agentDir: project.agentDir, cwd, followSymlinks, names: daemon.instruction_files ?? undefined },
+    warnings,
+  );
+  const instructions = instructionFiles.initial();
+  // Read once: the system prompt stays the same from request to request.
+  const local = localTime(clock, opts.env.TZ);
+  const git = gitFacts(cwd, opts.env);
   const skillDirs: { dir: string; origin: "global" | "project" }[] = [{ dir: join(globalDir, "skills"), origin: "global" }];
   if (project.agentDir) skillDirs.push({ dir: join(project.agentDir, "skills"), origin: "project" });
   const skills = loadSkills(skillDirs, followSymlinks, warnings);
   const variables = loadVariables(project.agentDir, followSymlinks, warnings);
-  const subagents = new SubagentHost({ loaded, followSymlinks, instructions, variables }, warnings);
+  const subagents = new SubagentHost({ loaded, followSymlinks, instructions, variables, local, git }, warnings);
   // Facet and model can switch later (/facet, /model; a resumed session takes back its last ones).
   const initialEvents = [...(opts.initialEvents ?? [])];
-  const promptParts = { projectRoot: project.root, cwd: resolve(project.root, opts.cwd), shell: config.agent_behavior?.shell.command ?? "bash", date: new Date(clock.now()).toISOString().slice(0, 10), instructions, skills, variables };
+  const promptParts = { projectRoot: project.root, cwd, shell: config.agent_behavior?.shell.command ?? "bash", local, git, instructions, skills, variables };
   let modes: SessionModes;
   try {
     modes = startModes({
@@ -193,7 +203,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       initialEvents,
       resolveFacet: (name) => resolveFacet(name, config, project.root, project.agentDir, followSymlinks, warnings),
       facetNames: () => facetNames(config, project.agentDir),
-      systemPromptFor: (f) => buildSystemPrompt({ ...promptParts, facet: f }),
+      systemPromptFor: (f, choice) => buildSystemPrompt({ ...promptParts, facet: f, model: promptModel(choice) }),
     }, warnings);
   } catch (error) {
     // A model the project chose may be what was left out: the user reads why with the error.
@@ -203,6 +213,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const { model, provider } = modes.current;
 
   const sessionId = opts.sessionId ?? newId("ses", clock.now());
+  // Whole tool outputs over a tool's cap (shell, tool servers), for the model to read back.
+  const toolOutputDir = join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output");
   const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }, opts.authDir);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
@@ -215,6 +227,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         globalConfigDir: globalDir,
         clock,
         home: opts.env.HOME,
+        toolOutputDir,
         providerDeps: { trustStore: loaded.trustStore ?? null, devices, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
       });
       warnings.push(...loadedGate.warnings);
@@ -226,6 +239,12 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     }
   }
   const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
+  /** A tool read or changed `path`: the instruction files of directories reached for the first time. */
+  const reachedPath = (path: string) => {
+    if (!reminders.enabled("instructions")) return;
+    const found = instructionFiles.touch(path);
+    if (found.files.length > 0 || found.leftOut.length > 0) reminders.raise("instructions", instructionsReminder(found, variables), true);
+  };
   const notifications = new NotificationCenter(config.notifications?.auto_drain_notifications ?? true, { clock, newId: (prefix) => newId(prefix, clock.now()) }, initialEvents);
   const goals = new GoalDriver(goalSettings(daemon.goal_driver), { clock, newId: (prefix) => newId(prefix, clock.now()), reminders }, initialEvents);
   let emitProgress: (text: string) => void = () => {};
@@ -236,7 +255,10 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     clock,
     supportsVision: model.supports_vision,
     fileCatalog: daemon.file_catalog,
-    onFileMutated: (path) => reminders.noteFileSeen(path),
+    onFileMutated: (path) => {
+      reminders.noteFileSeen(path);
+      reachedPath(path);
+    },
     ...(secrets?.hasSecretFiles ? { isSecretFile: (path: string) => secrets!.isSecretFile(path) } : {}),
   });
   // Deferred loading: the model starts with the required tools and the ones tool_search found since.
@@ -253,6 +275,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const baseEnv = () => defaultShellEnv(opts.env);
   const registry = createToolRegistry({
     editFormat: model.edit_format,
+    // OpenAI's models are trained on `apply_patch` (the `gpt` prompt variant's families).
+    patchName: promptModel(modes.current).variant === "gpt" ? "apply_patch" : "edit",
     disabledTools: daemon.disabled_tools ?? [],
     extraTools: engineTools,
     onPlan: (items) => emitPlan(items),
@@ -264,6 +288,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       web: daemon.web ?? null,
       trustStore: loaded.trustStore ?? null,
       search: config.integrations?.search ?? null,
+      outputDir: toolOutputDir,
     },
   });
   warnings.push(...registry.warnings);
@@ -283,7 +308,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         cwd: project.root,
         env: opts.env,
         tracer: telemetry.tracer,
-        outputDir: join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output"),
+        outputDir: toolOutputDir,
         // A client (the TUI) shows the form; headless (agent exec) a server's request for input is declined, and said.
         ...(opts.interactive ? { elicit: (request: McpElicitation, signal: AbortSignal) => askForm(session, request, signal) } : {}),
         onDeclined: (server, message) => session.notice("warning", `tool server ${server} asked for input ("${message}"); this session cannot ask you, so it was declined`),
@@ -394,7 +419,10 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   }
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
-    if (typeof path === "string") reminders.noteFileSeen(path);
+    if (typeof path === "string") {
+      reminders.noteFileSeen(path);
+      reachedPath(path);
+    }
   });
   return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
 }

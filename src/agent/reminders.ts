@@ -49,9 +49,17 @@ export class Reminders {
     if (mtime !== null) this.seen.set(path, mtime);
   }
 
-  /** Adds a reminder to the next model call (unless disabled); a newer one of the same name replaces it. */
-  raise(name: SystemReminderName, text: string): void {
+  /**
+   * Adds a reminder to the next model call (unless disabled); a newer one of the same name replaces it,
+   * or with `add` joins it (news that accumulates, such as instruction files reached one after another).
+   */
+  raise(name: SystemReminderName, text: string, add = false): void {
     if (!this.enabled(name)) return;
+    const earlier = add ? this.raised.find((r) => r.name === name) : undefined;
+    if (earlier) {
+      earlier.text += `\n\n${text}`;
+      return;
+    }
     this.raised = this.raised.filter((r) => r.name !== name);
     this.raised.push({ name, text });
   }

@@ -73,7 +73,8 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         // Refused before the permission check: nobody is asked about a call that cannot run here.
         const refusal = deps.refusal?.(call.name);
         if (refusal) return finish(call, "error", { output: refusal, isError: true }, started);
-        const req: PermissionRequest = { tool: call.name, input: call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot };
+        const as = tool.permissionAs?.(call.arguments as never);
+        const req: PermissionRequest = { tool: as?.tool ?? call.name, input: as?.input ?? call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot };
         let auth: Authorization;
         try {
           auth = await deps.authorize(req, batchSignal);

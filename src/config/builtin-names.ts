@@ -8,6 +8,7 @@ export const SYSTEM_REMINDER_NAMES = [
   "file_changed",
   "goal_status",
   "image_unsupported",
+  "instructions",
   "max_tool_turns",
   "tool_choice",
 ] as const;
@@ -20,6 +21,8 @@ export const BUILTIN_TOOL_NAMES = [
   "read",
   "write",
   "edit",
+  // The patch form of `edit` for OpenAI's models (src/tools/edit/apply-patch.ts).
+  "apply_patch",
   "glob",
   "grep",
   "web_fetch",

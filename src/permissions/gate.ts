@@ -1,6 +1,6 @@
 // The permission gate the engine calls before every tool call: the rules (global file, project file,
 // session), then the configured matcher — standard, bypass, bypass_plus or autonomous.
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { lstatSync } from "node:fs";
 import type { PermissionDecision, PermissionGate as EngineGate, PermissionRequest } from "../agent/permission.ts";
 import type { LoadedConfig } from "../config/load.ts";
@@ -11,6 +11,7 @@ import type { ProviderCallDeps } from "../providers/client.ts";
 import type { Clock } from "../util/clock.ts";
 import { type Classifier, providerClassifier } from "./classifier.ts";
 import { type Evaluation, RuleEvaluator } from "./evaluate.ts";
+import { escapeGlob } from "./paths.ts";
 import { appendAllowRule, PermissionRuleError, readRuleFile, RULE_FILE_NAME, type RuleProblem } from "./rule-file.ts";
 import { NO_PERMISSION_TOOLS, parseRule, type Rule } from "./rules.ts";
 import { Secrets } from "./secrets.ts";
@@ -42,6 +43,8 @@ export interface GateOptions {
   home?: string;
   /** Extra provider dependencies for the default classifier (fetch, device tokens). */
   providerDeps?: Partial<ProviderCallDeps>;
+  /** The session's own directory of kept tool outputs: reading it back is allowed like the project's files. */
+  toolOutputDir?: string;
 }
 
 const DEFAULT_MAX_DENIALS = 3;
@@ -87,6 +90,11 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     if (!parsed.ok) throw new Error(`built-in rule ${text}: ${parsed.message}`);
     return { ...parsed.rule, effect: "allow" as const, origin: "built-in" };
   });
+  if (opts.toolOutputDir) {
+    // A data dir whose path the rule grammar cannot hold (a parenthesis) goes without it: reading back then asks.
+    const parsed = parseRule(`read(${escapeGlob(resolve(opts.toolOutputDir))}/**)`);
+    if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: "built-in" });
+  }
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
   const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...sessionRules], base, secrets, shellDialect);

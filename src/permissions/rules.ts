@@ -43,7 +43,10 @@ const SPECIFIERS: Record<string, "shell" | "path" | "domain" | "none"> = {
   web_search: "none",
 };
 
-export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t));
+/** Other names of rule tools: OpenAI models' patch tool is `apply_patch`, checked as `edit`. */
+const RULE_TOOL_ALIASES: Record<string, string> = { apply_patch: "edit" };
+
+export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t) && !RULE_TOOL_ALIASES[t]);
 
 /** Rule tools that cover other tools: `read(...)` also governs search, `edit(...)` every file change. */
 const COVERS: Record<string, readonly string[]> = { read: ["read", "glob", "grep"], edit: ["edit", "write"] };
@@ -59,7 +62,8 @@ const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<t
 
 export function parseRule(text: string): RuleParse {
   const open = text.indexOf("(");
-  const name = (open === -1 ? text : text.slice(0, open)).trim();
+  const written = (open === -1 ? text : text.slice(0, open)).trim();
+  const name = RULE_TOOL_ALIASES[written] ?? written;
   const nameOffset = text.length - text.trimStart().length;
   if (name === "") return { ok: false, message: "the rule is empty", offset: 0 };
   if (/\s/.test(name)) return { ok: false, message: `'${name}' is not a tool name; allowed: ${ALLOWED}`, offset: nameOffset };

@@ -1,4 +1,6 @@
-// The `edit` tool a model gets, chosen by its `edit_format`.
+// The `edit` tool a model gets, chosen by its `edit_format` (and, for the patch form, by the names its
+// family is trained on).
+import { applyPatchTool } from "./edit/apply-patch.ts";
 import { hashlineEditTool } from "./edit/hashline.ts";
 import { patchEditTool } from "./edit/patch.ts";
 import { replaceEditTool } from "./edit/replace.ts";
@@ -34,9 +36,13 @@ export function resolveEditFormat(editFormat: string | null | undefined): { form
   };
 }
 
-export function editToolFor(editFormat: string | null | undefined): Tool {
+/**
+ * `patchName`: what the patch form is called. OpenAI's models are trained on `apply_patch` with one
+ * `input` string; others get `edit` with `patch`.
+ */
+export function editToolFor(editFormat: string | null | undefined, patchName: "edit" | "apply_patch" = "edit"): Tool {
   const { format } = resolveEditFormat(editFormat);
-  if (format === "patch") return patchEditTool;
+  if (format === "patch") return patchName === "apply_patch" ? applyPatchTool : patchEditTool;
   if (format === "hashline") return hashlineEditTool;
   return replaceEditTool;
 }

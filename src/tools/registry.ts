@@ -52,6 +52,8 @@ export interface SessionToolOptions {
   trustStore?: TrustStore | null;
   /** `integrations.search`. */
   search?: SearchSettings | null;
+  /** Where tools keep whole outputs over their cap (the session dir's `tool-output/`). */
+  outputDir?: string;
   /** For `integrations.search.strategy: random`. */
   random?: () => number;
 }
@@ -107,10 +109,16 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
   // The shell is built only when offered: a disabled shell never starts a process.
   if (session && !registry.isDisabled("shell")) {
     registry.register(
-      createShellTool({ command: session.shell.command, initScript: session.shell.init_script ?? null, projectRoot: session.projectRoot, env: session.shellEnv }),
+      createShellTool({
+        command: session.shell.command,
+        initScript: session.shell.init_script ?? null,
+        projectRoot: session.projectRoot,
+        env: session.shellEnv,
+        ...(session.outputDir ? { outputDir: session.outputDir } : {}),
+      }),
     );
   }
-  for (const tool of [createReadTool({ hashline: format === "hashline" }), writeTool, editToolFor(format), globTool, grepTool]) {
+  for (const tool of [createReadTool({ hashline: format === "hashline" }), writeTool, editToolFor(format, options.patchName), globTool, grepTool]) {
     registry.register(tool);
   }
   if (session) {

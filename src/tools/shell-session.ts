@@ -48,6 +48,8 @@ export interface ShellSessionOptions {
 export interface StepLimits {
   timeoutMs: number;
   signal: AbortSignal;
+  /** Where the whole output goes when it is over the cap (readCapturedOutput). */
+  keepAs?: string;
 }
 
 interface RunningShell {
@@ -106,7 +108,7 @@ export class ShellSession {
       start = await this.startShell(limits);
       if (start.init && start.init.end.kind !== "completed") return { start };
     }
-    const step = await this.step(command, limits);
+    const step = await this.step(command, limits, limits.keepAs);
     return { start, step };
   }
 
@@ -163,7 +165,7 @@ export class ShellSession {
   }
 
   /** Sources `command` (or the init script when null) and waits for its marker, the shell's end, or a limit. */
-  private async step(command: string | null, limits: StepLimits): Promise<StepOutcome> {
+  private async step(command: string | null, limits: StepLimits, keepAs?: string): Promise<StepOutcome> {
     const shell = this.shell!;
     const dir = this.dir!;
     const n = ++this.steps;
@@ -177,7 +179,7 @@ export class ShellSession {
     const end = await this.waitForStep(shell, n, out, limits);
     if (end.kind === "completed") this.hasSnapshot = true;
     else await this.kill();
-    const output = await readCapturedOutput(out);
+    const output = await readCapturedOutput(out, keepAs);
     rmSync(out, { force: true });
     if (command !== null) rmSync(script, { force: true });
     return { end, output };

@@ -1,7 +1,8 @@
 // `shell`: runs a command in the session's persistent bash or PowerShell. Calls run alone (lock key
 // "shell"); the engine calls `close()` when the session ends.
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { join, resolve } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { formatBytes } from "./file-content.ts";
 import { isInside } from "./paths.ts";
@@ -37,6 +38,8 @@ export interface ShellToolOptions {
   projectRoot: string;
   /** The shell's environment (default: the daemon's minus credential-looking variables). */
   env?: ShellEnvSource;
+  /** Where output over the cap is kept whole (the session dir's `tool-output/`); without it, only the cut text. */
+  outputDir?: string;
 }
 
 export type ShellTool = Tool<typeof ShellInput> & {
@@ -100,13 +103,14 @@ export function createShellTool(options: ShellToolOptions): ShellTool {
     description: options.command === "powershell" ? powershellDescription : bashDescription,
     inputSchema: ShellInput,
     exclusive: () => "shell",
-    async run(input, _ctx, signal): Promise<ToolResult> {
+    async run(input, ctx, signal): Promise<ToolResult> {
       if (!session) return toolError((dialect as { error: string }).error);
       // Checked whenever a shell is about to start, so a script created after a failed call is picked up.
       const problem = session.running ? undefined : initProblem(options).error;
       if (problem) return toolError(problem);
       const timeoutSecs = input.timeout_secs ?? SHELL_DEFAULT_TIMEOUT_SECS;
-      const { start, step } = await session.run(input.command, { timeoutMs: timeoutSecs * 1000, signal });
+      const keepAs = options.outputDir ? join(options.outputDir, `shell-${(ctx.callId ?? randomUUID()).replace(/[^A-Za-z0-9_-]/g, "_")}.txt`) : undefined;
+      const { start, step } = await session.run(input.command, { timeoutMs: timeoutSecs * 1000, signal, ...(keepAs ? { keepAs } : {}) });
       const notes = describeStart(start, options.initScript, timeoutSecs);
       if (!step) return toolError([...notes, "The command did not run."].join("\n"));
       const parts = [...notes];
@@ -123,6 +127,7 @@ export function createShellTool(options: ShellToolOptions): ShellTool {
           end: step.end.kind,
           outputBytes: step.output.totalBytes,
           outputCapped: step.output.capped,
+          ...(step.output.keptAt ? { outputFile: step.output.keptAt } : {}),
         },
       };
     },

@@ -67,6 +67,11 @@ export interface Tool<S extends TSchema = TSchema> {
   inputSchema: S;
   /** A lock key: calls with the same key never run at the same time (e.g. a file path, or "shell"). */
   exclusive?(input: Static<S>, ctx: ToolContext): string | undefined;
+  /**
+   * The permission check a call goes through when it is another tool's under this name: `apply_patch`
+   * is checked as the `edit` patch it is, so `edit(...)` rules govern it. Default: the tool's own name.
+   */
+  permissionAs?(input: Static<S>): { tool: string; input: Record<string, unknown> };
   run(input: Static<S>, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { readContextFile } from "../../src/agent/context/context-file.ts";
 import { resolveFacet, FacetError } from "../../src/agent/context/facets.ts";
 import { loadSkills } from "../../src/agent/context/skills.ts";
-import { loadInstructions } from "../../src/agent/context/system-prompt.ts";
+import { InstructionTracker } from "../../src/agent/context/instructions.ts";
 import { loadVariables } from "../../src/agent/context/variables.ts";
 import { loadSubagentDefinitions } from "../../src/agent/subagents/definitions.ts";
 import type { AppConfig } from "../../src/config/schema.ts";
@@ -43,7 +43,7 @@ function world(opts: { nested?: boolean } = {}) {
 
 const instructions = (w: ReturnType<typeof world>, follow = true) => {
   const warnings: string[] = [];
-  const files = loadInstructions({ globalConfigDir: w.global, projectRoot: w.root, repoRoot: w.repo, agentDir: w.agentDir, followSymlinks: follow }, warnings);
+  const { files } = new InstructionTracker({ globalConfigDir: w.global, projectRoot: w.root, repoRoot: w.repo, agentDir: w.agentDir, followSymlinks: follow }, warnings).initial();
   return { files, warnings };
 };
 

@@ -1,6 +1,5 @@
 // The config of a project whose session model (`m`, provider `fake`) and `mini` model (`s`, provider `small`)
-// are two HTTP provider fakes: what compaction tests need (the mini model writes the summaries, as
-// daemon.compaction_model: mini asks; test/agent/compaction-cache.test.ts covers the session's own model).
+// are two HTTP provider fakes: what compaction tests need (the mini model writes the summaries).
 import type { ProviderFake } from "../fakes/provider-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
 
@@ -28,6 +27,6 @@ models:
   s: { provider: small, class: mini, context_window: 32000 }
 defaults: { full: m, mini: s }
 default_permission_matcher: bypass
-daemon: { ${daemon}, compaction_model: mini }
+daemon: { ${daemon} }
 ${extra}`;
 }

@@ -119,7 +119,7 @@ describe("shell (bash)", () => {
     const sh = shell(root);
     const result = await call(sh, { command: "echo FIRST; head -c 200000 /dev/zero | tr '\\0' a; echo; echo LAST" }, makeContext(root));
     expect(result.output).toStartWith("FIRST\naaaa");
-    expect(result.output).toContain("omitted: output was 195.3 KB, capped at 30.0 KB (first 10.0 KB and last 20.0 KB shown)");
+    expect(result.output).toContain("omitted: output was 195.3 KB in 3 lines, capped at 30.0 KB (first 10.0 KB and last 20.0 KB shown at most, cut at line ends)");
     expect(result.output).toEndWith("aaaa\nLAST\n[exit code 0]");
     expect(result.output.length).toBeLessThan(31 * 1024);
     expect(result.metadata).toMatchObject({ outputCapped: true, outputBytes: 200_012 });

@@ -17,7 +17,8 @@ export interface ModesDeps {
   /** Throws FacetError (naming what exists) for an unknown or unreadable facet. */
   resolveFacet(name: string): Facet;
   facetNames(): string[];
-  systemPromptFor(facet: Facet): string;
+  /** The system prompt of a facet for a model (a built-in facet's wording follows the model's family). */
+  systemPromptFor(facet: Facet, model: ModelChoice): string;
 }
 
 export class SessionModes {
@@ -28,8 +29,6 @@ export class SessionModes {
   base: ModelChoice;
   /** Folded from the session's events (resume and live): what a plan handoff needs to find the plan. */
   readonly fold: ModeFold;
-  private prompt: string;
-
   constructor(
     readonly deps: ModesDeps,
     start: { facet: Facet; model: string | null; fold?: ModeFold },
@@ -41,11 +40,11 @@ export class SessionModes {
       this.current = chooseModel(deps.loaded, start.facet.model);
       this.base = deps.loaded.defaults.full ? chooseModel(deps.loaded, null) : this.current;
     } else this.base = this.current = chooseModel(deps.loaded, null);
-    this.prompt = deps.systemPromptFor(this.facet);
   }
 
+  /** Built from facts read at session start, so it changes only with the facet or the model. */
   get systemPrompt(): string {
-    return this.prompt;
+    return this.deps.systemPromptFor(this.facet, this.current);
   }
 
   get loaded(): LoadedConfig {
@@ -76,7 +75,6 @@ export class SessionModes {
     if (state.facet && state.facet !== this.facet.name) {
       try {
         this.facet = this.deps.resolveFacet(state.facet);
-        this.prompt = this.deps.systemPromptFor(this.facet);
       } catch (error) {
         skipped.push(`the session's facet ${state.facet} is no longer available (${(error as Error).message}); using ${this.facet.name}`);
       }
@@ -99,7 +97,6 @@ export class SessionModes {
     const previous = this.facet.name;
     this.facet = facet;
     this.current = current;
-    this.prompt = this.deps.systemPromptFor(facet);
     return { type: "facet_changed", facet: facet.name, previous, model: modelRef(current) };
   }
 

@@ -3,7 +3,9 @@
 // session (the tool is offered with the others) and attaches the session once it exists.
 import type { LoadedConfig } from "../../config/load.ts";
 import { toolError, type Tool, type ToolResult } from "../../tools/tool.ts";
-import { buildSystemPrompt, type InstructionFile } from "../context/system-prompt.ts";
+import type { GitFacts, LocalTime } from "../context/environment.ts";
+import type { InstructionSet } from "../context/instructions.ts";
+import { buildSystemPrompt, promptModel } from "../context/system-prompt.ts";
 import { promptFacet } from "../context/facets.ts";
 import type { ContextWarnings } from "../context/context-file.ts";
 import { chooseModel, ModelChoiceError } from "../facets/model-choice.ts";
@@ -17,8 +19,10 @@ import { StallWatchdog } from "./watchdog.ts";
 export interface SubagentHostOptions {
   loaded: LoadedConfig;
   followSymlinks: boolean;
-  /** The project's AGENTS.md files and variables: a subagent follows the same instructions. */
-  instructions: InstructionFile[];
+  /** The session's instruction files, variables and environment: a subagent follows the same instructions. */
+  instructions: InstructionSet;
+  local: LocalTime;
+  git: GitFacts | null;
   variables: Record<string, string>;
 }
 
@@ -86,7 +90,7 @@ export class SubagentHost {
       parentToolCallId: request.callId,
       parent,
       choice,
-      systemPrompt: this.systemPrompt(definition, parent),
+      systemPrompt: this.systemPrompt(definition, parent, choice),
       disabledReminders: this.options.loaded.config.daemon?.system_reminders?.disabled ?? [],
     });
     this.running.set(run.id, run);
@@ -108,7 +112,7 @@ export class SubagentHost {
     return chooseModel(this.options.loaded, tier.effort ? `${tier.model}(${tier.effort})` : tier.model);
   }
 
-  private systemPrompt(definition: SubagentDefinition, parent: AgentRuntime): string {
+  private systemPrompt(definition: SubagentDefinition, parent: AgentRuntime, choice: SubagentModelChoice): string {
     const config = this.options.loaded.config;
     return buildSystemPrompt({
       // Only the prompt of the facet is read: the subagent's definition takes the facet's place.
@@ -116,7 +120,9 @@ export class SubagentHost {
       projectRoot: parent.toolContext.projectRoot,
       cwd: parent.toolContext.cwd,
       shell: config.agent_behavior?.shell.command ?? "bash",
-      date: new Date(parent.clock.now()).toISOString().slice(0, 10),
+      local: this.options.local,
+      git: this.options.git,
+      model: promptModel(choice),
       instructions: this.options.instructions,
       skills: [],
       variables: this.options.variables,

@@ -4,7 +4,7 @@
 // keys are left out of the config while the project is not trusted (`remove`).
 import { relative, resolve } from "node:path";
 import type { LayerName } from "../merge.ts";
-import { at, type Doc, isMap, text } from "../doc.ts";
+import { at, type Doc, isMap } from "../doc.ts";
 import { environmentReferences } from "./env-references.ts";
 import { modelChoice } from "./model-choice.ts";
 import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles } from "./reached-files.ts";
@@ -73,12 +73,12 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
     const remove = [{ layer: "project" as const, path: ["mcp_servers", name] }];
     if (entry.transport === "http" || (entry.transport === undefined && typeof entry.url === "string")) {
       const headers = isMap(entry.headers) ? Object.keys(entry.headers).sort() : [];
-      const auth = isMap(entry.auth) ? text(entry.auth.type) : "none";
-      const extra = [headers.length ? `headers ${headers.join(", ")}` : "", auth !== "none" ? `auth ${auth}${entry.auth_key_name ? ` (${text(entry.auth_key_name)})` : ""}` : ""].filter(Boolean);
+      const auth = isMap(entry.auth) ? String(entry.auth.type) : "none";
+      const extra = [headers.length ? `headers ${headers.join(", ")}` : "", auth !== "none" ? `auth ${auth}${entry.auth_key_name ? ` (${String(entry.auth_key_name)})` : ""}` : ""].filter(Boolean);
       items.push({
         kind: "tool_server",
         key,
-        shown: `tool server '${name}' at ${text(entry.url)}${extra.length ? ` with ${extra.join(" and ")}` : ""}`,
+        shown: `tool server '${name}' at ${String(entry.url)}${extra.length ? ` with ${extra.join(" and ")}` : ""}`,
         pin: { transport: "http", url: raw.url ?? entry.url, headers: raw.headers ?? headers, auth: raw.auth ?? auth, auth_key_name: entry.auth_key_name ?? null },
         files: [],
         remove,
@@ -86,9 +86,9 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
       continue;
     }
     const command = typeof entry.command === "string" ? entry.command : "";
-    const args = Array.isArray(entry.args) ? entry.args.map(text) : [];
+    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
     const env = isMap(entry.env) ? entry.env : {};
-    const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(text) : null;
+    const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(String) : null;
     const { files, incomplete } = reachedFiles(input.projectRoot, [command, ...args], "command");
     const extra = [
       Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "",
@@ -152,7 +152,7 @@ function deviceLogins(input: TrustInput, items: TrustItem[]): void {
     items.push({
       kind: "device_login",
       key: `providers.${name}.auth`,
-      shown: `provider '${name}' logs in (your approval, codes and tokens) at ${fields.map((k) => `providers.${name}.auth.${k} ${text(auth[k])}`).join(", ")}`,
+      shown: `provider '${name}' logs in (your approval, codes and tokens) at ${fields.map((k) => `providers.${name}.auth.${k} ${String(auth[k])}`).join(", ")}`,
       pin: Object.fromEntries(fields.map((k) => [k, auth[k]])),
       files: [],
       remove: fields.map((k) => ({ layer: "project" as const, path: ["providers", name, "auth", k] })),

@@ -29,6 +29,7 @@ const claude = (over: Partial<ModelFamily> & Pick<ModelFamily, "id" | "title" | 
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: ["temperature", "top_k"],
+  promptVariant: "claude",
   ...over,
 });
 

@@ -21,6 +21,7 @@ export const DEEPSEEK_THINKING: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 export const DEEPSEEK_RULES: readonly FamilyRule[] = [

@@ -25,6 +25,7 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
     replay: { field: "thinking_blocks", on: "all", mandatory: false, whenEmpty: null },
     toolResultImages: "native",
     maxOutputField: "max_tokens",
+    promptVariant: "claude",
   },
   b_chat_completions: {
     ...base,
@@ -37,6 +38,7 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
     replay: { field: "none", on: "all", mandatory: false, whenEmpty: null },
     toolResultImages: "user_message",
     maxOutputField: null,
+    promptVariant: "open",
   },
   b_responses: {
     ...base,
@@ -49,5 +51,6 @@ export const GENERIC: Readonly<Record<BaseDialect, ModelFamily>> = {
     replay: { field: "encrypted_items", on: "all", mandatory: false, whenEmpty: null },
     toolResultImages: "native",
     maxOutputField: "max_output_tokens",
+    promptVariant: "gpt",
   },
 };

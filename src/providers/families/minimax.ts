@@ -20,6 +20,7 @@ export const MINIMAX_MESSAGES: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 export const MINIMAX_CHAT: ModelFamily = {

@@ -18,6 +18,7 @@ export const MISTRAL: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 export const MISTRAL_RULES: readonly FamilyRule[] = [

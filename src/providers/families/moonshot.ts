@@ -21,6 +21,7 @@ export const KIMI_THINKING: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: ["temperature", "top_p", "n", "presence_penalty", "frequency_penalty"],
+  promptVariant: "open",
 };
 
 /** Kimi For Coding speaks Messages: its thinking blocks go back as they came (the same rule, in Messages form). */
@@ -35,6 +36,7 @@ export const KIMI_MESSAGES: ModelFamily = {
   toolResultImages: "native",
   // The fixed sampling values are documented for Moonshot's Chat Completions API only.
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 // kimi-k2.5, kimi-k2.6, kimi-k2.7-code, kimi-k2p6 (Fireworks), k2p7 (Kimi For Coding), kimi-k2-thinking(-turbo), kimi-latest.

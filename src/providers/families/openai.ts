@@ -21,6 +21,7 @@ export const OPENAI_REASONING_RESPONSES: ModelFamily = {
   maxOutputField: "max_output_tokens",
   betas: [],
   refusedWithReasoning: ["temperature", "top_p"],
+  promptVariant: "gpt",
 };
 
 export const OPENAI_REASONING_CHAT: ModelFamily = {

@@ -16,6 +16,7 @@ export const QWEN: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 export const QWEN_RULES: readonly FamilyRule[] = [{ family: QWEN, dialects: ["b_chat_completions"], match: (id) => /^(?:qwen|qwq)/.test(id) }];

@@ -3,6 +3,7 @@
 import type { BaseDialect } from "../protocols.ts";
 import { ANTHROPIC_RULES } from "./anthropic.ts";
 import { DEEPSEEK_RULES } from "./deepseek.ts";
+import { GEMINI_RULES } from "./gemini.ts";
 import { GENERIC } from "./generic.ts";
 import { MINIMAX_RULES } from "./minimax.ts";
 import { MISTRAL_RULES } from "./mistral.ts";
@@ -23,6 +24,7 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
   ...MINIMAX_RULES,
   ...QWEN_RULES,
   ...MISTRAL_RULES,
+  ...GEMINI_RULES,
 ];
 
 /** Every described family once, in rule order, then the generic ones (docs table, `api.family` names). */

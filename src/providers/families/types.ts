@@ -58,6 +58,12 @@ export type ToolResultImages = "native" | "user_message" | "none";
 /** `breakpoints`: explicit `cache_control` marks (last tool, system, latest user turns); `automatic`: the vendor caches prefixes itself. */
 export type CacheControl = "breakpoints" | "automatic";
 
+/**
+ * Which wording of the system prompt the family's models follow best (src/agent/context/prompts/variants/):
+ * `claude`, `gpt` (OpenAI's reasoning models), `gemini`, or `open` (open-weight chat models).
+ */
+export type PromptVariant = "claude" | "gpt" | "gemini" | "open";
+
 export interface ModelFamily {
   /** Stable name, usable in `models.<name>.api.family`. */
   id: string;
@@ -77,6 +83,7 @@ export interface ModelFamily {
   betas: readonly string[];
   /** Request options the vendor refuses (400) while reasoning is on. */
   refusedWithReasoning: readonly string[];
+  promptVariant: PromptVariant;
 }
 
 /** A family and the model ids it covers, for one or more dialects. */

@@ -19,6 +19,7 @@ export const GLM_CHAT: ModelFamily = {
   maxOutputField: "max_tokens",
   betas: [],
   refusedWithReasoning: [],
+  promptVariant: "open",
 };
 
 /** The GLM Coding Plan speaks Messages: thinking blocks go back verbatim, caching is the vendor's. */

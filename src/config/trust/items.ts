@@ -4,10 +4,11 @@
 // keys are left out of the config while the project is not trusted (`remove`).
 import { relative, resolve } from "node:path";
 import type { LayerName } from "../merge.ts";
-import { at, type Doc, isMap } from "../doc.ts";
+import { at, type Doc, isMap, text } from "../doc.ts";
 import { environmentReferences } from "./env-references.ts";
 import { modelChoice } from "./model-choice.ts";
-import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles } from "./reached-files.ts";
+import { projectShellCommands } from "./project-commands.ts";
+import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles, type ScanCache } from "./reached-files.ts";
 
 export type TrustItemKind =
   | "tool_server"
@@ -20,7 +21,8 @@ export type TrustItemKind =
   | "web_proxy"
   | "permission_matcher"
   | "permission_rules"
-  | "environment";
+  | "environment"
+  | "project_command";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -61,7 +63,7 @@ function shownFiles(root: string, files: string[], incomplete: boolean): string 
 
 const TOOL_SERVER_KEYS = ["transport", "command", "args", "env", "pass_env", "url", "headers", "auth", "auth_key_name"];
 
-function toolServers(input: TrustInput, items: TrustItem[]): void {
+function toolServers(input: TrustInput, items: TrustItem[], scans: ScanCache): void {
   const servers = at(input.projectRaw, "mcp_servers");
   if (!isMap(servers)) return;
   for (const [name, raw] of Object.entries(servers)) {
@@ -73,12 +75,12 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
     const remove = [{ layer: "project" as const, path: ["mcp_servers", name] }];
     if (entry.transport === "http" || (entry.transport === undefined && typeof entry.url === "string")) {
       const headers = isMap(entry.headers) ? Object.keys(entry.headers).sort() : [];
-      const auth = isMap(entry.auth) ? String(entry.auth.type) : "none";
-      const extra = [headers.length ? `headers ${headers.join(", ")}` : "", auth !== "none" ? `auth ${auth}${entry.auth_key_name ? ` (${String(entry.auth_key_name)})` : ""}` : ""].filter(Boolean);
+      const auth = isMap(entry.auth) ? text(entry.auth.type) : "none";
+      const extra = [headers.length ? `headers ${headers.join(", ")}` : "", auth !== "none" ? `auth ${auth}${entry.auth_key_name ? ` (${text(entry.auth_key_name)})` : ""}` : ""].filter(Boolean);
       items.push({
         kind: "tool_server",
         key,
-        shown: `tool server '${name}' at ${String(entry.url)}${extra.length ? ` with ${extra.join(" and ")}` : ""}`,
+        shown: `tool server '${name}' at ${text(entry.url)}${extra.length ? ` with ${extra.join(" and ")}` : ""}`,
         pin: { transport: "http", url: raw.url ?? entry.url, headers: raw.headers ?? headers, auth: raw.auth ?? auth, auth_key_name: entry.auth_key_name ?? null },
         files: [],
         remove,
@@ -86,10 +88,10 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
       continue;
     }
     const command = typeof entry.command === "string" ? entry.command : "";
-    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+    const args = Array.isArray(entry.args) ? entry.args.map(text) : [];
     const env = isMap(entry.env) ? entry.env : {};
-    const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(String) : null;
-    const { files, incomplete } = reachedFiles(input.projectRoot, [command, ...args], "command");
+    const passEnv = Array.isArray(entry.pass_env) ? entry.pass_env.map(text) : null;
+    const { files, incomplete } = reachedFiles(input.projectRoot, [command, ...args], "command", scans);
     const extra = [
       Object.keys(env).length ? `env ${Object.keys(env).sort().join(", ")}` : "",
       passEnv ? `passing ${passEnv.length ? passEnv.join(", ") : "no variables"}` : "",
@@ -111,13 +113,13 @@ function toolServers(input: TrustInput, items: TrustItem[]): void {
  * `agent_behavior.shell.init_script` names a project file, so its content is the project's even when the
  * global config names it: it is trusted per project, whichever layer sets it.
  */
-function initScript(input: TrustInput, items: TrustItem[]): void {
+function initScript(input: TrustInput, items: TrustItem[], scans: ScanCache): void {
   const fromProject = at(input.projectRaw, "agent_behavior", "shell", "init_script");
   const path = fromProject === undefined ? at(input.global, "agent_behavior", "shell", "init_script") : fromProject;
   if (typeof path !== "string" || path === "") return;
   const absolute = resolve(input.projectRoot, path);
   // What the script sources or runs from the project is pinned with it.
-  const reached = reachedFiles(input.projectRoot, [path], "sourced");
+  const reached = reachedFiles(input.projectRoot, [path], "sourced", scans);
   const more = reached.files.filter((f) => f !== absolute);
   items.push({
     kind: "init_script",
@@ -152,7 +154,7 @@ function deviceLogins(input: TrustInput, items: TrustItem[]): void {
     items.push({
       kind: "device_login",
       key: `providers.${name}.auth`,
-      shown: `provider '${name}' logs in (your approval, codes and tokens) at ${fields.map((k) => `providers.${name}.auth.${k} ${String(auth[k])}`).join(", ")}`,
+      shown: `provider '${name}' logs in (your approval, codes and tokens) at ${fields.map((k) => `providers.${name}.auth.${k} ${text(auth[k])}`).join(", ")}`,
       pin: Object.fromEntries(fields.map((k) => [k, auth[k]])),
       files: [],
       remove: fields.map((k) => ({ layer: "project" as const, path: ["providers", name, "auth", k] })),
@@ -241,16 +243,33 @@ function permissionRules(input: TrustInput, items: TrustItem[]): void {
   });
 }
 
+/** A project command that runs shell lines (src/config/trust/project-commands.ts): its file is pinned. */
+function projectCommands(input: TrustInput, items: TrustItem[]): void {
+  for (const c of projectShellCommands(input.projectRoot)) {
+    items.push({
+      kind: "project_command",
+      key: `commands.${c.name}`,
+      shown: `command /${c.name} (${relative(input.projectRoot, c.path)}) runs: ${c.commands.join("; ")}`,
+      pin: { commands: c.commands },
+      files: [c.path],
+      // Not a config key: the command's shell lines stay refused (src/agent/commands/custom/expand.ts).
+      remove: [],
+    });
+  }
+}
+
 /** Every trust-relevant setting of a project, in a stable order. */
 export function trustItems(input: TrustInput): TrustItem[] {
   const items: TrustItem[] = [];
-  toolServers(input, items);
-  initScript(input, items);
+  const scans: ScanCache = new Map();
+  toolServers(input, items, scans);
+  initScript(input, items, scans);
   modelChoice(input, items);
   deviceLogins(input, items);
   daemonBlock(input, items);
   permissionMatcher(input, items);
   permissionRules(input, items);
+  projectCommands(input, items);
   // Last: only what no item above already leaves out.
   environmentReferences(input, items);
   return items;

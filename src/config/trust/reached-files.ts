@@ -5,7 +5,7 @@
 // (`import "./lib/a.js"`, `require("../b")`). Not followed: paths computed at run time (`$DIR/x.sh`),
 // globs, files outside the project, packages (node_modules), other languages' imports, data files the
 // code reads. docs/security.md says so.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 
 /** At most this many files are pinned per item; at most this much of each is read for references. */
@@ -20,6 +20,8 @@ const JS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"
 const JS_IMPORT = /\b(?:import|require)\s*\(\s*["'](\.{1,2}\/[^"']+)["']|\bfrom\s*["'](\.{1,2}\/[^"']+)["']|\bimport\s*["'](\.{1,2}\/[^"']+)["']/g;
 
 type Language = "shell" | "js" | "other";
+/** How a file was reached: sourced or run by a shell, or run by a program that reads it by its own rules. */
+type Via = Language | "runtime";
 
 function insideProject(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -38,7 +40,7 @@ function projectFile(root: string, path: string): boolean {
 const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
 
 /** How a file is read for what it runs: by the shell that reached it, its extension, or its `#!` line. */
-function languageOf(path: string, head: string, via: Language | "runtime"): Language {
+function languageOf(path: string, head: string, via: Via): Language {
   if (via === "shell") return "shell";
   const ext = extname(path);
   if (JS.has(ext)) return "js";
@@ -67,7 +69,7 @@ function shellCommands(text: string): string[][] {
 }
 
 /** The words of one command that name what it sources or runs, with how the named file is read. */
-function runTargets(words: string[]): { word: string; via: Language | "runtime" }[] {
+function runTargets(words: string[]): { word: string; via: Via }[] {
   let i = 0;
   while (i < words.length && (PREFIXES.has(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!))) i++;
   const command = words[i];
@@ -76,7 +78,7 @@ function runTargets(words: string[]): { word: string; via: Language | "runtime" 
   const firstOperand = (skip: string[] = []) => rest.find((w) => !w.startsWith("-") && !skip.includes(w));
   if (command === "." || command === "source") return rest[0] ? [{ word: rest[0], via: "shell" }] : [];
   const name = base(command);
-  const targets: { word: string; via: Language | "runtime" }[] = command.includes("/") ? [{ word: command, via: "runtime" }] : [];
+  const targets: { word: string; via: Via }[] = command.includes("/") ? [{ word: command, via: "runtime" }] : [];
   if (SHELLS.has(name)) {
     // `-c`, or a bundle of short options holding it (`-lc`, `-ec`).
     const c = rest.findIndex((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
@@ -95,6 +97,48 @@ function resolveJs(from: string, spec: string): string[] {
   return ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".tsx", "/index.js", "/index.ts"].map((ext) => path + ext);
 }
 
+/** The first MAX_SCANNED_BYTES of a file, and whether there is more; null when unreadable. */
+function readHead(path: string): { bytes: Uint8Array; more: boolean } | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(Math.min(size, MAX_SCANNED_BYTES));
+    const read = readSync(fd, bytes, 0, bytes.length, 0);
+    return { bytes: bytes.subarray(0, read), more: size > MAX_SCANNED_BYTES };
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+type Scan = { targets: { path: string; via: Via }[]; truncated: boolean };
+
+/**
+ * What one file runs, as read the way it was reached: shared by the items of one load, so a config naming
+ * the same script from many servers reads it once.
+ */
+export type ScanCache = Map<string, Scan | null>;
+
+function scan(root: string, path: string, how: Via): Scan | null {
+  const head = readHead(path);
+  if (!head || head.bytes.includes(0)) return null;
+  const text = new TextDecoder().decode(head.bytes);
+  const targets: { path: string; via: Via }[] = [];
+  const language = languageOf(path, text.slice(0, 200), how);
+  if (language === "shell") {
+    // Relative paths in a script are the shell's, which runs in the project directory; also tried from the script's own.
+    for (const t of shellCommands(text).flatMap(runTargets)) {
+      if (t.word.includes("$") || t.word.includes("*")) continue;
+      targets.push({ path: resolve(root, t.word), via: t.via }, { path: resolve(dirname(path), t.word), via: t.via });
+    }
+  } else if (language === "js") {
+    for (const m of text.matchAll(JS_IMPORT)) for (const candidate of resolveJs(path, (m[1] ?? m[2] ?? m[3])!)) targets.push({ path: candidate, via: "runtime" });
+  }
+  return { targets, truncated: head.more };
+}
+
 export interface Reached {
   files: string[];
   /** Set when a limit left something unread or unpinned: the shown line says so. */
@@ -105,11 +149,11 @@ export interface Reached {
  * The project files `words` (a command line, already split) runs, and what they in turn source, run or
  * import; `via` says how the command line itself is read (`sourced`: an init script the shell sources).
  */
-export function reachedFiles(root: string, words: string[], via: "command" | "sourced"): Reached {
+export function reachedFiles(root: string, words: string[], via: "command" | "sourced", cache: ScanCache = new Map()): Reached {
   const found: string[] = [];
   let incomplete = false;
-  const queue: { path: string; via: Language | "runtime" }[] = [];
-  const add = (path: string, how: Language | "runtime") => {
+  const queue: { path: string; via: Via }[] = [];
+  const add = (path: string, how: Via) => {
     if (found.includes(path) || !projectFile(root, path)) return;
     if (found.length >= MAX_REACHED_FILES) {
       incomplete = true;
@@ -127,27 +171,12 @@ export function reachedFiles(root: string, words: string[], via: "command" | "so
   }
   while (queue.length > 0) {
     const { path, via: how } = queue.shift()!;
-    let text: string;
-    try {
-      const whole = readFileSync(path);
-      const bytes = whole.subarray(0, MAX_SCANNED_BYTES);
-      if (bytes.includes(0)) continue;
-      if (whole.length > MAX_SCANNED_BYTES) incomplete = true;
-      text = new TextDecoder().decode(bytes);
-    } catch {
-      continue;
-    }
-    const language = languageOf(path, text.slice(0, 200), how);
-    if (language === "shell") {
-      // Relative paths in a script are the shell's, which runs in the project directory; also tried from the script's own.
-      for (const t of shellCommands(text).flatMap(runTargets)) {
-        if (t.word.includes("$") || t.word.includes("*")) continue;
-        add(resolve(root, t.word), t.via);
-        add(resolve(dirname(path), t.word), t.via);
-      }
-    } else if (language === "js") {
-      for (const m of text.matchAll(JS_IMPORT)) for (const candidate of resolveJs(path, (m[1] ?? m[2] ?? m[3])!)) add(candidate, "runtime");
-    }
+    const key = `${how}\0${path}`;
+    if (!cache.has(key)) cache.set(key, scan(root, path, how));
+    const scanned = cache.get(key);
+    if (!scanned) continue;
+    if (scanned.truncated) incomplete = true;
+    for (const t of scanned.targets) add(t.path, t.via);
   }
   return { files: found, incomplete };
 }

@@ -10,7 +10,8 @@ import type { AgentRuntime } from "./runtime.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import type { EngineErrorInfo, EngineEvent, TurnStopReason } from "./events.ts";
 import { MessageStream, addUsage } from "./message-stream.ts";
-import { partialPrefix, toProviderMessages } from "./provider-messages.ts";
+import { modelRequest } from "./model-request.ts";
+import { partialPrefix } from "./provider-messages.ts";
 import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
 import { wrapReminder } from "./reminders.ts";
 import { traceTurn } from "../telemetry/engine-spans.ts";
@@ -140,23 +141,9 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
   const messageId = rt.newId("msg");
   rt.emit({ type: "assistant_message_started", turn_id: turnId, message_id: messageId, model: rt.model.key, created_at: rt.clock.now() });
   const stream = new MessageStream(messageId, () => rt.newId("prt"), (e) => rt.emit(e));
-  const tools = rt.toolSpecs();
   const buildRequest = (partial: Parameters<typeof partialPrefix>[0]): ProviderRequest => {
-    const messages = toProviderMessages(conversation, rt.model.supports_vision);
     const prefix = partialPrefix(partial);
-    return {
-      model: rt.model.provider_name,
-      system: rt.systemPrompt(),
-      messages: prefix ? [...messages, prefix] : messages,
-      tools,
-      max_output_tokens: rt.model.max_output_tokens_per_turn,
-      stop_sequences: rt.model.stop_sequences,
-      reasoning: rt.reasoning,
-      request_options: { ...rt.model.request_option_defaults },
-      prompt_cache_key: rt.sessionId,
-      model_config: { key: rt.model.key, api: rt.model.api, interleaved: rt.model.interleaved },
-      ...(toolChoice && tools.length > 0 ? { tool_choice: toolChoice } : {}),
-    };
+    return modelRequest(rt, conversation, { toolChoice, ...(prefix ? { after: [prefix] } : {}) });
   };
   let error: EngineErrorInfo | undefined;
   try {

@@ -11,3 +11,13 @@ export function at(doc: unknown, ...path: string[]): unknown {
   for (const key of path) here = isMap(here) ? here[key] : undefined;
   return here;
 }
+
+/**
+ * A value as written, for a message. Never `String(v)` on a parsed map: one with a `toString` key
+ * (`{ toString: 1 }`) makes that throw.
+ */
+export function text(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === null || v === undefined || typeof v !== "object") return String(v);
+  return JSON.stringify(v) ?? "?";
+}

@@ -32,16 +32,35 @@ const entries: ConversationEntry[] = [
 ];
 
 describe("transcript for the summarizer", () => {
-  test("level 0 keeps the start and end of long tool outputs, labels origins, leaves reminders out, lists files", () => {
+  test("level 0 keeps the newest outputs whole, labels origins, leaves reminders out, lists files", () => {
     const t = renderTranscript(entries, 0, 100_000);
     expect(t.text).toContain("[user]\nfirst request");
     expect(t.text).toContain("[notification]\nbackground job finished");
     expect(t.text).not.toContain("ignore me");
     expect(t.text).toContain('[assistant called read] {"path":"src/a.ts"}');
-    expect(t.text).toContain("[result of read: completed]\nHEAD");
-    expect(t.text).toContain("TAIL");
-    expect(t.text).not.toContain("MIDDLE");
+    // 8 KB of output, among the newest 48 KB: whole.
+    expect(t.text).toContain(`[result of read: completed]\n${OUTPUT}`);
     expect(t.omitted).toBe(0);
+    expect(t.files).toEqual({ changed: ["src/b.ts"], read: ["src/a.ts"] });
+  });
+
+  test("level 0 cuts an older long output to its first and last lines, at line breaks; a newer one stays whole", () => {
+    const lines = (tag: string) => Array.from({ length: 400 }, (_, i) => `${tag} line ${String(i).padStart(3, "0")} ${"z".repeat(40)}`).join("\n");
+    const old = lines("old");
+    const recent = `${"n".repeat(47_000)}\nRECENT_END`;
+    const t = renderTranscript([user("u1", "go"), call("a1", "read", { path: "old.log" }), result("t1", "a1_c", "read", old), call("a2", "read", { path: "new.log" }), result("t2", "a2_c", "read", recent)], 0, 100_000);
+    expect(t.text).toContain("old line 000");
+    expect(t.text).toContain("old line 399");
+    expect(t.text).not.toContain("old line 200");
+    expect(t.text).toMatch(/\n\[\.\.\. \d+ characters omitted \.\.\.\]\nold line \d{3} z+\n/);
+    expect(t.text).toMatch(/old line \d{3} z{40}\n\[\.\.\. /);
+    expect(t.text).toContain(recent);
+  });
+
+  test("a file counts as changed only when its write or edit completed; a failed edit and a refused write do not", () => {
+    const failed: ConversationEntry = { id: "t3", role: "tool_results", results: [{ call_id: "a3_c", name: "edit", status: "error", output: "old_string not found" }], created_at: 0 };
+    const denied: ConversationEntry = { id: "t4", role: "tool_results", results: [{ call_id: "a4_c", name: "write", status: "denied", output: "denied" }], created_at: 0 };
+    const t = renderTranscript([...entries, call("a3", "edit", { path: "src/c.ts", old_string: "q", new_string: "r" }), failed, call("a4", "write", { path: "src/d.ts", content: "x" }), denied], 0, 100_000);
     expect(t.files).toEqual({ changed: ["src/b.ts"], read: ["src/a.ts"] });
   });
 

@@ -1,5 +1,6 @@
 // The config of a project whose session model (`m`, provider `fake`) and `mini` model (`s`, provider `small`)
-// are two HTTP provider fakes: what compaction tests need (the mini model writes the summaries).
+// are two HTTP provider fakes: what compaction tests need (the mini model writes the summaries, as
+// daemon.compaction_model: mini asks; test/agent/compaction-cache.test.ts covers the session's own model).
 import type { ProviderFake } from "../fakes/provider-fake.ts";
 import type { Dialect } from "../fakes/request-invariants.ts";
 
@@ -27,6 +28,6 @@ models:
   s: { provider: small, class: mini, context_window: 32000 }
 defaults: { full: m, mini: s }
 default_permission_matcher: bypass
-daemon: { ${daemon} }
+daemon: { ${daemon}, compaction_model: mini }
 ${extra}`;
 }

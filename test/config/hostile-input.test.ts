@@ -65,4 +65,16 @@ describe("hostile input", () => {
     c.projectFile(`# ${"x".repeat(4 * 1024 * 1024 - 4)}\n`);
     expect(c.load().problems).toEqual([]);
   });
+
+  test("project values shown in the trust line may be maps with a toString key (found by the fuzz test)", () => {
+    const c = configEnv();
+    c.globalFile("providers:\n  mine: { kind: { type: custom_b_compatible }, url: https://a.example.com, auth: { type: device_a, profile: work } }\n");
+    c.projectFile('{"defaults": {"full": {"toString": 1}}, "providers": {"mine": {"auth": {"type": {"toString": 1}, "profile": {"valueOf": 1}}}}, "mcp_servers": {"s": {"transport": "stdio", "command": "x", "args": [{"toString": 1}]}}}', "json");
+    const shown = c.load().trust.items.map((i) => i.shown);
+    expect(shown).toEqual([
+      'tool server \'s\' runs: x \'{"toString":1}\'',
+      'provider \'mine\' at https://a.example.com uses the project\'s auth {"toString":1} (your conversation under an account of its choosing)',
+      'default models full: {"toString":1}',
+    ]);
+  });
 });

@@ -1,8 +1,11 @@
-// A compaction pass: the summarizer model writes a structured summary of the older context, recent
-// entries stay word for word, and a `context_compacted` event makes the provider-visible context start
-// from the summary. A failed summary call (provider error, empty answer) is retried with a more stripped
-// transcript, and a stronger instruction after an empty one; when every attempt fails the context is left
-// exactly as it was and the caller gets a typed error.
+// A compaction pass: a model writes a structured summary of the context, recent entries stay word for
+// word, and a `context_compacted` event makes the provider-visible context start from the summary.
+// By default the session's own model writes it from the session's own request (same system prompt, tools
+// and messages, a summary instruction appended), so the provider's cached prefix is reused and the summary
+// costs little more than its output; the mini model (daemon.compaction_model: mini), an overflow and every
+// retry read a transcript instead. A failed summary call (provider error, empty answer) is retried with a
+// more stripped transcript, and a stronger instruction after an empty one; when every attempt fails the
+// context is left exactly as it was and the caller gets a typed error.
 import { callProvider } from "../../providers/call.ts";
 import { ProviderError } from "../../providers/errors.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
@@ -10,15 +13,21 @@ import type { ProviderRequest } from "../../providers/request.ts";
 import type { Conversation } from "../conversation.ts";
 import type { EngineErrorInfo } from "../events.ts";
 import { addUsage } from "../message-stream.ts";
+import { modelRequest } from "../model-request.ts";
 import type { AgentRuntime } from "../runtime.ts";
-import { summaryMessageText } from "./context.ts";
+import { contextEntries, summaryMessageText } from "./context.ts";
 import { contextTokens, overheadTokens, textTokens } from "./estimate.ts";
-import { keptTokenBudget, planCompaction, summaryTokenLimit, type CompactionPlan } from "./plan.ts";
+import { filesTouched, type FilesTouched } from "./files.ts";
+import { keptTokenBudget, planCompaction, summaryTokenLimit, thresholdTokens, type CompactionPlan } from "./plan.ts";
 import type { Summarizer } from "./settings.ts";
 import { renderTranscript, type Transcript } from "./transcript.ts";
-import SYSTEM from "./summarizer-prompt.txt" with { type: "text" };
+import SECTIONS from "./summary-sections.txt" with { type: "text" };
+import SUMMARIZER from "./summarizer-prompt.txt" with { type: "text" };
 import REQUEST from "./request.txt" with { type: "text" };
+import HISTORY_REQUEST from "./history-request.txt" with { type: "text" };
 import EMPTY_RETRY from "./empty-retry.txt" with { type: "text" };
+
+const SYSTEM = SUMMARIZER.replace("{{sections}}", () => SECTIONS.trim());
 
 export interface CompactOptions {
   /** The turn the compaction runs in; null for /compact. */
@@ -53,7 +62,7 @@ export function currentContextTokens(rt: AgentRuntime, conversation: Conversatio
  */
 export function compactionPlan(rt: AgentRuntime, conversation: Conversation, reason: CompactOptions["reason"] = "threshold"): CompactionPlan | null {
   const limit = summaryTokenLimit(rt.model, summarizerOf(rt).model);
-  const budget = keptTokenBudget(rt.model, overheadOf(rt), limit);
+  const budget = keptTokenBudget(rt.model, overheadOf(rt), limit, rt.compaction.contextCap);
   return planCompaction(conversation, reason === "overflow" ? Math.floor(budget / 2) : budget, reason === "manual");
 }
 
@@ -62,8 +71,7 @@ export function compactionPlan(rt: AgentRuntime, conversation: Conversation, rea
  * compaction_threshold. Returns the error that must end the turn, or null to go on.
  */
 export async function compactIfNeeded(rt: AgentRuntime, conversation: Conversation, turnId: string, signal: AbortSignal): Promise<EngineErrorInfo | null> {
-  const threshold = Math.floor(rt.model.compaction_threshold * rt.model.context_window);
-  if (currentContextTokens(rt, conversation) < threshold) return null;
+  if (currentContextTokens(rt, conversation) < thresholdTokens(rt.model, rt.compaction.contextCap)) return null;
   const result = await compactContext(rt, conversation, { turnId, reason: "threshold", signal });
   // A context that is all latest turn cannot shrink here; the provider's answer decides (see overflow).
   return result.ok || result.error.code === "nothing_to_compact" ? null : result.error;
@@ -91,8 +99,11 @@ export async function compactContext(rt: AgentRuntime, conversation: Conversatio
   let usage: Usage = emptyUsage();
   let lastFailure = "";
   let emptyBefore = false;
+  // The first attempt reuses the session's own request when it can; retries strip a transcript further each time.
+  const fromHistory = historyFits(rt, conversation, opts) ? 1 : 0;
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const request = summaryRequest(rt, conversation, plan, summarizer, { level: attempt, stronger: emptyBefore, instructions: opts.instructions });
+    const shape = { level: attempt - fromHistory, stronger: emptyBefore, instructions: opts.instructions };
+    const request = attempt < fromHistory ? historyRequest(rt, conversation, shape) : summaryRequest(rt, conversation, plan, summarizer, shape);
     const call = await summarize(rt, summarizer, request, opts.signal);
     usage = addUsage(usage, call.usage);
     if (call.cancelled) return fail(rt, opts, attempt + 1, { code: "cancelled", message: "compaction interrupted; the conversation is unchanged" });
@@ -155,6 +166,39 @@ function fail(rt: AgentRuntime, opts: CompactOptions, attempts: number, error: E
   return { ok: false, error };
 }
 
+/**
+ * Whether the summary can be asked of the session's model over its own request: it writes the summaries
+ * (no mini model configured), the provider has not just refused the context as too long, and the request
+ * with the instruction and the summary's output fits the window by the estimate.
+ */
+function historyFits(rt: AgentRuntime, conversation: Conversation, opts: CompactOptions): boolean {
+  if (rt.compaction.summarizer || opts.reason === "overflow") return false;
+  const instruction = textTokens(HISTORY_REQUEST) + textTokens(SECTIONS) + 512;
+  return currentContextTokens(rt, conversation) + instruction + rt.model.max_output_tokens_per_turn <= rt.model.context_window;
+}
+
+function filesText(files: FilesTouched): string {
+  const { changed, read } = files;
+  return [changed.length ? `Files changed by tools: ${changed.join(", ")}` : "", read.length ? `Files read: ${read.join(", ")}` : ""].filter(Boolean).join("\n");
+}
+
+/**
+ * The session's own next request (system prompt, tools, messages: byte for byte what the previous call
+ * sent, plus what came since) with the summary instruction as a last user message. Nothing is scrubbed:
+ * it goes to the provider that already holds the conversation, and any change would break the prefix.
+ */
+function historyRequest(rt: AgentRuntime, conversation: Conversation, shape: RequestShape): ProviderRequest {
+  const files = filesText(filesTouched(contextEntries(conversation)));
+  const values: Record<string, string> = {
+    sections: SECTIONS.trim(),
+    files: files ? `\nFor the Files section, from the tool calls: ${files}\n` : "",
+    instructions: shape.instructions ? `\nThe user asks the summary to: ${shape.instructions}\n` : "",
+  };
+  const text = HISTORY_REQUEST.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? "").trimEnd();
+  // The turn's own output limit too: a thinking budget needs it, and it is not part of the cached prefix.
+  return modelRequest(rt, conversation, { after: [{ role: "user", content: [{ type: "text", text }] }] });
+}
+
 interface RequestShape {
   /** Strip level: the attempt number. */
   level: number;
@@ -167,8 +211,7 @@ function summaryRequest(rt: AgentRuntime, conversation: Conversation, plan: Comp
   const limit = summaryTokenLimit(rt.model, summarizer.model);
   const previous = conversation.context?.summary;
   const frame = (transcript: Transcript) => {
-    const { changed, read } = transcript.files;
-    const files = [changed.length ? `Files changed by tools: ${changed.join(", ")}` : "", read.length ? `Files read: ${read.join(", ")}` : ""].filter(Boolean).join("\n");
+    const files = filesText(transcript.files);
     const values: Record<string, string> = {
       previous: previous ? `The summary of the conversation before this part:\n<earlier-summary>\n${previous}\n</earlier-summary>\n\n` : "",
       transcript: transcript.text,

@@ -24,8 +24,17 @@ export function summaryTokenLimit(session: ResolvedModel, summarizer: ResolvedMo
   return Math.max(SUMMARY_TOKENS_MIN, Math.min(summarizer.max_output_tokens_per_turn, SUMMARY_TOKENS_MAX, Math.floor(session.context_window / 10)));
 }
 
-export function keptTokenBudget(model: ResolvedModel, overhead: number, summaryLimit: number): number {
+/**
+ * The context size (tokens) at which a session compacts: the model's compaction_threshold of its window,
+ * or `cap` (daemon.compaction_context_cap; 0: none) when that comes first.
+ */
+export function thresholdTokens(model: ResolvedModel, cap: number): number {
   const threshold = Math.floor(model.compaction_threshold * model.context_window);
+  return cap > 0 ? Math.min(threshold, cap) : threshold;
+}
+
+export function keptTokenBudget(model: ResolvedModel, overhead: number, summaryLimit: number, cap = 0): number {
+  const threshold = thresholdTokens(model, cap);
   return Math.max(0, Math.min(Math.floor(model.context_window * KEPT_SHARE_MAX), Math.floor(threshold / 2) - overhead - summaryLimit));
 }
 

@@ -67,6 +67,15 @@ export const DaemonConfig = Type.Object({
   retry: Type.Optional(RetryConfig),
   goal_driver: Type.Optional(GoalDriverConfig),
   compaction_max_retries: Type.Optional(Nullable(Uint32({ description: "Zero disables retries." }))),
+  compaction_model: Type.Optional(
+    Type.Union([Type.Literal("session"), Type.Literal("mini")], {
+      default: "session",
+      description: "Who writes compaction summaries: the session's own model over the session's own request (its cached prefix is reused), or the mini model over a transcript.",
+    }),
+  ),
+  compaction_context_cap: Type.Optional(
+    Uint32({ default: 200000, description: "Tokens of context worth carrying: compaction starts at the model's compaction threshold or at this many tokens, whichever comes first. 0: no cap." }),
+  ),
   file_catalog: Type.Optional(FileCatalogConfig),
   disable_context_clear: Type.Optional(Type.Boolean({ default: false })),
   disabled_tools: Type.Optional(StringList("Tools removed from every conversation.")),

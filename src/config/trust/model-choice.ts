@@ -6,7 +6,7 @@
 // exception is the offline `test` provider the project adds itself: it plays a local script and sends
 // nothing anywhere (its scripted tool calls meet the same permission rules as any model's).
 import { catalogProvider } from "../../providers/catalog.ts";
-import { at, type Doc, isMap } from "../doc.ts";
+import { at, type Doc, isMap, text } from "../doc.ts";
 import type { TrustInput, TrustItem } from "./items.ts";
 
 /** The catalog model of the offline provider (src/providers/catalog.ts). */
@@ -55,7 +55,7 @@ function userCredential(raw: Doc, base: Doc | undefined): string | null {
     const ownKey = "auth" in raw && auth.type === "static_key" && typeof auth.key === "string" && !auth.key.includes("${");
     if (!ownKey) {
       if (auth.type === "static_key") reasons.push(typeof at(raw, "auth", "key") === "string" ? `the key ${String(at(raw, "auth", "key"))}` : "the key of your global config");
-      else reasons.push(`your ${String(auth.type)} login profile '${String(auth.profile)}'`);
+      else reasons.push(`your ${text(auth.type)} login profile '${text(auth.profile)}'`);
     }
   }
   const headers = new Set<string>();
@@ -89,9 +89,9 @@ function projectCredential(raw: Doc, base: Doc): string | null {
   if (auth === null) reasons.push("no auth");
   else if (isMap(auth)) {
     const mine = isMap(base.auth) ? base.auth : {};
-    if (auth.type !== undefined && auth.type !== mine.type) reasons.push(`auth ${String(auth.type)}`);
+    if (auth.type !== undefined && auth.type !== mine.type) reasons.push(`auth ${text(auth.type)}`);
     else if ("key" in auth) reasons.push("key");
-    else if ("profile" in auth && auth.profile !== mine.profile) reasons.push(`login profile '${String(auth.profile)}'`);
+    else if ("profile" in auth && auth.profile !== mine.profile) reasons.push(`login profile '${text(auth.profile)}'`);
   }
   return reasons.length ? reasons.join(" and ") : null;
 }
@@ -159,7 +159,7 @@ function defaults(input: TrustInput, items: TrustItem[]): void {
   items.push({
     kind: "defaults",
     key: "defaults",
-    shown: `default models ${Object.entries(raw).map(([tier, spec]) => `${tier}: ${spec === null ? "(unset)" : String(spec)}`).join(", ")}`,
+    shown: `default models ${Object.entries(raw).map(([tier, spec]) => `${tier}: ${spec === null ? "(unset)" : text(spec)}`).join(", ")}`,
     pin: raw,
     files: [],
     remove: [{ layer: "project", path: ["defaults"] }],

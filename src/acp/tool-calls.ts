@@ -17,6 +17,7 @@ const KINDS: Record<string, ToolKind> = {
   read: "read",
   write: "edit",
   edit: "edit",
+  apply_patch: "edit",
   glob: "search",
   grep: "search",
   tool_search: "search",
@@ -62,6 +63,10 @@ export function toolView(name: string, args: Record<string, unknown>, cwd: strin
       title = path ? `Edit ${path}` : "Edit";
       if (path && typeof args.old_string === "string" && typeof args.new_string === "string") content.push(replaceDiff(at(path), args.old_string, args.new_string, args.replace_all === true, live));
       else if (typeof args.patch === "string") content.push({ type: "content", content: { type: "text", text: "```diff\n" + args.patch + "\n```" } });
+      break;
+    case "apply_patch":
+      title = "Apply patch";
+      if (typeof args.input === "string") content.push({ type: "content", content: { type: "text", text: "```diff\n" + args.input + "\n```" } });
       break;
     case "glob":
       title = `Find ${str(args.pattern) ?? "files"}${path ? ` in ${path}` : ""}`;

@@ -37,6 +37,20 @@ export const BUILTIN_TOOL_NAMES = [
   "task",
 ] as const;
 
+/**
+ * Tools that stand in for another under the name a model family is trained on: `apply_patch` is the patch
+ * form of `edit` for OpenAI's models. A list naming `edit` (a facet's or subagent's `tools`, a permission
+ * rule) covers it too.
+ */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = { apply_patch: "edit" };
+
+/** Whether a list of tool names admits `tool`, by its name or the name it stands in for. */
+export function toolListed(list: readonly string[] | ReadonlySet<string>, tool: string): boolean {
+  const has = (n: string) => ("has" in list ? list.has(n) : list.includes(n));
+  const alias = TOOL_ALIASES[tool];
+  return has(tool) || (alias !== undefined && has(alias));
+}
+
 /** Tools the loop cannot work without; listing them in `disabled_tools` is ignored with a warning. */
 export const REQUIRED_TOOL_NAMES = ["exit_tool", "progress_update", "tool_search"] as const;
 

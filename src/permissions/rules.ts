@@ -2,7 +2,7 @@
 // `mcp__server__*`, and the same for extension tools: `ext__extension__tool`, `ext__extension__*`. The
 // specifier depends on the tool: a command for `shell` (`:*` at the end makes it a prefix), a path glob
 // for the file tools, `domain:host` for `web_fetch`.
-import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES } from "../config/builtin-names.ts";
+import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES, TOOL_ALIASES } from "../config/builtin-names.ts";
 import { didYouMean } from "../util/did-you-mean.ts";
 import { splitShellCommand } from "./shell-parse.ts";
 
@@ -43,10 +43,8 @@ const SPECIFIERS: Record<string, "shell" | "path" | "domain" | "none"> = {
   web_search: "none",
 };
 
-/** Other names of rule tools: OpenAI models' patch tool is `apply_patch`, checked as `edit`. */
-const RULE_TOOL_ALIASES: Record<string, string> = { apply_patch: "edit" };
-
-export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t) && !RULE_TOOL_ALIASES[t]);
+// `apply_patch(...)` is written for `edit(...)`: the call is checked as the edit it is (Tool.permissionAs).
+export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t) && !TOOL_ALIASES[t]);
 
 /** Rule tools that cover other tools: `read(...)` also governs search, `edit(...)` every file change. */
 const COVERS: Record<string, readonly string[]> = { read: ["read", "glob", "grep"], edit: ["edit", "write"] };
@@ -63,7 +61,7 @@ const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<t
 export function parseRule(text: string): RuleParse {
   const open = text.indexOf("(");
   const written = (open === -1 ? text : text.slice(0, open)).trim();
-  const name = RULE_TOOL_ALIASES[written] ?? written;
+  const name = TOOL_ALIASES[written] ?? written;
   const nameOffset = text.length - text.trimStart().length;
   if (name === "") return { ok: false, message: "the rule is empty", offset: 0 };
   if (/\s/.test(name)) return { ok: false, message: `'${name}' is not a tool name; allowed: ${ALLOWED}`, offset: nameOffset };

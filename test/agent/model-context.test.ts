@@ -225,6 +225,18 @@ describe("apply_patch for OpenAI's models", () => {
     expect(readFileSync(join(p.root, "src/a.ts"), "utf8")).toBe("new\n");
   });
 
+  test("a facet whose tools list names `edit` offers apply_patch", async () => {
+    const fake = start("b_responses", [{ kind: "turn", turn: { text: "ok" } }]);
+    const p = makeProject(config("b_responses", fake, "gpt-5.5", "", ", edit_format: patch"), { ".agent/facets/fixer.md": "---\ntools: [read, edit]\n---\nFix things.\n" });
+    const r = await startSession(p, { facet: "fixer" });
+    r.session.submit({ text: "hi" });
+    await r.session.idle();
+    expect(fake.violations).toEqual([]);
+    const names = toolsOf("b_responses", fake.requests[0]!.body).map((t) => t.name);
+    expect(names).toContain("read");
+    expect(names).toContain("apply_patch");
+  });
+
   test("a Claude model with the patch form keeps `edit` with `patch`", async () => {
     const fake = start("a_messages", [{ kind: "turn", turn: { text: "ok" } }]);
     const r = await startSession(makeProject(config("a_messages", fake, "claude-sonnet-4-5", "", ", edit_format: patch")));

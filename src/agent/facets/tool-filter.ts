@@ -4,7 +4,7 @@
 // call time, with a refusal the model can act on. A facet file's explicit `tools` list is a narrowing the
 // user asked for, so that facet offers exactly those. The engine's required tools stay in every facet.
 // The filter reads the facet at each call, so a switch takes effect at the next model request.
-import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES } from "../../config/builtin-names.ts";
+import { BUILTIN_TOOL_NAMES, REQUIRED_TOOL_NAMES, toolListed } from "../../config/builtin-names.ts";
 import type { Tool } from "../../tools/tool.ts";
 import { READ_ONLY_TOOLS, type Facet } from "../context/facets.ts";
 import type { ToolSet } from "../tool-set.ts";
@@ -14,7 +14,7 @@ const BUILTIN: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES);
 
 export function facetAllows(facet: Facet, tool: string): boolean {
   if (REQUIRED.has(tool)) return true;
-  if (facet.tools) return facet.tools.includes(tool);
+  if (facet.tools) return toolListed(facet.tools, tool);
   if (facet.readOnly) return READ_ONLY_TOOLS.has(tool) || !(BUILTIN.has(tool) || tool.startsWith("mcp__") || tool.startsWith("ext__"));
   return true;
 }

@@ -2,7 +2,7 @@
 // session's, with its own conversation, model, system prompt, tools and tool-turn budget. Its permission
 // asks go through the root session (named after the subagent); its own messages stay in memory and the
 // root session records only subagent_* events about it. The last assistant text is its report.
-import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME } from "../../config/builtin-names.ts";
+import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME, toolListed } from "../../config/builtin-names.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import type { ResolvedProvider } from "../../providers/resolve.ts";
@@ -119,7 +119,7 @@ export class SubagentRun implements Watched {
     const progress = createProgressUpdateTool((text) => parent.emit({ type: "subagent_progress", subagent_id: spec.id, name: definition.name, activity: "progress", text }));
     const allowed = definition.tools === null ? null : new Set([...definition.tools, "exit_tool"]);
     const tools = new Map<string, Tool>([[progress.name, progress]]);
-    for (const t of parent.tools.list()) if (!WITHHELD.has(t.name) && (allowed === null || allowed.has(t.name))) tools.set(t.name, t);
+    for (const t of parent.tools.list()) if (!WITHHELD.has(t.name) && (allowed === null || toolListed(allowed, t.name))) tools.set(t.name, t);
     const specs = choice.model.tool_loading === "no_tools" ? [] : [...tools.values()].map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
     const ref = { id: spec.id, name: definition.name };
     // Everything else is the root session's (clock, ids, tool context, redaction, retry, compaction);

@@ -1,0 +1,3 @@
+const args = process.argv.slice(2);
+void args;
+console.log("hello");

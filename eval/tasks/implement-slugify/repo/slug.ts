@@ -1,0 +1,3 @@
+export function slugify(text: string): string {
+  throw new Error("not implemented");
+}

@@ -71,7 +71,7 @@ describe("instruction files", () => {
     put(p, {
       "AGENTS.md": "ROOT-RULES: use tabs.",
       "pkg/CLAUDE.md": "PKG-CLAUDE-FALLBACK: run make test.",
-      "pkg/app/AGENTS.md": "APP-AGENTS: see @docs/extra.md and @../../../outside.md and `@not/an/import.md`.",
+      "pkg/app/AGENTS.md": "APP-AGENTS: see @docs/extra.md and @../../../outside.md and `@not/an/import.md`; install @types/node.",
       "pkg/app/CLAUDE.md": "APP-CLAUDE-SHADOWED",
       "pkg/app/docs/extra.md": "IMPORTED-EXTRA: prefer small functions. More in @deeper.md",
       "pkg/app/docs/deeper.md": "IMPORTED-DEEPER",
@@ -92,6 +92,8 @@ describe("instruction files", () => {
     expect(first).toContain(`(imported by ${join(p.root, "pkg", "app", "AGENTS.md")})`);
     for (const absent of ["APP-CLAUDE-SHADOWED", "OUTSIDE-SECRET-7f3a", "SUB-RULES", "OTHER-NOT-REACHED"]) expect(JSON.stringify(fake.requests[0]!.body)).not.toContain(absent);
     expect(r.notices.some((n) => n.includes("@../../../outside.md is outside the project"))).toBe(true);
+    // An @word that names no file is prose, not a broken import.
+    expect(r.notices.filter((n) => n.includes("import"))).toHaveLength(1);
     // After the read of sub/x.ts: the sub directory's file, in an `instructions` reminder, and only once.
     const second = JSON.stringify(fake.requests[1]!.body);
     expect(second).toContain('<system-reminder name=\\"instructions\\">');

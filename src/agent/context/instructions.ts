@@ -156,10 +156,8 @@ export class InstructionTracker {
 
   private read(path: string, within: string | null, depth: number, importedBy: string | undefined, out: InstructionFile[]): void {
     const loaded = loadContextFile(path, this.src.followSymlinks, within);
-    if (loaded === null) {
-      if (importedBy) this.warnings.push(`${importedBy}: the import @${relative(dirname(importedBy), path)} names no file (${path})`);
-      return;
-    }
+    // An `@name` that is no file is prose (`@types/node`, a handle), not a broken import: nothing to say.
+    if (loaded === null) return;
     if ("problem" in loaded) {
       this.warnings.push(`skipped ${path}: ${loaded.problem}`);
       return;

@@ -19,7 +19,7 @@ export const LOCAL_COMMANDS = [
 export function parseSlash(text: string): SlashCommand | null {
   const trimmed = text.trim();
   if (!trimmed.startsWith("/") || trimmed.startsWith("//")) return null;
-  const m = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  const m = /^\/([A-Za-z0-9][\w:-]*)(?:\s+([\s\S]*))?$/.exec(trimmed);
   if (!m) return null;
   return { name: m[1]!.toLowerCase(), args: splitArgs(m[2] ?? "") };
 }

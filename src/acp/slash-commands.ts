@@ -15,7 +15,7 @@ export async function sendCommandList(link: SessionLink): Promise<void> {
 
 /** Runs `/name args` when the prompt is exactly a known session command; null otherwise (a prompt). */
 export async function slashCommand(link: SessionLink, input: DaemonPrompt): Promise<PromptResponse | null> {
-  const match = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/.exec(input.text.trim());
+  const match = /^\/([A-Za-z0-9][\w:-]*)(?:\s+([\s\S]*))?$/.exec(input.text.trim());
   if (!match || input.images.length > 0) return null;
   const known = await link.client.commands().catch(() => ({ commands: [] as { name: string }[] }));
   if (!known.commands.some((c) => c.name === match[1])) return null;

@@ -61,6 +61,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
 import { mcpPromptCommands } from "./commands/mcp-prompts.ts";
+import { SESSION_COMMANDS } from "./commands/index.ts";
+import { customSessionCommands } from "./commands/custom/commands.ts";
+import { loadCustomCommands } from "./commands/custom/load.ts";
 import { askForm } from "./mcp-elicitation.ts";
 import type { McpElicitation } from "../mcp/types.ts";
 
@@ -316,6 +319,11 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     : null;
   // Servers' prompts are slash commands (`/mcp__<server>__<prompt>`), listed as servers connect.
   const promptCommands = mcp ? mcpPromptCommands(mcp) : null;
+  // Custom commands (.agent/commands, .claude/commands, the user's) and user-invocable skills: `/name args`.
+  const builtinNames = new Set(SESSION_COMMANDS.map((c) => c.name));
+  const customDefs = loadCustomCommands({ projectRoot: project.root, globalConfigDir: globalDir, home: opts.env.HOME, followSymlinks }, builtinNames, warnings);
+  const trustedCommands = new Set(loaded.trust.active ? loaded.trust.items.filter((i) => i.kind === "project_command").map((i) => i.key) : []);
+  const customCommands = customSessionCommands(customDefs, skills, builtinNames, { projectRoot: project.root, followSymlinks, projectShellTrusted: (name) => trustedCommands.has(`commands.${name}`) }, warnings);
   /** Set when the session closes: servers going down then are no news to anyone. */
   let closing = false;
   // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
@@ -379,7 +387,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     interactive: opts.interactive,
     initialEvents,
     services: { mcp, modes, goals, extensions },
-    ...(promptCommands ? { dynamicCommands: promptCommands.commands } : {}),
+    dynamicCommands: () => (promptCommands ? [...customCommands, ...promptCommands.commands()] : customCommands),
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
       notifications.betweenTurns();

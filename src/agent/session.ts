@@ -54,6 +54,8 @@ export class AgentSession implements EngineSession {
   private loop: Promise<void> | null = null;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  /** What the person ran with `!command` since the last prompt: text parts put before the next prompt. */
+  private readonly context: string[] = [];
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.runtime.sessionId;
@@ -83,7 +85,8 @@ export class AgentSession implements EngineSession {
     if (this.closed) throw new Error("the session is closed");
     // The input's id is the id of the user message it becomes, so a host can match a prompt to its turn.
     const id = this.runtime.newId("msg");
-    const content: UserContentPart[] = [{ type: "text", text: input.text }, ...(input.images ?? []).map((i) => ({ type: "image" as const, ...i }))];
+    const context = this.context.splice(0).map((text) => ({ type: "text" as const, text }));
+    const content: UserContentPart[] = [...context, { type: "text", text: input.text }, ...(input.images ?? []).map((i) => ({ type: "image" as const, ...i }))];
     const queued = this.busy;
     this.inputs.push({ id, text: input.text, content });
     if (queued) this.emitQueue();
@@ -222,6 +225,16 @@ export class AgentSession implements EngineSession {
   private continuation(): { id: string; text: string; content: UserContentPart[]; origin: "continuation" } | undefined {
     const text = this.closed ? null : (this.options.continuation?.() ?? null);
     return text === null ? undefined : { id: this.runtime.newId("msg"), text, content: [{ type: "text", text }], origin: "continuation" };
+  }
+
+  /** Text the model reads before the next prompt (the output of a `!command` the person ran). */
+  addContext(text: string): void {
+    this.context.push(text);
+  }
+
+  /** A call the person asked for outside the model's turn (`!command`), through the same gate and asks as the model's. */
+  authorizeCall(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
+    return this.authorize(req, signal);
   }
 
   /** Records a change of session state made outside a turn's loop (facet, model, goal, notification). */

@@ -2,6 +2,8 @@
 // runs one turn, and prints the answer (plain) or the events (--json).
 import { join } from "node:path";
 import { createSessionFromConfig, SessionSetupError, type CreatedSession } from "../agent/create-session.ts";
+import { commandLine } from "../agent/commands/custom/command-line.ts";
+import { SessionCommandError } from "../agent/commands/types.ts";
 import { DEMO_NOTICE } from "../agent/demo.ts";
 import type { EngineEvent, TurnStopReason } from "../agent/events.ts";
 import { dataRoot } from "../config/files.ts";
@@ -108,7 +110,16 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   try {
     // One turn and done: its tools should all be there, so the servers get their startup time first.
     await created.live.mcp?.start();
-    session.submit({ text: prompt });
+    // `agent exec "/review 123"` runs the session command (a custom command sends its prompt).
+    const slash = commandLine(prompt, session.commands());
+    if (slash) {
+      try {
+        io.err(`${(await session.command(slash.name, slash.args)).message}\n`);
+      } catch (error) {
+        if (error instanceof SessionCommandError) throw new CliError(`/${slash.name}: ${error.message}`);
+        throw error;
+      }
+    } else session.submit({ text: prompt });
     await session.idle();
   } finally {
     process.off("SIGINT", onSigint);

@@ -6,6 +6,7 @@ import { DaemonConfig } from "./schema/daemon.ts";
 import { McpServer } from "./schema/mcp.ts";
 import { ModelClassDefaults, ModelOverride } from "./schema/models.ts";
 import { ProviderInstance } from "./schema/providers.ts";
+import { SandboxConfig } from "./schema/sandbox.ts";
 import {
   AgentBehavior,
   AutonomousPermissionMatcher,
@@ -38,6 +39,7 @@ export const AppConfigSchema = Type.Object(
     notifications: Type.Optional(Nullable(Notifications)),
     default_permission_matcher: Type.Optional(Nullable(Type.Union(PERMISSION_MATCHERS.map((m) => Type.Literal(m))))),
     autonomous_permission_matcher: Type.Optional(Nullable(AutonomousPermissionMatcher)),
+    sandbox: Type.Optional(Nullable(SandboxConfig)),
     plugins: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Opaque per-extension configuration." })),
     mcp_servers: Type.Optional(Type.Record(Type.String(), McpServer)),
     daemon: Type.Optional(Nullable(DaemonConfig)),

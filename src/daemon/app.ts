@@ -169,8 +169,9 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
     .post(
       "/commands/:name",
       async ({ body, params }) => {
-        // Tool servers' prompts are `mcp__<server>__<prompt>`: underscores, and the server's case.
-        if (!/^[A-Za-z][A-Za-z0-9_-]{0,127}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is letters, digits, hyphens and underscores");
+        // Tool servers' prompts are `mcp__<server>__<prompt>`: underscores, and the server's case; a custom
+        // command in a subfolder is `folder:name`.
+        if (!/^[A-Za-z0-9][A-Za-z0-9_:-]{0,127}$/.test(params.name)) throw new ProtocolError("unknown_command", undefined, "a command name is letters, digits, hyphens, underscores and colons");
         daemon.storage.check();
         const args = body.args ?? [];
         const result = await daemon.ops.run("session-command", body.operation_context, { name: params.name, args }, async () => {

@@ -22,6 +22,8 @@ export interface Evaluation {
   rule?: string;
   /** Rules that would allow the undecided parts; empty when no rule could (or nothing is undecided). */
   suggestions: string[];
+  /** An ask only because the shell command cannot be read part by part (no rule asked). */
+  unreadable?: boolean;
 }
 
 /** `deny_only`: bypass_plus, where only deny rules count and everything else is allowed. */
@@ -95,7 +97,7 @@ export class RuleEvaluator {
     const unreadable = (reason: string): Evaluation =>
       permissive && restrictive.length === 0
         ? { effect: "allow", reason: "", rule: bareAllow && describeRule(bareAllow), suggestions: [] }
-        : { effect: "ask", reason: `the command cannot be checked part by part (${reason})`, suggestions: [] };
+        : { effect: "ask", reason: `the command cannot be checked part by part (${reason})`, suggestions: [], unreadable: true };
     if (this.shellDialect === "powershell") return unreadable("PowerShell commands are not split into parts");
     const split = splitShellCommand(command);
     if (!split.ok) return unreadable(split.reason);

@@ -15,6 +15,7 @@ import { escapeGlob } from "./paths.ts";
 import { appendAllowRule, PermissionRuleError, readRuleFile, RULE_FILE_NAME, type RuleProblem } from "./rule-file.ts";
 import { NO_PERMISSION_TOOLS, parseRule, type Rule } from "./rules.ts";
 import { Secrets } from "./secrets.ts";
+import type { Autonomy } from "../sandbox/settings.ts";
 
 export type { PermissionDecision, PermissionRequest };
 
@@ -45,6 +46,18 @@ export interface GateOptions {
   providerDeps?: Partial<ProviderCallDeps>;
   /** The session's own directory of kept tool outputs: reading it back is allowed like the project's files. */
   toolOutputDir?: string;
+  /** The session's sandbox and autonomy (src/sandbox); absent: no sandbox, autonomy ask. */
+  sandbox?: GateSandbox;
+  /** Rules of this run only (`--allow`, `--deny`): pooled with the files' rules, never written anywhere. */
+  runRules?: { allow?: readonly string[]; deny?: readonly string[] };
+}
+
+export interface GateSandbox {
+  /** Whether shell commands really run in a sandbox (false after a fallback to off). */
+  active: boolean;
+  autonomy: Autonomy;
+  /** `workspace_write, no network`, for the escape question. */
+  description: string;
 }
 
 const DEFAULT_MAX_DENIALS = 3;
@@ -77,6 +90,14 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   let projectRules: Rule[] = [];
   if (!followSymlinks && isSymlink(projectFile)) warnings.push(`${projectShown} is a symlink and daemon.follow_symlinks_for_configs is off; its rules were skipped`);
   else projectRules = load(projectFile, projectShown);
+  const runRules: Rule[] = [];
+  for (const effect of ["allow", "deny"] as const) {
+    for (const text of opts.runRules?.[effect] ?? []) {
+      const parsed = parseRule(text);
+      if (parsed.ok) runRules.push({ ...parsed.rule, effect, origin: `--${effect}` });
+      else problems.push({ file: `--${effect}`, line: 1, column: parsed.offset + 1, message: `rule '${text}': ${parsed.message}` });
+    }
+  }
   if (problems.length > 0) throw new PermissionRuleError(problems);
   // Project trust (src/config/trust): the file's allow rules are used only when the user added them
   // ("allow always in this project") or trusted the project; the loader's notice names the others.
@@ -95,9 +116,16 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     const parsed = parseRule(`read(${escapeGlob(resolve(opts.toolOutputDir))}/**)`);
     if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: "built-in" });
   }
+  const autonomy = opts.sandbox?.autonomy ?? "ask";
+  // Accepting edits is a built-in rule, so deny and ask rules, secret files and symlinks hold as for read(./**).
+  if (autonomy !== "ask") {
+    const parsed = parseRule("edit(./**)");
+    if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: `autonomy ${autonomy}` });
+  }
+  const sandboxed = opts.sandbox?.active === true;
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
-  const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...sessionRules], base, secrets, shellDialect);
+  const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;
@@ -119,8 +147,20 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     async check(req, signal) {
       if (NO_PERMISSION_TOOLS.includes(req.tool) || matcher === "bypass") return { kind: "allow" };
       const call = { tool: req.tool, input: req.input, cwd: req.cwd };
+      if (req.tool === "shell" && sandboxed && req.input.outside_sandbox === true) {
+        // Leaving the sandbox is its own consent: deny rules still win, every other answer is the user's.
+        const ev = evaluator.evaluate(call, "all");
+        if (ev.effect === "deny") return { kind: "deny", reason: ev.reason, rule: ev.rule };
+        const rules = ev.effect === "ask" || ev.effect === null ? `; ${ev.reason}` : "";
+        return { kind: "ask", reason: `the command asks to run OUTSIDE the sandbox (${opts.sandbox!.description}), with full access to your files and the network${rules}`, suggestedRule: "" };
+      }
       if (matcher === "bypass_plus") return fromRules(evaluator.evaluate(call, "deny_only")) ?? { kind: "allow" };
       const ev = evaluator.evaluate(call, "all");
+      // Sandboxed autonomy: a command no rule decides (or that cannot be read, when no deny rule could
+      // match it) runs contained without a question. Ask rules written by the user still ask.
+      if (req.tool === "shell" && sandboxed && autonomy === "sandboxed" && (ev.effect === null || ev.unreadable)) {
+        if (evaluator.evaluate(call, "deny_only").effect === "allow") return { kind: "allow", rule: "sandboxed autonomy" };
+      }
       const decided = fromRules(ev);
       if (decided) return decided;
       if (matcher === "standard") return ask(ev);

@@ -58,6 +58,22 @@ const MCP_NAME = /^mcp__([A-Za-z0-9_-]+?)__([A-Za-z0-9_.-]+|\*)$/;
 const EXTENSION_NAME = /^ext__([a-z0-9-]+?)__([a-z0-9_-]+|\*)$/;
 const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<tool> / mcp__<server>__* or ext__<extension>__<tool> / ext__<extension>__*`;
 
+/** Claude Code's tool names in rules (`Bash(git *)`, `Read(./src/**)`) and ours. */
+const CLAUDE_CODE_TOOLS: Record<string, string> = { Bash: "shell", Read: "read", Edit: "edit", MultiEdit: "edit", Write: "write", Glob: "glob", Grep: "grep", WebFetch: "web_fetch", WebSearch: "web_search" };
+
+/** Our spelling of a rule written in Claude Code's form, so the error can name it; null for other names. */
+export function claudeCodeForm(name: string, specifier: string | null): string | null {
+  const ours = CLAUDE_CODE_TOOLS[name];
+  if (!ours) return null;
+  if (specifier === null || specifier.trim() === "") return ours;
+  let spec = specifier.trim();
+  // `Bash(npm run test *)` and `Bash(npm run test:*)` are both prefixes there; ours is `:*`.
+  if (ours === "shell" && spec.endsWith(" *")) spec = `${spec.slice(0, -2).trimEnd()}:*`;
+  // `Read(//abs/path)` is an absolute path there.
+  if (ours !== "shell" && spec.startsWith("//")) spec = spec.slice(1);
+  return `${ours}(${spec})`;
+}
+
 export function parseRule(text: string): RuleParse {
   const open = text.indexOf("(");
   const written = (open === -1 ? text : text.slice(0, open)).trim();
@@ -87,6 +103,8 @@ export function parseRule(text: string): RuleParse {
     const wide = m[2] === "*";
     return { ok: true, rule: { text, tool: wide ? `ext__${m[1]}__` : name, mcpServerWide: wide, target: { kind: "any" } } };
   }
+  const claude = claudeCodeForm(name, specifier);
+  if (claude) return { ok: false, message: `'${text.trim()}' is Claude Code's rule form; ours is '${claude}'`, offset: nameOffset };
   if (NO_PERMISSION_TOOLS.includes(name)) return { ok: false, message: `'${name}' never needs permission; rules cannot name it`, offset: nameOffset };
   const kind = SPECIFIERS[name];
   if (!kind) return { ok: false, message: `unknown tool '${name}'${didYouMean(name, RULE_TOOLS, "'")}; allowed: ${ALLOWED}`, offset: nameOffset };

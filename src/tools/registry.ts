@@ -10,6 +10,7 @@ import type { PlanItem } from "../protocol/plan.ts";
 import { createPlanTool } from "./plan.ts";
 import { grepTool } from "./grep.ts";
 import { createReadTool } from "./read.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { createShellTool } from "./shell.ts";
 import type { ShellEnvSource } from "./shell-env.ts";
 import { toolJsonSchema, type Tool } from "./tool.ts";
@@ -56,6 +57,8 @@ export interface SessionToolOptions {
   outputDir?: string;
   /** For `integrations.search.strategy: random`. */
   random?: () => number;
+  /** Where shell commands run (src/sandbox); null or absent: unconfined. */
+  sandbox?: Sandbox | null;
 }
 
 export class ToolRegistry {
@@ -115,6 +118,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
         projectRoot: session.projectRoot,
         env: session.shellEnv,
         ...(session.outputDir ? { outputDir: session.outputDir } : {}),
+        sandbox: session.sandbox ?? null,
       }),
     );
   }

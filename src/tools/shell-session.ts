@@ -4,7 +4,7 @@
 // timing out or flooding the output kills the whole group, which is the only way to stop a command tree
 // without leaving orphans. The next call then starts a new shell, sources the init script again and
 // restores the working directory and exported variables saved after the last completed command.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -43,6 +43,11 @@ export interface ShellSessionOptions {
   /** Absolute path of `agent_behavior.shell.init_script`, sourced once in every new shell. */
   initScript: string | null;
   env?: ShellEnvSource;
+  /**
+   * Runs the shell inside a sandbox (src/sandbox): the command line that wraps the shell's, given the
+   * session's scratch directory, which stays writable and becomes TMPDIR.
+   */
+  wrap?: (argv: string[], tempDir: string) => string[];
 }
 
 export interface StepLimits {
@@ -114,9 +119,17 @@ export class ShellSession {
 
   private async startShell(limits: StepLimits): Promise<ShellStart> {
     this.dir ??= mkdtempSync(join(tmpdir(), "agent-shell-"));
-    const proc = Bun.spawn(this.options.dialect.argv, {
+    const wrap = this.options.wrap;
+    let env = shellEnvironment(this.options.env);
+    if (wrap) {
+      // Outside the scratch directory the sandbox's /tmp is read-only.
+      const tmp = join(this.dir, "tmp");
+      mkdirSync(tmp, { recursive: true });
+      env = { ...env, TMPDIR: tmp };
+    }
+    const proc = Bun.spawn(wrap ? wrap(this.options.dialect.argv, this.dir) : this.options.dialect.argv, {
       cwd: this.options.projectRoot,
-      env: shellEnvironment(this.options.env),
+      env,
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

@@ -4,6 +4,8 @@ import { existsSync, statSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Type } from "@sinclair/typebox";
+import { sandboxBlockHint } from "../sandbox/failure.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { formatBytes } from "./file-content.ts";
 import { isInside } from "./paths.ts";
 import { resolveDialect } from "./shell-dialect.ts";
@@ -30,6 +32,17 @@ export const ShellInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** With a sandbox the model may ask to leave it for one call; the permission gate asks the user first. */
+export const SandboxedShellInput = Type.Object(
+  {
+    ...ShellInput.properties,
+    outside_sandbox: Type.Optional(
+      Type.Boolean({ description: "Run this command outside the sandbox, after the user approves. Only for a command the sandbox blocked." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export interface ShellToolOptions {
   /** `agent_behavior.shell.command`. */
   command: "bash" | "powershell";
@@ -40,9 +53,11 @@ export interface ShellToolOptions {
   env?: ShellEnvSource;
   /** Where output over the cap is kept whole (the session dir's `tool-output/`); without it, only the cut text. */
   outputDir?: string;
+  /** Where commands run (src/sandbox); without one they run unconfined. */
+  sandbox?: Sandbox | null;
 }
 
-export type ShellTool = Tool<typeof ShellInput> & {
+export type ShellTool = Tool<typeof SandboxedShellInput> & {
   /** Ends the session's shell and every process it started. */
   close(): Promise<void>;
 };
@@ -97,20 +112,27 @@ function describeStart(start: ShellStart | undefined, initScript: string | null,
 export function createShellTool(options: ShellToolOptions): ShellTool {
   const dialect = resolveDialect(options.command);
   const initPath = initProblem(options).path;
-  const session = "error" in dialect ? undefined : new ShellSession({ dialect, projectRoot: resolve(options.projectRoot), initScript: initPath, env: options.env });
+  const sandbox = options.sandbox ?? undefined;
+  const sessionOptions = "error" in dialect ? undefined : { dialect, projectRoot: resolve(options.projectRoot), initScript: initPath, env: options.env };
+  const session = sessionOptions && new ShellSession({ ...sessionOptions, ...(sandbox ? { wrap: sandbox.wrap } : {}) });
+  // Approved escapes run in a shell of their own: a sandboxed command cannot leave state for it to run.
+  let outside: ShellSession | undefined;
+  const description = options.command === "powershell" ? powershellDescription : bashDescription;
   const tool = defineTool({
     name: "shell",
-    description: options.command === "powershell" ? powershellDescription : bashDescription,
-    inputSchema: ShellInput,
+    description: sandbox ? `${description}\n\n${sandboxDescription(sandbox)}` : description,
+    inputSchema: (sandbox ? SandboxedShellInput : ShellInput) as typeof SandboxedShellInput,
     exclusive: () => "shell",
     async run(input, ctx, signal): Promise<ToolResult> {
-      if (!session) return toolError((dialect as { error: string }).error);
+      if (!session || !sessionOptions) return toolError((dialect as { error: string }).error);
+      const escape = sandbox !== undefined && input.outside_sandbox === true;
+      const shell = escape ? (outside ??= new ShellSession(sessionOptions)) : session;
       // Checked whenever a shell is about to start, so a script created after a failed call is picked up.
-      const problem = session.running ? undefined : initProblem(options).error;
+      const problem = shell.running ? undefined : initProblem(options).error;
       if (problem) return toolError(problem);
       const timeoutSecs = input.timeout_secs ?? SHELL_DEFAULT_TIMEOUT_SECS;
       const keepAs = options.outputDir ? join(options.outputDir, `shell-${(ctx.callId ?? randomUUID()).replace(/[^A-Za-z0-9_-]/g, "_")}.txt`) : undefined;
-      const { start, step } = await session.run(input.command, { timeoutMs: timeoutSecs * 1000, signal, ...(keepAs ? { keepAs } : {}) });
+      const { start, step } = await shell.run(input.command, { timeoutMs: timeoutSecs * 1000, signal, ...(keepAs ? { keepAs } : {}) });
       const notes = describeStart(start, options.initScript, timeoutSecs);
       if (!step) return toolError([...notes, "The command did not run."].join("\n"));
       const parts = [...notes];
@@ -118,6 +140,8 @@ export function createShellTool(options: ShellToolOptions): ShellTool {
       if (text !== "") parts.push(text.endsWith("\n") ? text.slice(0, -1) : text);
       else parts.push("(no output)");
       parts.push(endLine(step, timeoutSecs));
+      const hint = sandbox && !escape && step.end.kind === "completed" ? sandboxBlockHint(sandbox.policy, step.end.exitCode, text) : null;
+      if (hint) parts.push(hint);
       // A non-zero exit code is a normal answer (grep found nothing, a test failed); the code is stated.
       return {
         output: parts.join("\n"),
@@ -128,9 +152,20 @@ export function createShellTool(options: ShellToolOptions): ShellTool {
           outputBytes: step.output.totalBytes,
           outputCapped: step.output.capped,
           ...(step.output.keptAt ? { outputFile: step.output.keptAt } : {}),
+          ...(sandbox ? { sandbox: escape ? "outside" : sandbox.description } : {}),
         },
       };
     },
   });
-  return Object.assign(tool, { close: () => session?.close() ?? Promise.resolve() });
+  return Object.assign(tool, { close: async () => void (await Promise.all([session?.close(), outside?.close()])) });
+}
+
+function sandboxDescription(sandbox: Sandbox): string {
+  const p = sandbox.policy;
+  const writes = p.mode === "read_only" ? "cannot write files" : "can write only inside the project (not .git or .agent), $TMPDIR" + (p.writable.length > 1 ? " and the configured writable roots" : "");
+  return (
+    `Commands run in a sandbox (${sandbox.description}): they ${writes}${p.network ? "" : ", have no network access"}, and cannot read the user's credentials. ` +
+    "If a command fails because of the sandbox and truly needs more, call shell again with `outside_sandbox: true`: the user is asked, and it runs in a separate shell " +
+    "that starts in the project root without the sandboxed shell's working directory or variables."
+  );
 }

@@ -1,6 +1,7 @@
 // A throwaway home + project with rule files and a config, and the gate loaded from them.
 import { join } from "node:path";
 import { loadPermissionGate, type Classifier, type PermissionGate, type PermissionRequest } from "../../src/permissions/index.ts";
+import type { GateSandbox } from "../../src/permissions/gate.ts";
 import { FakeClock } from "../fakes/fake-clock.ts";
 import { configEnv } from "../helpers/config-env.ts";
 
@@ -10,6 +11,8 @@ export interface GateSetup {
   /** Global config YAML. */
   config?: string;
   classify?: Classifier;
+  sandbox?: GateSandbox;
+  runRules?: { allow?: string[]; deny?: string[] };
 }
 
 export async function gateFor(setup: GateSetup = {}) {
@@ -21,7 +24,7 @@ export async function gateFor(setup: GateSetup = {}) {
   // The rule files here are the user's own: trusted, as `agent trust` would (test/permissions/project-trust.test.ts covers the gating).
   const loaded = env.load({ untrusted: "keep" });
   if (!loaded.ok) throw new Error(`test config is invalid: ${JSON.stringify(loaded.problems)}`);
-  const gate: PermissionGate = await loadPermissionGate({ loaded, projectRoot: env.project, globalConfigDir: globalDir, clock: new FakeClock(), classify: setup.classify, home: env.home });
+  const gate: PermissionGate = await loadPermissionGate({ loaded, projectRoot: env.project, globalConfigDir: globalDir, clock: new FakeClock(), classify: setup.classify, home: env.home, sandbox: setup.sandbox, runRules: setup.runRules });
   const req = (tool: string, input: Record<string, unknown>, cwd = env.project): PermissionRequest => ({ tool, input, cwd, projectRoot: env.project });
   return { env, gate, req, globalDir, check: (tool: string, input: Record<string, unknown>, cwd?: string) => gate.check(req(tool, input, cwd)) };
 }

@@ -34,7 +34,7 @@ describe("invalid rule files", () => {
       ".agent/permissions.yaml:10:16", // just after the text, where the `)` is missing
     ]);
     expect(error.message.split("\n")[0]).toBe(
-      ".agent/permissions.yaml:2:5: rule 'Bash(ls)': unknown tool 'Bash'; allowed: a built-in tool (shell, read, write, edit, glob, grep, web_fetch, web_search) or mcp__<server>__<tool> / mcp__<server>__* or ext__<extension>__<tool> / ext__<extension>__*",
+      ".agent/permissions.yaml:2:5: rule 'Bash(ls)': 'Bash(ls)' is Claude Code's rule form; ours is 'shell(ls)'",
     );
     expect(error.problems[1]!.message).toContain("one simple command");
     expect(error.problems[2]!.message).toContain("write domain:example.com");

@@ -1,10 +1,12 @@
 // Every session command, in `/help` order. A new command: one file here and one line below.
 import { clearCommand } from "./clear.ts";
 import { compactCommand } from "./compact.ts";
+import { initCommand } from "./custom/init.ts";
+import { shellCommand } from "./custom/shell-command.ts";
 import { extensionsCommand } from "../extensions/command.ts";
 import { facetCommand } from "./facet.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
 import type { SessionCommand } from "./types.ts";
 
-export const SESSION_COMMANDS: readonly SessionCommand[] = [compactCommand, clearCommand, facetCommand, modelCommand, mcpCommand, extensionsCommand];
+export const SESSION_COMMANDS: readonly SessionCommand[] = [compactCommand, clearCommand, facetCommand, modelCommand, mcpCommand, extensionsCommand, initCommand, shellCommand];

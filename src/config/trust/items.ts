@@ -7,6 +7,7 @@ import type { LayerName } from "../merge.ts";
 import { at, type Doc, isMap, text } from "../doc.ts";
 import { environmentReferences } from "./env-references.ts";
 import { modelChoice } from "./model-choice.ts";
+import { projectShellCommands } from "./project-commands.ts";
 import { MAX_REACHED_FILES, MAX_SCANNED_BYTES, reachedFiles, type ScanCache } from "./reached-files.ts";
 
 export type TrustItemKind =
@@ -20,7 +21,8 @@ export type TrustItemKind =
   | "web_proxy"
   | "permission_matcher"
   | "permission_rules"
-  | "environment";
+  | "environment"
+  | "project_command";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -241,6 +243,21 @@ function permissionRules(input: TrustInput, items: TrustItem[]): void {
   });
 }
 
+/** A project command that runs shell lines (src/config/trust/project-commands.ts): its file is pinned. */
+function projectCommands(input: TrustInput, items: TrustItem[]): void {
+  for (const c of projectShellCommands(input.projectRoot)) {
+    items.push({
+      kind: "project_command",
+      key: `commands.${c.name}`,
+      shown: `command /${c.name} (${relative(input.projectRoot, c.path)}) runs: ${c.commands.join("; ")}`,
+      pin: { commands: c.commands },
+      files: [c.path],
+      // Not a config key: the command's shell lines stay refused (src/agent/commands/custom/expand.ts).
+      remove: [],
+    });
+  }
+}
+
 /** Every trust-relevant setting of a project, in a stable order. */
 export function trustItems(input: TrustInput): TrustItem[] {
   const items: TrustItem[] = [];
@@ -252,6 +269,7 @@ export function trustItems(input: TrustInput): TrustItem[] {
   daemonBlock(input, items);
   permissionMatcher(input, items);
   permissionRules(input, items);
+  projectCommands(input, items);
   // Last: only what no item above already leaves out.
   environmentReferences(input, items);
   return items;

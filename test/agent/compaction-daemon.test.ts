@@ -32,7 +32,7 @@ function project(main: FakeStep[], mini: FakeStep[], daemon = ""): { project: Pr
 }
 
 async function daemonFor(p: Project, dir: string) {
-  const running = await startDaemon({ sessionDir: dir, project: p.root, credential: TOKEN, limits: { heartbeatMs: 0 }, engineFactory: configuredEngine(p.env, false).engineFactory });
+  const running = await startDaemon({ sessionDir: dir, project: p.root, credential: TOKEN, limits: { heartbeatMs: 0 }, engineFactory: configuredEngine(p.env, false, { untrusted: "keep" }).engineFactory }); // the project layer is this test's own provider
   daemons.push(running);
   const call = (path: string, body?: unknown) =>
     fetch(running.url + path, {

@@ -35,7 +35,7 @@ describe("subagents in the daemon", () => {
       return { turn: { text: "The subagent wrote notes.txt." } };
     });
     const p = makeProject(routedConfig(fake));
-    const { engineFactory, reload } = configuredEngine(p.env, false);
+    const { engineFactory, reload } = configuredEngine(p.env, false, { untrusted: "keep" }); // the project layer is this test's own provider
     running = await startDaemon({ sessionDir: tempSessionDir(), project: p.root, credential: TOKEN, engineFactory, reloadCatalog: reload, limits: { heartbeatMs: 0 } });
     const url = running.url;
     const sync = async () => (await fetch(`${url}/sync`, { headers })).json();

@@ -1,6 +1,7 @@
 // Builds a session from the project's config: model and provider, facet and system prompt, tools,
 // permissions, reminders. Hosts (`agent exec`, the daemon) call this; every setup problem is a
 // SessionSetupError whose message tells the user what to change.
+import { Checkpoints } from "./checkpoints/recorder.ts";
 import { dataRoot, globalConfigDir, type Env } from "../config/files.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { resolveModels, type ResolvedModel } from "../config/models.ts";
@@ -218,6 +219,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const sessionId = opts.sessionId ?? newId("ses", clock.now());
   // Whole tool outputs over a tool's cap (shell, tool servers), for the model to read back.
   const toolOutputDir = join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "tool-output");
+  // Restore points live with the session: deleting the session deletes them.
+  const checkpoints = new Checkpoints(join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "checkpoints"), project.root, opts.env, initialEvents);
   const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }, opts.authDir);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
@@ -382,11 +385,12 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       tracer: telemetry.tracer,
       compaction: compactionSettings(loaded, warnings),
       costOf: messageCost(loaded, opts.env),
+      checkpoints,
     },
     gate,
     interactive: opts.interactive,
     initialEvents,
-    services: { mcp, modes, goals, extensions },
+    services: { mcp, modes, goals, extensions, checkpoints },
     dynamicCommands: () => (promptCommands ? [...customCommands, ...promptCommands.commands()] : customCommands),
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
@@ -408,6 +412,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   goals.bind(session);
   notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
+  checkpoints.bind((e) => session.record(e));
+  session.subscribe((e) => checkpoints.apply(e));
   if (mcp) {
     // A server's first connection is not news to the model (it never saw those tools); later changes are:
     // tools it may have used came or went. Nothing is said once the session is closing.

@@ -4,6 +4,7 @@
 // The events are defined once, as schemas (src/protocol/sync-record.ts, EngineEventVariants); the types
 // here are their Static types.
 import { applyContextEvent } from "./compaction/context.ts";
+import { applyRewind, noteContextChange } from "./checkpoints/conversation-rewind.ts";
 import type { Conversation, ConversationEntry, ToolResultsMessage } from "./conversation.ts";
 import type { EngineEvent } from "../protocol/sync-record.ts";
 
@@ -56,7 +57,11 @@ export function applyEvent(conversation: Conversation, event: EngineEvent): void
     }
     case "context_compacted":
     case "context_cleared":
+      noteContextChange(conversation);
       applyContextEvent(conversation, event);
+      return;
+    case "rewound":
+      applyRewind(conversation, event);
       return;
     default:
       return;

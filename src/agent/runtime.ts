@@ -15,6 +15,7 @@ import type { EngineEvent } from "./events.ts";
 import type { Authorization, PermissionRequest } from "./permission.ts";
 import type { Reminders } from "./reminders.ts";
 import type { ToolSet } from "./tool-set.ts";
+import type { Checkpoints } from "./checkpoints/recorder.ts";
 
 export interface AgentRuntime {
   sessionId: string;
@@ -46,4 +47,6 @@ export interface AgentRuntime {
   costOf?(modelKey: string, usage: Usage): number | null;
   /** Who summarizes when the context fills up, retries, whether /clear is allowed. */
   compaction: CompactionSettings;
+  /** Restore points of the files each turn changes (/undo, /rewind); absent: none are kept. */
+  checkpoints?: Checkpoints;
 }

@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   command_unavailable: 409,
   /** The command ran and failed upstream (e.g. /compact's summary model); nothing changed. */
   command_failed: 502,
+  /** /undo or /rewind would overwrite a file changed since the agent changed it; nothing was changed. */
+  checkpoint_conflict: 409,
   snapshot_capacity_exceeded: 503,
   /** The daemon's storage: a full disk (507 Insufficient Storage), a read-only or failing filesystem. */
   storage_full: 507,

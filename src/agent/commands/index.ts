@@ -7,6 +7,8 @@ import { extensionsCommand } from "../extensions/command.ts";
 import { facetCommand } from "./facet.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
+import { rewindCommand } from "./rewind.ts";
 import type { SessionCommand } from "./types.ts";
+import { undoCommand } from "./undo.ts";
 
-export const SESSION_COMMANDS: readonly SessionCommand[] = [compactCommand, clearCommand, facetCommand, modelCommand, mcpCommand, extensionsCommand, initCommand, shellCommand];
+export const SESSION_COMMANDS: readonly SessionCommand[] = [compactCommand, clearCommand, undoCommand, rewindCommand, facetCommand, modelCommand, mcpCommand, extensionsCommand, initCommand, shellCommand];

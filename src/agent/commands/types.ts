@@ -5,6 +5,7 @@ import type { McpManager } from "../../mcp/manager.ts";
 import type { ExtensionManager } from "../extensions/manager.ts";
 import type { SessionModes } from "../facets/modes.ts";
 import type { GoalDriver } from "../goals/driver.ts";
+import type { Checkpoints } from "../checkpoints/recorder.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import type { AgentSession } from "../session.ts";
 import type { SessionCommandInfo, SessionCommandResult } from "../../protocol/daemon-responses.ts";
@@ -20,7 +21,9 @@ export type SessionCommandErrorCode =
   /** The command exists but cannot run now (turn running, feature disabled by config, nothing to act on). */
   | "command_unavailable"
   /** The command ran and failed (a compaction whose summary model failed); nothing was changed. */
-  | "command_failed";
+  | "command_failed"
+  /** /undo or /rewind would overwrite a file someone changed since the agent did; nothing was changed. */
+  | "checkpoint_conflict";
 
 export class SessionCommandError extends Error {
   constructor(
@@ -41,6 +44,8 @@ export interface CommandServices {
   goals?: GoalDriver;
   /** The session's extensions (/extensions). */
   extensions?: ExtensionManager;
+  /** Restore points of the turns' file changes (/undo, /rewind). */
+  checkpoints?: Checkpoints;
 }
 
 export interface CommandContext {

@@ -80,6 +80,13 @@ export interface ViewState {
   lastSeq: number;
 }
 
+/** What an /undo or /rewind did, for the transcript (what was shown before it stays in the scrollback). */
+function rewoundText(r: { action: string; mode: string; restored: string[]; kept: string[] }): string {
+  const files = r.mode === "conversation" ? "files left as they are" : `${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.kept.length ? `, ${r.kept.length} kept as changed since` : ""}`;
+  if (r.action === "undo") return `undid the last turn's file changes: ${files}`;
+  return `rewound to before a prompt: ${files}${r.mode === "code" ? "" : "; the model no longer sees the conversation from that prompt on"}`;
+}
+
 function info(seq: string, message: string): Block {
   return { kind: "notice", id: `notice:${seq}`, level: "info", message, done: true };
 }
@@ -336,6 +343,13 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
       case "daemon_catalog_changed":
         // The context meter's model windows come from the catalog: a new revision is read again.
         state.catalogRevision = r.catalog_revision;
+        break;
+      case "checkpoint_saved":
+      case "checkpoint_settled":
+        // Restore points are bookkeeping for /undo and /rewind, not something to show.
+        break;
+      case "rewound":
+        push(info(r.seq, rewoundText(r)));
         break;
       case "operation_result":
         // Ignored: SessionActions reads a command's result from its response, and a retry with the same

@@ -9,6 +9,7 @@ import type { Authorization, PermissionRequest } from "./permission.ts";
 import { runBatch, type BatchCall } from "./tool-batch.ts";
 import { traceToolCall } from "../telemetry/engine-spans.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
+import type { Checkpoints } from "./checkpoints/recorder.ts";
 
 export type ToolCallPart = Extract<AssistantContentPart, { type: "tool_call" }>;
 
@@ -31,6 +32,8 @@ export interface ToolCallsDeps {
   scrub: (text: string) => string;
   /** A span per call (name, id, status; never arguments or output). */
   tracer?: Tracer;
+  /** Saves restore points of the files a call changes (src/agent/checkpoints/). */
+  checkpoints?: Checkpoints;
 }
 
 export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCallsDeps, signal: AbortSignal): Promise<ToolResultEntry[]> {
@@ -85,7 +88,10 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         // The duration is the tool's own run: the wait for a person's answer is not part of it.
         const ran = deps.clock.now();
         if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, ran);
+        // Before the first change: a restore point of what the call will change (a command's, once it ran).
+        const guard = await deps.checkpoints?.beforeCall(call, tool, deps.ctx).catch(() => null);
         const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id, onProgress: progressReporter(deps, call) }, batchSignal);
+        await guard?.after().catch(() => {});
         if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, ran);
         finish(call, r.isError ? "error" : "completed", r, ran);
       }),

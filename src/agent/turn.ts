@@ -92,6 +92,7 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
       }
     }
   });
+  rt.checkpoints?.settle(turnId);
   emit({ type: "turn_completed", turn_id: turnId, stop_reason: outcome.stop, usage, ...(outcome.error ? { error: outcome.error } : {}) });
 }
 
@@ -171,8 +172,9 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
 }
 
 /** What every batch of tool calls in this turn shares: the turn, the tools, their context and clock. */
-function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "refusal" | "ctx" | "clock"> {
+function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "refusal" | "ctx" | "clock" | "checkpoints"> {
   return {
+    ...(rt.checkpoints ? { checkpoints: rt.checkpoints } : {}),
     turnId,
     resultsMessageId: rt.newId("msg"),
     tools: (name) => rt.tools.get(name),

@@ -20,6 +20,7 @@ import {
 import { GoalChangeSchema, GoalSchema } from "./goal.ts";
 import { NotificationDeliverySchema, NotificationSchema } from "./notification.ts";
 import { PlanItemSchema } from "./plan.ts";
+import { CheckpointFileSchema, RewindModeSchema, SettledFileSchema } from "./checkpoint.ts";
 import { ClientOperationResultV1 } from "./operation.ts";
 
 const S = Type.String();
@@ -142,6 +143,26 @@ export const EngineEventVariants = [
   variant("notification", "A notification arrived; its user message (same id) follows at once (drained) or with the next turn (queued).", {
     notification: NotificationSchema,
     delivery: NotificationDeliverySchema,
+  }),
+  variant("checkpoint_saved", "A restore point: what files held before this turn's first change to them (content copies under the session dir), saved before a file tool ran, or after a command whose changes the project snapshot saw.", {
+    turn_id: S,
+    /** The id of the user prompt (message) that started the turn. */
+    prompt_id: S,
+    call_id: S,
+    files: Type.Array(CheckpointFileSchema),
+  }),
+  variant("checkpoint_settled", "The turn ended: the state the agent left each file of its restore points in (a later difference is someone else's change).", {
+    turn_id: S,
+    files: Type.Array(SettledFileSchema),
+  }),
+  variant("rewound", "/undo or /rewind: files went back to their restore points (code), and/or the conversation was cut before the prompt prompt_id (conversation).", {
+    action: Type.Union([Type.Literal("undo"), Type.Literal("rewind")]),
+    prompt_id: S,
+    mode: RewindModeSchema,
+    /** The turns whose file changes were reverted. */
+    turn_ids: Type.Array(S),
+    restored: Type.Array(S, { description: "Absolute paths put back to their restore point." }),
+    kept: Type.Array(S, { description: "Absolute paths someone changed since the turn, kept as they are (--keep)." }),
   }),
   variant("subagent_started", "The task tool call parent_tool_call_id started a subagent (its own messages are not recorded).", {
     subagent_id: S,

@@ -9,7 +9,7 @@ import type { CapturedRequest } from "../../fakes/provider-fake.ts";
 import { saveProfile } from "../../../src/providers/device-auth/profiles.ts";
 import { type MatrixCell, SERVED_CONTEXT_WINDOW } from "./cells.ts";
 import { normalizeRequests } from "./fixtures.ts";
-import { IMAGE_PROMPT, NOTES, PERMISSIONS, PNG_BASE64, script, TOOL_PROMPT } from "./task.ts";
+import { IMAGE_PROMPT, NOTES, offeredTools, PERMISSIONS, PNG_BASE64, script, TOOL_PROMPT } from "./task.ts";
 import { startVendorFake, vendorPath } from "./vendor-fake.ts";
 
 export const MATRIX_KEY = "sk-matrix-0123456789abcdef";
@@ -95,7 +95,7 @@ export async function runAgent(binary: string, args: string[], p: { root: string
 }
 
 export async function runCell(cell: MatrixCell, binary = BINARY): Promise<CellResult> {
-  const fake = startVendorFake(cell, script(cell));
+  const fake = startVendorFake(cell, (first) => script(cell, offeredTools(first)));
   const p = cellProject(cell, fake.origin);
   try {
     const prompt = cell.task === "image" ? IMAGE_PROMPT : TOOL_PROMPT;

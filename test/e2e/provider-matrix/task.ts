@@ -19,10 +19,33 @@ export const IMAGE_ANSWER = "pixel.png is one red pixel.";
 /** The user's permission rules the task needs (exec cannot ask): the edit and the one command. */
 export const PERMISSIONS = `allow:\n  - edit(notes.txt)\n  - shell(${SHELL_COMMAND})\n`;
 
-function editArguments(cell: MatrixCell): Record<string, unknown> {
-  if (cell.editFormat === "patch") return { patch: "*** Begin Patch\n*** Update File: notes.txt\n@@\n # Release notes\n-status: draft\n+status: final\n owner: matrix\n*** End Patch" };
-  if (cell.editFormat === "replace") return { path: "notes.txt", old_string: "status: draft", new_string: "status: final" };
-  throw new Error(`cell ${cell.id}: the task has no edit call for edit format '${cell.editFormat}'`);
+/** A tool as the request offers it: its name and its arguments' schema, whatever the dialect's wrapping. */
+export interface OfferedTool {
+  name: string;
+  schema: { properties?: Record<string, unknown> };
+}
+
+/** The tools of a request body: Messages `{name, input_schema}`, Chat Completions `{function: {name, parameters}}`, Responses `{name, parameters}`. */
+export function offeredTools(body: any): OfferedTool[] {
+  return (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => ({
+    name: t.function?.name ?? t.name,
+    schema: t.function?.parameters ?? t.parameters ?? t.input_schema ?? {},
+  }));
+}
+
+const PATCH = "*** Begin Patch\n*** Update File: notes.txt\n@@\n # Release notes\n-status: draft\n+status: final\n owner: matrix\n*** End Patch";
+
+/**
+ * The edit call, as a model makes it with the edit tool it was offered: `apply_patch` (one `input`
+ * string), `edit` in patch form (`patch`), or `edit` by exact replacement (`old_string`/`new_string`).
+ */
+function editCall(cell: MatrixCell, offered: OfferedTool[]): { name: string; args: Record<string, unknown> } {
+  const applyPatch = offered.find((t) => t.name === "apply_patch");
+  if (applyPatch) return { name: "apply_patch", args: { input: PATCH } };
+  const props = offered.find((t) => t.name === "edit")?.schema.properties ?? {};
+  if ("patch" in props) return { name: "edit", args: { patch: PATCH } };
+  if ("old_string" in props) return { name: "edit", args: { path: "notes.txt", old_string: "status: draft", new_string: "status: final" } };
+  throw new Error(`cell ${cell.id}: no edit tool the task knows how to call among ${offered.map((t) => t.name).join(", ")}`);
 }
 
 /** Tool call ids in the vendor's own style (Messages `toolu_…`, the others `call_…`). */
@@ -34,8 +57,8 @@ function thought(cell: MatrixCell, n: number, text: string): Pick<TurnSpec, "rea
 
 const usage = { input: 900, output: 40 };
 
-/** The model's side of the cell's conversation, one TurnSpec per request. */
-export function script(cell: MatrixCell): TurnSpec[] {
+/** The model's side of the cell's conversation, one TurnSpec per request, given the tools the first request offers. */
+export function script(cell: MatrixCell, offered: OfferedTool[]): TurnSpec[] {
   const call = (n: number, name: string, args: Record<string, unknown>) => ({ id: callId(cell, n), name, arguments: JSON.stringify(args) });
   if (cell.task === "image") {
     return [
@@ -43,9 +66,10 @@ export function script(cell: MatrixCell): TurnSpec[] {
       { ...thought(cell, 2, "The image is a single red pixel."), text: IMAGE_ANSWER, usage },
     ];
   }
+  const edit = editCall(cell, offered);
   return [
     { ...thought(cell, 1, "First read the file."), tool_calls: [call(1, "read", { path: "notes.txt" })], usage },
-    { ...thought(cell, 2, "The status line says draft; change it."), tool_calls: [call(2, "edit", editArguments(cell))], usage },
+    { ...thought(cell, 2, "The status line says draft; change it."), tool_calls: [call(2, edit.name, edit.args)], usage },
     { ...thought(cell, 3, "Show the file to confirm."), tool_calls: [call(3, "shell", { command: SHELL_COMMAND })], usage },
     { ...thought(cell, 4, "The file says final now."), text: TOOL_ANSWER, usage },
   ];

@@ -2,7 +2,7 @@
 // rules, its error bodies) behind the vendor's own path layout (the catalog URL's path on 127.0.0.1),
 // answering the cell's script and capturing every request.
 import type { Server } from "bun";
-import type { CapturedRequest } from "../../fakes/provider-fake.ts";
+import type { CapturedRequest, FakeStep } from "../../fakes/provider-fake.ts";
 import { startStrictFake } from "../../fakes/strict-fake.ts";
 import type { TurnSpec } from "../../fakes/turn-spec.ts";
 import { PROTOCOL_INFO } from "../../../src/providers/protocols.ts";
@@ -25,9 +25,15 @@ const ENDPOINT = { a_messages: "/v1/messages", b_chat_completions: "/chat/comple
  * dialect's endpoint (the strict fake itself serves the dialect's standard path). A request to any other
  * path is a violation.
  */
-export function startVendorFake(cell: MatrixCell, turns: TurnSpec[]): VendorFake {
+export function startVendorFake(cell: MatrixCell, turns: TurnSpec[] | ((firstBody: unknown) => TurnSpec[])): VendorFake {
   const dialect = PROTOCOL_INFO[cell.provider.protocol].baseDialect;
-  const inner = startStrictFake(cell.provider.name, turns.map((turn) => ({ kind: "turn" as const, turn })));
+  // A script that depends on the first request (the tools it offers) is filled in when that request arrives;
+  // the fake reads each step when its request comes, so it sees the filled-in steps.
+  const steps: FakeStep[] = [];
+  let planned = typeof turns !== "function";
+  const plan = (body: unknown) => steps.push(...(typeof turns === "function" ? turns(body) : turns).map((turn) => ({ kind: "turn" as const, turn })));
+  if (planned) plan(null);
+  const inner = startStrictFake(cell.provider.name, steps);
   const innerPath = { a_messages: "/v1/messages", b_chat_completions: "/v1/chat/completions", b_responses: "/v1/responses" }[dialect];
   const requests: CapturedRequest[] = [];
   const violations: string[] = [];
@@ -50,6 +56,10 @@ export function startVendorFake(cell: MatrixCell, turns: TurnSpec[]): VendorFake
       if (req.method !== "POST" || path !== expected) {
         violations.push(`unexpected ${req.method} ${path} (the vendor serves ${expected})`);
         return Response.json({ error: { type: "not_found_error", message: `no route ${path}` } }, { status: 404 });
+      }
+      if (!planned) {
+        planned = true;
+        plan(body);
       }
       const forwarded = new Headers(req.headers);
       forwarded.delete("host");

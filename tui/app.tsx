@@ -11,6 +11,7 @@ import { CompletionMenu } from "./components/completion-menu.tsx";
 import { applyCompletion, completions, completionToken } from "./completion.ts";
 import { PromptEditor } from "./components/prompt-editor.tsx";
 import { ConfirmDialog, QuestionDialog } from "./components/question-dialog.tsx";
+import { RewindPicker, type RewindOutcome } from "./components/rewind-picker.tsx";
 import { ElicitationForm } from "./components/elicitation-form.tsx";
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
@@ -56,6 +57,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
   const [details, setDetails] = useState(false);
   const [confirmKill, setConfirmKill] = useState(false);
+  const [rewinding, setRewinding] = useState(false);
   const [sending, setSending] = useState(0);
   const [answering, setAnswering] = useState<string | null>(null);
   const [answerError, setAnswerError] = useState<string | null>(null);
@@ -85,7 +87,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   const liveLines = Math.max(4, size.rows - 12);
   const live = store.health.state === "connected" && !store.catchingUp;
   const question = s.pending[0];
-  const dialog = confirmKill ? "confirm" : question ? "question" : null;
+  const dialog = confirmKill ? "confirm" : rewinding ? "rewind" : question ? "question" : null;
 
   // The completion menu: commands on `/`, their arguments for /model and /facet, files on `@`.
   const [sessionCommands, setSessionCommands] = useState<{ name: string; usage: string; summary: string }[] | null>(null);
@@ -176,6 +178,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (command.name === "kill-session") return setConfirmKill(true);
     if (command.name === "image") return attachImage(text, command.args.join(" "));
     if (command.name === "reload") return reloadConfig(text);
+    if (command.name === "rewind" && command.args.length === 0 && !s.busy) return setRewinding(true);
     if (command.name === "help") {
       actions
         .commands()
@@ -239,6 +242,13 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       .finally(() => setAnswering(null));
   }
 
+  /** The /rewind picker ended: its command's answer goes in the transcript, the prompt back into an empty editor. */
+  function rewound(outcome: RewindOutcome) {
+    setRewinding(false);
+    store.addCommandOutput(outcome.command ?? "/rewind", outcome.message, outcome.failed);
+    if (outcome.promptText) setEditor((e) => (e.text ? e : editorOf(outcome.promptText!)));
+  }
+
   function kill(ok: boolean) {
     setConfirmKill(false);
     if (!ok) return;
@@ -271,6 +281,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
         {s.busy && s.turnId && interrupted.current === s.turnId ? <Text dimColor>interrupting the turn… (Ctrl+C again detaches)</Text> : null}
         {sending > 0 ? <Text dimColor>{live ? "sending…" : "waiting for the connection to send…"}</Text> : null}
         {dialog === "confirm" ? <ConfirmDialog text={killQuestion} onResult={kill} active /> : null}
+        {dialog === "rewind" ? <RewindPicker actions={actions} onDone={rewound} active={live} /> : null}
         {dialog === "question" && question && live ? (
           answering === question.id ? (
             <Text dimColor>sending the answer…</Text>

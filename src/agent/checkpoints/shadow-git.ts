@@ -3,7 +3,7 @@
 // project's .gitignore rules, and the difference names each changed file with its content from before.
 // Git runs with no system or global config, fsmonitor off and no hooks: the snapshot runs nothing the
 // project or the user's git config names (filter drivers, hooks).
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface ShadowChange {
@@ -69,7 +69,12 @@ export class ShadowGit {
       const r = await this.run(["git", "init", "--quiet", "--template=", this.gitDir]);
       if (r.code !== 0) return false;
       // `git init DIR` made DIR/.git; the store is used with explicit --git-dir, as a non-bare repository.
-      return (await this.run(["git", "--git-dir", join(this.gitDir, ".git"), "config", "core.bare", "false"])).code === 0;
+      if ((await this.run(["git", "--git-dir", join(this.gitDir, ".git"), "config", "core.bare", "false"])).code !== 0) return false;
+      // Content the project's repository already holds (every committed file) is not copied again: its
+      // objects are read from there, and only changed or new files take room under the session.
+      const objects = projectObjects(this.projectRoot);
+      if (objects) writeFileSync(join(this.gitDir, ".git", "objects", "info", "alternates"), `${objects}\n`);
+      return true;
     })().catch(() => false);
     return this.ready;
   }
@@ -96,5 +101,18 @@ export class ShadowGit {
     } catch {
       return { code: -1, out: "" };
     }
+  }
+}
+
+/** The object directory of the repository around the project (a `.git` directory; a worktree's `.git` file is not followed). */
+function projectObjects(projectRoot: string): string | null {
+  for (let dir = projectRoot; ; dir = dirname(dir)) {
+    const objects = join(dir, ".git", "objects");
+    try {
+      if (statSync(objects).isDirectory()) return objects;
+    } catch {
+      if (existsSync(join(dir, ".git"))) return null;
+    }
+    if (dirname(dir) === dir) return null;
   }
 }

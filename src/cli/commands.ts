@@ -4,6 +4,7 @@ import { authCommand } from "./auth-commands.ts";
 import { configCommand } from "./config-commands.ts";
 import { connectCommand } from "./connect-commands.ts";
 import { daemonCommand } from "./daemon-commands.ts";
+import { RUN_PERMISSION_FLAGS } from "./run-permission-flags.ts";
 import { continueCommand, newCommand, sessionsCommand } from "./session-commands.ts";
 import { execCommand } from "./exec-commands.ts";
 import { acpCommand } from "./acp-commands.ts";
@@ -33,6 +34,6 @@ offline demo); 'agent new', 'agent continue' and 'agent exec' do it explicitly.`
   subcommands: [newCommand, continueCommand, sessionsCommand, execCommand, acpCommand, connectCommand, setupCommand, modelsCommand, configCommand, mcpCommand, trustCommand, authCommand, printCommand, gatewayCommand, daemonCommand, updateCommand],
   examples: ["agent", "agent setup", "agent --demo", 'agent exec "explain the build"', "agent models", "agent config validate"],
   // No command on a terminal: a new session in this directory (the front door); else this help.
-  flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }],
+  flags: [{ name: "demo", type: "boolean", summary: "With no command: start the offline demo (scripted answers, no account)" }, ...RUN_PERMISSION_FLAGS],
   run: async (args, io) => (await import("./front-door.ts")).frontDoorRun(args, io, rootCommand),
 };

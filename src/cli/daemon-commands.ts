@@ -1,5 +1,6 @@
 // `agent daemon`: one session's daemon process (started by `agent new` / `agent continue` and the gateway).
 import type { CommandSpec } from "../util/cli-command.ts";
+import { RUN_PERMISSION_FLAGS } from "./run-permission-flags.ts";
 
 export const daemonCommand: CommandSpec = {
   name: "daemon",
@@ -19,6 +20,7 @@ reloads the config behind GET /daemon-state.`,
     { name: "config", type: "string", valueName: "FILE", summary: "Config file used in place of the global config (the gateway passes its configuration's file)" },
     { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" },
     { name: "auth-dir", type: "string", valueName: "DIR", summary: "Provider auth profiles directory, profiles in DIR/providers/ (default: <data root>/auth; the gateway passes daemon_sessions.auth_dir)" },
+    ...RUN_PERMISSION_FLAGS,
   ],
   examples: ["agent daemon --session-dir ~/.local/share/agent/sessions/ses_... --credential-file .../credential.json"],
   run: async (args, io) => {

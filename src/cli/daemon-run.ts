@@ -2,6 +2,8 @@
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
 import { join, resolve } from "node:path";
 import { DEMO_NOTICE } from "../agent/demo.ts";
+import type { SandboxOverrides } from "../sandbox/settings.ts";
+import { runPermissions } from "./run-permission-flags.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
 import { loadConfig } from "../config/load.ts";
 import type { UntrustedPolicy } from "../config/trust/assess.ts";
@@ -42,7 +44,8 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
   const configPath = configFile === undefined ? undefined : resolve(io.cwd, configFile);
   const authDir = args.flags["auth-dir"] as string | undefined;
   const tracer = new DeferredTracer();
-  const { engineFactory, reload } = configuredEngine(io.env, demo, { configFile: configPath, tracer, warn: (m) => io.err(`warning: ${m}\n`), authDir: authDir === undefined ? undefined : resolve(io.cwd, authDir) });
+  const { sandbox, runRules } = runPermissions(args);
+  const { engineFactory, reload } = configuredEngine(io.env, demo, { configFile: configPath, tracer, warn: (m) => io.err(`warning: ${m}\n`), authDir: authDir === undefined ? undefined : resolve(io.cwd, authDir), sandbox, runRules });
   return runDaemonProcess({ sessionDir: resolve(io.cwd, sessionDir), credentialFile: resolve(io.cwd, credentialFile), port, project: args.flags.project as string | undefined, engineFactory, reload, tracer }, io);
 }
 
@@ -52,6 +55,9 @@ export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
  */
 export interface EngineOptions {
   configFile?: string;
+  /** `agent new --sandbox/--autonomy/--full-auto/--allow/--deny`: this daemon run only. */
+  sandbox?: SandboxOverrides;
+  runRules?: { allow: string[]; deny: string[] };
   tracer?: DeferredTracer;
   warn?: (message: string) => void;
   authDir?: string;
@@ -63,11 +69,11 @@ export interface EngineOptions {
 }
 
 export function configuredEngine(env: Record<string, string | undefined>, demo: boolean, options: EngineOptions = {}): { engineFactory: EngineFactory; reload: (daemon: Daemon) => void } {
-  const { configFile, tracer, warn, authDir, untrusted } = options;
+  const { configFile, tracer, warn, authDir, untrusted, sandbox, runRules } = options;
   let live: SessionCatalogView | undefined;
   const engineFactory: EngineFactory = async ({ sessionId, sessionDir: dir, projectRoot, initialEvents }) => {
     try {
-      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer, authDir, untrusted, trustHint: "and start the session again" });
+      const created = await createSessionFromConfig({ cwd: projectRoot, env, sessionId, sessionDir: dir, interactive: true, initialEvents, demo, configFile, tracer, authDir, untrusted, trustHint: "and start the session again", sandbox, runRules });
       // Export starts from the config the engine just loaded (before the daemon listens, so routes are traced too).
       await tracer?.choose({ block: created.loaded.config.telemetry, env, secrets: created.loaded.secrets, warn });
       const secrets = [...created.loaded.secrets, ...(created.loaded.config.permissions?.secret_words ?? [])];

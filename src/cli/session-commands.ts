@@ -1,6 +1,7 @@
 // `agent new`, `agent continue`, `agent sessions list|stop|rm`: sessions of the current project, each
 // served by its own daemon process.
 import type { CommandSpec } from "../util/cli-command.ts";
+import { RUN_PERMISSION_FLAGS } from "./run-permission-flags.ts";
 
 const DEMO = { name: "demo", type: "boolean", summary: "Use the offline demo provider (scripted answers, no account)" } as const;
 const DETACH = { name: "detach", type: "boolean", summary: "Print the session id and leave the daemon running" } as const;
@@ -13,8 +14,9 @@ Creates a session for the current project, starts its daemon and, with PROMPT, s
 the conversation view opens: Enter sends, Alt+Enter or Ctrl+J adds a line, Esc or Ctrl+C interrupts,
 Up on an empty prompt takes back the newest queued input, Ctrl+O shows details, /help lists commands,
 Ctrl+D, /exit or Ctrl+C with no turn running detaches (the session keeps running; see docs/tui.md). Without a terminal the answer streams as
-plain text. With --detach the session id is printed and the command returns at once.`,
-  flags: [DETACH, DEMO],
+plain text. With --detach the session id is printed and the command returns at once. --sandbox,
+--autonomy, --full-auto, --allow and --deny hold for this session's daemon until it stops.`,
+  flags: [DETACH, DEMO, ...RUN_PERMISSION_FLAGS],
   positionals: [{ name: "PROMPT", summary: "The first prompt" }],
   examples: ['agent new "explain the build"', 'agent new --detach "run the tests and fix failures"'],
   run: async (args, io) => (await import("./session-run.ts")).newRun(args, io),

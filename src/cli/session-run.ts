@@ -9,6 +9,7 @@ import { ensureDaemon, type DaemonHandle } from "../client/daemon-launch.ts";
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import { newId } from "../util/ids.ts";
 import { CliError, EXIT, type Io, type ParsedArgs } from "../util/cli-command.ts";
+import { runPermissionArgs, runPermissions } from "./run-permission-flags.ts";
 import { SessionPrinter } from "./session-printer.ts";
 
 /** Ctrl+C in the trust dialog: nothing was started. */
@@ -18,19 +19,20 @@ export async function newRun(args: ParsedArgs, io: Io): Promise<number> {
   const prompt = args.positionals[0];
   const project = findProject(io.cwd, io.env).root;
   const demo = args.flags.demo === true;
+  const permissionArgs = runPermissionArgs(runPermissions(args));
   const id = newId("ses", Date.now());
   if (wantsTui(args)) {
     const start = async () => {
       await refuseBrokenConfig(io);
       const dir = await newSession(dataRoot(io.env), id, project, prompt);
-      return { handle: await launch(dir, io, demo), sessionDir: dir };
+      return { handle: await launch(dir, io, demo, false, permissionArgs), sessionDir: dir };
     };
     if (!(await (await import("./trust-prompt.ts")).confirmProjectTrust(project, io))) return EXIT_CANCELLED;
     return (await import("./session-tui.ts")).runLocalTui({ launch: start, sessionId: id, demo, prompt }, io);
   }
   await refuseBrokenConfig(io);
   const dir = await newSession(dataRoot(io.env), id, project, prompt);
-  const handle = await launch(dir, io, demo);
+  const handle = await launch(dir, io, demo, false, permissionArgs);
   return follow(handle, id, io, { prompt, detach: args.flags.detach === true });
 }
 
@@ -109,9 +111,9 @@ function wantsTui(args: ParsedArgs): boolean {
   return args.flags.detach !== true && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
-async function launch(dir: string, io: Io, demo: boolean, resume = false): Promise<DaemonHandle> {
+async function launch(dir: string, io: Io, demo: boolean, resume = false, permissionArgs: string[] = []): Promise<DaemonHandle> {
   try {
-    return await ensureDaemon({ sessionDir: dir, env: io.env, demo, resume });
+    return await ensureDaemon({ sessionDir: dir, env: io.env, demo, resume, permissionArgs });
   } catch (error) {
     // A session whose daemon cannot start is not left looking as if it ran (`sessions list`): it is stopped.
     await markStopped(dir).catch(() => {});

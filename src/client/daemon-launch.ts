@@ -62,6 +62,8 @@ export interface LaunchOptions {
    * gone, so its late "stopped" cannot land after it).
    */
   resume?: boolean;
+  /** This run's permission flags, passed on to the daemon (src/cli/run-permission-flags.ts). */
+  permissionArgs?: string[];
 }
 
 /** Reuses the session's live daemon or starts one, detached, so it outlives this command. */
@@ -86,7 +88,7 @@ export async function ensureDaemon(options: LaunchOptions): Promise<DaemonHandle
   const token = writeFreshCredential(credFile);
   const log = openSync(join(options.sessionDir, "daemon.stderr"), "a", 0o600);
   const [cmd, ...pre] = selfCommand();
-  const args = [...pre, "daemon", "--session-dir", options.sessionDir, "--credential-file", credFile, ...(options.demo ? ["--demo"] : [])];
+  const args = [...pre, "daemon", "--session-dir", options.sessionDir, "--credential-file", credFile, ...(options.demo ? ["--demo"] : []), ...(options.permissionArgs ?? [])];
   const child = spawn(cmd!, args, { detached: true, stdio: ["ignore", "pipe", log], env: options.env as NodeJS.ProcessEnv });
   const line = await new Promise<string>((resolve, reject) => {
     let text = "";

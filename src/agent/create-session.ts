@@ -46,6 +46,8 @@ import { loadVariables } from "./context/variables.ts";
 import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
+import { sessionSandbox } from "../sandbox/session-sandbox.ts";
+import type { Autonomy, SandboxOverrides } from "../sandbox/settings.ts";
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
 import { compactionSettings } from "./compaction/settings.ts";
@@ -114,6 +116,10 @@ export interface CreateSessionOptions {
   authDir?: string;
   /** The host process's tracer (the daemon's); absent: one from the telemetry block, stopped on close. */
   tracer?: Tracer;
+  /** This run's `--sandbox` / `--autonomy` / `--full-auto` (src/sandbox/settings.ts). */
+  sandbox?: SandboxOverrides;
+  /** This run's `--allow` / `--deny` rules. */
+  runRules?: { allow?: readonly string[]; deny?: readonly string[] };
 }
 
 export interface CreatedSession {
@@ -126,6 +132,8 @@ export interface CreatedSession {
   modes: SessionModes;
   /** Things worth telling the user (skipped symlinks, disabled required tools). */
   notices: string[];
+  /** Where shell commands run (`workspace_write, no network`, or `off`) and the autonomy in effect. */
+  sandbox: { description: string; autonomy: Autonomy };
   /** What the daemon catalog describes live: loaded skills, the session's tools and tool servers. */
   live: SessionCatalogView;
   /** Where notifications for the model come in (tool server changes; hosts may add sources). */
@@ -222,6 +230,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   // Restore points live with the session: deleting the session deletes them.
   const checkpoints = new Checkpoints(join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "checkpoints"), project.root, opts.env, initialEvents);
   const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }, opts.authDir);
+  const contained = sessionSandbox(loaded, opts.env, project.root, opts.sandbox);
+  warnings.push(...contained.notices);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
   if (opts.gate) gate = opts.gate;
@@ -234,6 +244,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
         clock,
         home: opts.env.HOME,
         toolOutputDir,
+        sandbox: { active: contained.sandbox !== null, autonomy: contained.autonomy, description: contained.description },
+        ...(opts.runRules ? { runRules: opts.runRules } : {}),
         providerDeps: { trustStore: loaded.trustStore ?? null, devices, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
       });
       warnings.push(...loadedGate.warnings);
@@ -295,6 +307,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       trustStore: loaded.trustStore ?? null,
       search: config.integrations?.search ?? null,
       outputDir: toolOutputDir,
+      sandbox: contained.sandbox,
     },
   });
   warnings.push(...registry.warnings);
@@ -438,5 +451,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reachedPath(path);
     }
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, autonomy: contained.autonomy }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
 }

@@ -14,6 +14,7 @@ import { initSessionDir, sessionsRoot, titleFrom, type SessionStore } from "../d
 import { newId } from "../util/ids.ts";
 import { CliError, EXIT, UsageError, type Io, type ParsedArgs } from "../util/cli-command.ts";
 import { describeEvent } from "./exec-progress.ts";
+import { runPermissions } from "./run-permission-flags.ts";
 
 export const EXIT_STOPPED = 3;
 export const EXIT_INTERRUPTED = 130;
@@ -39,6 +40,7 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   const json = args.flags.json === true;
   const prompt = await readPrompt(args, io);
   const sessionId = newId("ses", Date.now());
+  const permissions = runPermissions(args);
   let created: CreatedSession;
   try {
     created = await createSessionFromConfig({
@@ -54,6 +56,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
       configFile: args.flags.config as string | undefined,
       untrusted: args.flags["trust-project"] === true ? "keep" : "strip",
       trustHint: "(or pass --trust-project for this run)",
+      sandbox: permissions.sandbox,
+      runRules: permissions.runRules,
     });
   } catch (error) {
     if (error instanceof SessionSetupError) throw new CliError(error.message);
@@ -62,11 +66,11 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   const { session } = created;
   const store: SessionStore = initSessionDir(join(sessionsRoot(dataRoot(io.env)), sessionId), sessionId, { project: created.loaded.project.root, title: titleFrom(prompt) ?? undefined });
   const line = (value: unknown) => io.out(`${JSON.stringify(value)}\n`);
-  const header = { type: "session", session_id: sessionId, model: created.model.key, facet: created.facet, project: created.loaded.project.root, demo: args.flags.demo === true };
+  const header = { type: "session", session_id: sessionId, model: created.model.key, facet: created.facet, project: created.loaded.project.root, demo: args.flags.demo === true, sandbox: created.sandbox.description, autonomy: created.sandbox.autonomy };
   if (json) line(header);
   else {
     if (args.flags.demo === true) io.err(`${DEMO_NOTICE}\n`);
-    io.err(`session ${sessionId} · model ${created.model.key} · facet ${created.facet}\n`);
+    io.err(`session ${sessionId} · model ${created.model.key} · facet ${created.facet} · sandbox ${created.sandbox.description} · autonomy ${created.sandbox.autonomy}\n`);
   }
   const fromEnvironment = created.loaded.fromEnvironment;
   if (fromEnvironment?.found.length && args.flags.demo !== true) {

@@ -5,7 +5,7 @@
 import { systemClock, type Clock } from "../util/clock.ts";
 import { resolveDataDir } from "./config/load.ts";
 import type { GatewayConfig } from "./config/types.ts";
-import { openGatewayDb, type GatewayDb, type OpenedDb } from "./db/open.ts";
+import { openGatewayDb, type GatewayDb } from "./db/open.ts";
 import type { Database } from "bun:sqlite";
 import { AuditLog } from "./audit/log.ts";
 import { BearerVerifier } from "./auth/bearer.ts";
@@ -38,7 +38,10 @@ export interface GatewayContext {
   clock: Clock;
   dataDir: string;
   db: GatewayDb;
-  sqlite: Database;
+  /** The SQLite connection; null on PostgreSQL. */
+  sqlite: Database | null;
+  /** The database engine and its version (GET /api/v1/version). */
+  database: { engine: "sqlite" | "postgresql"; version: string };
   migrated: boolean;
   pepper: Uint8Array;
   hasher: PasswordHasher;
@@ -82,11 +85,11 @@ export interface ContextOptions {
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
-export function createGatewayContext(options: ContextOptions): GatewayContext {
+export async function createGatewayContext(options: ContextOptions): Promise<GatewayContext> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const dataDir = options.dataDir ?? resolveDataDir(config, options.env);
-  const opened: OpenedDb = openGatewayDb(dataDir);
+  const opened = openGatewayDb(dataDir);
   const pepper = dataDir === ":memory:" && !config.auth.password.pepper_file ? crypto.getRandomValues(new Uint8Array(32)) : loadPepper(dataDir, config.auth.password.pepper_file);
   const stamp = new DbStamp(opened.sqlite);
   const pats = new PatStore(opened.db, clock, stamp);
@@ -100,6 +103,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     dataDir,
     db: opened.db,
     sqlite: opened.sqlite,
+    database: { engine: opened.engine.name, version: opened.engine.version },
     migrated: opened.migrated,
     pepper,
     hasher: new PasswordHasher(pepper, config.auth.password),
@@ -108,7 +112,7 @@ export function createGatewayContext(options: ContextOptions): GatewayContext {
     bearer,
     authFailures,
     audit: new AuditLog(opened.db, clock),
-    limiters: createLimiters(config.auth, clock, opened.db),
+    limiters: await createLimiters(config.auth, clock, opened.db),
     policy: new NetworkPolicy({ ...config.network, trusted_proxies: config.auth.trusted_proxies }),
     pam: options.pam,
     logger: options.logger ?? silentLogger,

@@ -23,7 +23,7 @@ export async function withAdmin<T>(args: ParsedArgs, io: Io, work: (ctx: Gateway
   const config = loadConfigFor(args, io, false);
   let ctx: GatewayContext;
   try {
-    ctx = createGatewayContext({ config, env: io.env });
+    ctx = await createGatewayContext({ config, env: io.env });
   } catch (error) {
     if (error instanceof PepperError) throw new CliError(error.message);
     throw new CliError(`cannot open the gateway database: ${(error as Error).message}`);
@@ -31,7 +31,7 @@ export async function withAdmin<T>(args: ParsedArgs, io: Io, work: (ctx: Gateway
   try {
     return await work(ctx);
   } finally {
-    ctx.sqlite.close();
+    await ctx.db.close();
   }
 }
 

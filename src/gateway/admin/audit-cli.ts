@@ -17,8 +17,8 @@ export async function list(args: ParsedArgs, io: Io): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError(`--limit ${JSON.stringify(limitText)} must be a whole number from 1 to 100000`);
   await withAdmin(args, io, async (ctx) => {
     const who = args.flags.principal as string | undefined;
-    const principalId = who === undefined ? undefined : (ctx.principals.find(who)?.id ?? who);
-    const events = ctx.audit.list({ principalId, sinceMs, limit });
+    const principalId = who === undefined ? undefined : ((await ctx.principals.find(who))?.id ?? who);
+    const events = await ctx.audit.list({ principalId, sinceMs, limit });
     if (wantsJson(args)) return printJson(io, events);
     printTable(io, ["TIME", "ACTION", "OUTCOME", "PRINCIPAL", "SOURCE IP", "TARGET", "DETAIL"], events.map((e) => [e.at, e.action, e.outcome, e.principal_id, e.source_ip, e.target, e.detail]), "No audit events match.");
   });

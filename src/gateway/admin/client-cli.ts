@@ -9,7 +9,7 @@ const list = (v: string | undefined) => (v === undefined ? undefined : v.split(/
 
 async function admin<T>(args: ParsedArgs, io: Io, work: (store: OAuthClientStore, audit: (a: string, t: string) => void) => T): Promise<T> {
   try {
-    return await withAdmin(args, io, async (ctx) => work(new OAuthClientStore(ctx.db, ctx.clock), (action, target) => ctx.audit.record({ action, outcome: "success", target, detail: cliActor() })));
+    return await withAdmin(args, io, async (ctx) => work(new OAuthClientStore(ctx.db, ctx.clock), async (action, target) => await ctx.audit.record({ action, outcome: "success", target, detail: cliActor() })));
   } catch (error) {
     if (error instanceof OAuthClientError) throw new CliError(error.message);
     throw error;
@@ -18,8 +18,8 @@ async function admin<T>(args: ParsedArgs, io: Io, work: (store: OAuthClientStore
 
 export async function register(args: ParsedArgs, io: Io): Promise<number> {
   const type = ((args.flags["client-type"] as string | undefined) ?? "public") as ClientType;
-  await admin(args, io, (store, audit) => {
-    const { client, secret } = store.register(args.positionals[0]!, type, list(args.flags["grant-types"] as string | undefined), list(args.flags.scopes as string | undefined));
+  await admin(args, io, async (store, audit) => {
+    const { client, secret } = await store.register(args.positionals[0]!, type, list(args.flags["grant-types"] as string | undefined), list(args.flags.scopes as string | undefined));
     audit("client.register", client.id);
     if (secret) io.err(`Client secret (shown only this once): ${secret}\n`);
     if (wantsJson(args)) printJson(io, toJson(client));
@@ -29,8 +29,8 @@ export async function register(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function listClients(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (store) => {
-    const clients = store.list();
+  await admin(args, io, async (store) => {
+    const clients = await store.list();
     if (wantsJson(args)) return printJson(io, clients.map(toJson));
     printTable(io, ["CLIENT ID", "NAME", "TYPE", "GRANT TYPES", "SCOPES", "CREATED"], clients.map((c) => [c.id, c.name, c.clientType, c.grantTypes.map((g) => g.replace("urn:ietf:params:oauth:grant-type:", "")).join(","), c.scopes.join(" "), iso(c.createdAt)]), "No OAuth clients.");
   });
@@ -38,8 +38,8 @@ export async function listClients(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function remove(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (store, audit) => {
-    const { client, revokedTokens } = store.delete(args.positionals[0]!);
+  await admin(args, io, async (store, audit) => {
+    const { client, revokedTokens } = await store.delete(args.positionals[0]!);
     audit("client.delete", client.id);
     if (wantsJson(args)) printJson(io, { deleted: client.id, revoked_tokens: revokedTokens });
     else io.out(`Deleted client ${client.id} ("${client.name}"); revoked ${revokedTokens} token(s).\n`);

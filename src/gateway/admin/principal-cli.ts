@@ -44,8 +44,8 @@ async function admin<T>(args: ParsedArgs, io: Io, work: (ctx: GatewayContext) =>
   }
 }
 
-const audit = (ctx: GatewayContext, action: string, target: string) =>
-  ctx.audit.record({ action, outcome: "success", target, detail: cliActor() });
+const audit = async (ctx: GatewayContext, action: string, target: string) =>
+  await ctx.audit.record({ action, outcome: "success", target, detail: cliActor() });
 
 // The spec's default: an administrator's reset leaves what the principal signed in with alone. `--revoke`
 // revokes it as the dashboard's password change does, through the same function.
@@ -60,22 +60,22 @@ function revokedText(r: PasswordRevocations): string {
 
 const revokedJson = (r: PasswordRevocations) => ({ web_sessions: r.webSessions, oauth_grants: r.oauthGrants, personal_access_tokens: r.personalAccessTokens });
 
-const auditReset = (ctx: GatewayContext, action: string, target: string, r: PasswordRevocations) =>
-  ctx.audit.record({ action, outcome: "success", target, detail: `${cliActor()}; revoked web sessions ${r.webSessions}, OAuth grants ${r.oauthGrants}, personal access tokens ${r.personalAccessTokens}` });
+const auditReset = async (ctx: GatewayContext, action: string, target: string, r: PasswordRevocations) =>
+  await ctx.audit.record({ action, outcome: "success", target, detail: `${cliActor()}; revoked web sessions ${r.webSessions}, OAuth grants ${r.oauthGrants}, personal access tokens ${r.personalAccessTokens}` });
 
 export async function create(args: ParsedArgs, io: Io): Promise<number> {
   const [username] = args.positionals as [string];
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.create(username, args.flags["display-name"] as string | undefined);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.create(username, args.flags["display-name"] as string | undefined);
     audit(ctx, "principal.create", p.id);
-    printOne(io, args, ctx.principals.get(p.id), wantsJson(args) ? undefined : `Created principal ${p.username} (${p.id}).`);
+    printOne(io, args, await ctx.principals.get(p.id), wantsJson(args) ? undefined : `Created principal ${p.username} (${p.id}).`);
   });
   return EXIT.ok;
 }
 
 export async function list(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const all = ctx.principals.list();
+  await admin(args, io, async (ctx) => {
+    const all = await ctx.principals.list();
     if (wantsJson(args)) return printJson(io, all.map(toJson));
     printTable(io, ["ID", "USERNAME", "DISPLAY NAME", "PASSWORD", "PAM"], all.map((p) => [p.id, p.username, p.displayName, p.hasPassword ? "yes" : "no", p.pam ? `${p.pam.systemUser}@${p.pam.service}` : "no"]), "No principals. Create one with: agent gateway principal create <username>");
   });
@@ -83,15 +83,15 @@ export async function list(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function show(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => printOne(io, args, ctx.principals.get(args.positionals[0]!)));
+  await admin(args, io, async (ctx) => printOne(io, args, await ctx.principals.get(args.positionals[0]!)));
   return EXIT.ok;
 }
 
 export async function rename(args: ParsedArgs, io: Io): Promise<number> {
   const name = args.flags["display-name"];
   if (typeof name !== "string") throw new UsageError("principal rename needs --display-name <text>");
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.rename(args.positionals[0]!, name);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.rename(args.positionals[0]!, name);
     audit(ctx, "principal.rename", p.id);
     printOne(io, args, p, wantsJson(args) ? undefined : `Renamed ${p.username}.`);
   });
@@ -99,8 +99,8 @@ export async function rename(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function remove(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.delete(args.positionals[0]!);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.delete(args.positionals[0]!);
     audit(ctx, "principal.delete", p.id);
     if (wantsJson(args)) printJson(io, { deleted: p.id });
     else io.out(`Deleted principal ${p.username} (${p.id}) with its credentials, tokens and sessions.\n`);
@@ -129,17 +129,17 @@ async function readNewPassword(args: ParsedArgs, io: Io, maxBytes: number): Prom
 
 export async function setPassword(args: ParsedArgs, io: Io): Promise<number> {
   await admin(args, io, async (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
+    const p = await ctx.principals.get(args.positionals[0]!);
     const pw = await readNewPassword(args, io, ctx.config.auth.password.max_password_bytes);
     const hash = await ctx.hasher.hash(pw);
     if (args.flags.revoke !== true) {
-      ctx.principals.setPasswordHash(p.id, hash);
+      await ctx.principals.setPasswordHash(p.id, hash);
       audit(ctx, "password.set", p.id);
       if (wantsJson(args)) printJson(io, { id: p.id, password: true });
       else io.out(`Password set for ${p.username}. ${KEPT}\n`);
       return;
     }
-    const revoked = replacePassword(ctx, p.id, hash)!;
+    const revoked = (await replacePassword(ctx, p.id, hash))!;
     auditReset(ctx, "password.set", p.id, revoked);
     if (wantsJson(args)) printJson(io, { id: p.id, password: true, revoked: revokedJson(revoked) });
     else io.out(`Password set for ${p.username}. ${revokedText(revoked)}\n`);
@@ -148,16 +148,16 @@ export async function setPassword(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function removePassword(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.get(args.positionals[0]!);
     if (args.flags.revoke !== true) {
-      if (!ctx.principals.removePassword(p.id)) throw new CliError(`${p.username} has no password`);
+      if (!await ctx.principals.removePassword(p.id)) throw new CliError(`${p.username} has no password`);
       audit(ctx, "password.remove", p.id);
       if (wantsJson(args)) printJson(io, { id: p.id, password: false });
       else io.out(`Password removed from ${p.username}. ${KEPT}\n`);
       return;
     }
-    const revoked = replacePassword(ctx, p.id, null);
+    const revoked = await replacePassword(ctx, p.id, null);
     if (!revoked) throw new CliError(`${p.username} has no password`);
     auditReset(ctx, "password.remove", p.id, revoked);
     if (wantsJson(args)) printJson(io, { id: p.id, password: false, revoked: revokedJson(revoked) });
@@ -169,20 +169,20 @@ export async function removePassword(args: ParsedArgs, io: Io): Promise<number> 
 export async function setPam(args: ParsedArgs, io: Io): Promise<number> {
   const systemUser = args.flags["system-user"];
   if (typeof systemUser !== "string") throw new UsageError("principal set-pam needs --system-user <name>");
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.get(args.positionals[0]!);
     const service = (args.flags.service as string | undefined) ?? ctx.config.auth.pam.service;
-    ctx.principals.setPam(p.id, service, systemUser);
+    await ctx.principals.setPam(p.id, service, systemUser);
     audit(ctx, "pam.set", p.id);
-    printOne(io, args, ctx.principals.get(p.id), wantsJson(args) ? undefined : `${p.username} now signs in as system user ${systemUser} through PAM service ${service}.`);
+    printOne(io, args, await ctx.principals.get(p.id), wantsJson(args) ? undefined : `${p.username} now signs in as system user ${systemUser} through PAM service ${service}.`);
   });
   return EXIT.ok;
 }
 
 export async function removePam(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
-    if (!ctx.principals.removePam(p.id)) throw new CliError(`${p.username} has no PAM binding`);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.get(args.positionals[0]!);
+    if (!await ctx.principals.removePam(p.id)) throw new CliError(`${p.username} has no PAM binding`);
     audit(ctx, "pam.remove", p.id);
     if (wantsJson(args)) printJson(io, { id: p.id, pam: null });
     else io.out(`PAM binding removed from ${p.username}.\n`);

@@ -7,11 +7,11 @@ import { createGatewayContext } from "../context.ts";
 import { renderOpenApi } from "../server/app.ts";
 
 export async function gatewayOpenApiDocument(): Promise<unknown> {
-  const ctx = createGatewayContext({ config: defaultGatewayConfig(), env: {}, dataDir: ":memory:" });
+  const ctx = await createGatewayContext({ config: defaultGatewayConfig(), env: {}, dataDir: ":memory:" });
   try {
     return await renderOpenApi(ctx);
   } finally {
-    ctx.sqlite.close();
+    await ctx.db.close();
   }
 }
 

@@ -42,7 +42,7 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   if (gateway.pamNote) io.out(`PAM: unavailable (${gateway.pamNote})\n`);
   else if (ctx.pam) {
     // PAM is offered: a service file it needs that is missing would only show as 503s at login.
-    const services = new Set([ctx.config.auth.pam.service, ...ctx.principals.list().flatMap((p) => (p.pam ? [p.pam.service] : []))]);
+    const services = new Set([ctx.config.auth.pam.service, ...(await ctx.principals.list()).flatMap((p) => (p.pam ? [p.pam.service] : []))]);
     for (const service of services) {
       const problem = pamServiceProblem(service);
       if (!problem) continue;
@@ -51,7 +51,7 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
     }
   }
   logger.event!("info", "gateway.started", { url, tls: tls !== null, data_dir: ctx.dataDir });
-  if (ctx.principals.list().length === 0) io.out("No principals yet: create one with `agent gateway principal create <username>` and `agent gateway principal set-password <username>`.\n");
+  if ((await ctx.principals.list()).length === 0) io.out("No principals yet: create one with `agent gateway principal create <username>` and `agent gateway principal set-password <username>`.\n");
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

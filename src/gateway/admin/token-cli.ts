@@ -20,10 +20,10 @@ async function admin<T>(args: ParsedArgs, io: Io, work: (ctx: GatewayContext) =>
 export async function create(args: ParsedArgs, io: Io): Promise<number> {
   const label = args.flags.label;
   if (typeof label !== "string") throw new UsageError("token create needs --label <text>");
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
-    const { info, token } = ctx.pats.create(p.id, label);
-    ctx.audit.record({ action: "token.create", outcome: "success", principalId: p.id, target: info.id, detail: cliActor() });
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.get(args.positionals[0]!);
+    const { info, token } = await ctx.pats.create(p.id, label);
+    await ctx.audit.record({ action: "token.create", outcome: "success", principalId: p.id, target: info.id, detail: cliActor() });
     if (wantsJson(args)) printJson(io, { ...toJson(info), token });
     else {
       io.out(`${token}\n`);
@@ -34,9 +34,9 @@ export async function create(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function list(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const p = ctx.principals.get(args.positionals[0]!);
-    const tokens = ctx.pats.list(p.id);
+  await admin(args, io, async (ctx) => {
+    const p = await ctx.principals.get(args.positionals[0]!);
+    const tokens = await ctx.pats.list(p.id);
     if (wantsJson(args)) return printJson(io, tokens.map(toJson));
     printTable(io, ["ID", "LABEL", "CREATED", "LAST USED"], tokens.map((t) => [t.id, t.label, iso(t.createdAt), iso(t.lastUsedAt) ?? "never"]), `${p.username} has no live tokens.`);
   });
@@ -44,11 +44,11 @@ export async function list(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 export async function revoke(args: ParsedArgs, io: Io): Promise<number> {
-  await admin(args, io, (ctx) => {
-    const existing = ctx.pats.get(args.positionals[0]!);
+  await admin(args, io, async (ctx) => {
+    const existing = await ctx.pats.get(args.positionals[0]!);
     if (existing?.revoked) throw new CliError(`token ${existing.id} is already revoked`);
-    const t = ctx.pats.revoke(args.positionals[0]!);
-    ctx.audit.record({ action: "token.revoke", outcome: "success", principalId: t.principalId, target: t.id, detail: cliActor() });
+    const t = await ctx.pats.revoke(args.positionals[0]!);
+    await ctx.audit.record({ action: "token.revoke", outcome: "success", principalId: t.principalId, target: t.id, detail: cliActor() });
     if (wantsJson(args)) printJson(io, toJson(t));
     else io.out(`Revoked token ${t.id} ("${t.label}").\n`);
   });

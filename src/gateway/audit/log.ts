@@ -4,7 +4,6 @@ import { and, desc, eq, gte } from "drizzle-orm";
 import { redactText } from "../../util/redact.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { auditEvents } from "../db/schema.ts";
 
 export type AuditOutcome = "success" | "failure" | "denied" | "error";
 
@@ -31,8 +30,9 @@ export interface AuditEvent {
 export class AuditLog {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
-  record(event: AuditInput): void {
-    this.db.insert(auditEvents).values({
+  /** `db`: a transaction's handle, when the event belongs to it. */
+  async record(event: AuditInput, db: GatewayDb = this.db): Promise<void> {
+    await db.insert(db.t.auditEvents).values({
       at: this.clock.now(),
       action: event.action,
       outcome: event.outcome,
@@ -40,22 +40,22 @@ export class AuditLog {
       sourceIp: event.sourceIp ?? null,
       target: event.target == null ? null : redactText(event.target),
       detail: event.detail == null ? null : redactText(event.detail),
-    }).run();
+    });
   }
 
   /** Newest first. */
-  list(filter: { principalId?: string; sinceMs?: number; limit?: number } = {}): AuditEvent[] {
+  async list(filter: { principalId?: string; sinceMs?: number; limit?: number } = {}): Promise<AuditEvent[]> {
+    const { auditEvents } = this.db.t;
     const conditions = [];
     if (filter.principalId) conditions.push(eq(auditEvents.principalId, filter.principalId));
     if (filter.sinceMs !== undefined) conditions.push(gte(auditEvents.at, filter.sinceMs));
-    return this.db
+    const rows = await this.db
       .select()
       .from(auditEvents)
       .where(conditions.length ? and(...conditions) : undefined)
       .orderBy(desc(auditEvents.at), desc(auditEvents.id))
-      .limit(filter.limit ?? 100)
-      .all()
-      .map((r) => ({
+      .limit(filter.limit ?? 100);
+    return rows.map((r) => ({
         id: r.id,
         at: new Date(r.at).toISOString(),
         principal_id: r.principalId,

@@ -13,10 +13,10 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { rateLimitState } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { canonicalIp, ipBytes } from "../../util/ip.ts";
 import { sha256Hex } from "../../util/ids.ts";
-import type { Ticket } from "../net/rate-limit.ts";
+
 
 export const ACCOUNT_POLICY = {
   /** Failures from one account + network before the backoff starts. */
@@ -39,7 +39,14 @@ const LIMITER = { network: "login_account_network", account: "login_account", fa
 /** Failure times kept per counter (only the count and the last one matter). */
 const KEEP = 64;
 
-export type AccountAdmission = { allowed: true; ticket: Ticket } | { allowed: false; retryAfterSecs: number };
+/** An admitted attempt's settlement; the counter is written before the promise resolves. */
+export interface AccountTicket {
+  fail(): Promise<void>;
+  succeed(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export type AccountAdmission = { allowed: true; ticket: AccountTicket } | { allowed: false; retryAfterSecs: number };
 
 /** The network a source address counts under: IPv4 /24, IPv6 /56 (IPv4-mapped IPv6 as IPv4). */
 export function sourceNetwork(address: string): string {
@@ -74,15 +81,18 @@ export class AccountLoginLimiter {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
   /** Reserves a sign-in attempt on `account` from `address`, or refuses it with Retry-After. Throws on database failure. */
-  admit(account: string, address: string): AccountAdmission {
+  async admit(account: string, address: string): Promise<AccountAdmission> {
     const now = this.clock.now();
-    if (now - this.prunedAt >= PRUNE_EVERY_MS) this.prune(now);
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
     const network = sourceNetwork(address);
     const pairKey = `${account} ${network}`;
     const checks: Array<{ limiter: string; key: string; free: number }> = [{ limiter: LIMITER.network, key: pairKey, free: ACCOUNT_POLICY.networkFree }];
-    if (!this.familiar(pairKey, now)) checks.push({ limiter: LIMITER.account, key: account, free: ACCOUNT_POLICY.accountFree });
-    for (const c of checks) {
-      const wait = this.waitSecs(c.limiter, c.key, c.free, now);
+    if (!(await this.familiar(pairKey, now))) checks.push({ limiter: LIMITER.account, key: account, free: ACCOUNT_POLICY.accountFree });
+    const counters = await Promise.all(checks.map((c) => this.read(c.limiter, c.key, now)));
+    // From here to the reservation nothing awaits: attempts in flight are counted and reserved in one step,
+    // so a parallel burst cannot slip past the limit.
+    for (const [i, c] of checks.entries()) {
+      const wait = this.waitSecs(counters[i]!, c.limiter, c.key, c.free, now);
       if (wait > 0) return { allowed: false, retryAfterSecs: wait };
     }
     // Every counter of the account is charged on failure, the account counter also from familiar networks.
@@ -93,7 +103,7 @@ export class AccountLoginLimiter {
     const reserved = checks.map((c) => `${c.limiter} ${c.key}`);
     for (const r of reserved) this.inFlight.set(r, (this.inFlight.get(r) ?? 0) + 1);
     let settled = false;
-    const settle = (outcome: "fail" | "succeed" | "abort") => {
+    const settle = async (outcome: "fail" | "succeed" | "abort") => {
       if (settled) return;
       settled = true;
       for (const r of reserved) {
@@ -102,18 +112,18 @@ export class AccountLoginLimiter {
         else this.inFlight.delete(r);
       }
       const at = this.clock.now();
-      if (outcome === "fail") for (const c of charged) this.recordFailure(c.limiter, c.key, c.free, at);
+      if (outcome === "fail") for (const c of charged) await this.recordFailure(c.limiter, c.key, c.free, at);
       if (outcome === "succeed") {
-        this.db.delete(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.network), eq(rateLimitState.key, pairKey))).run();
-        this.write(LIMITER.familiar, pairKey, { attempts: [], lockedUntil: 0 }, at);
+        const { rateLimitState } = this.db.t;
+        await this.db.delete(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.network), eq(rateLimitState.key, pairKey)));
+        await this.write(LIMITER.familiar, pairKey, { attempts: [], lockedUntil: 0 }, at);
       }
     };
     return { allowed: true, ticket: { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") } };
   }
 
   /** Seconds until another attempt may start on this counter, or 0. */
-  private waitSecs(limiter: string, key: string, free: number, now: number): number {
-    const counter = this.read(limiter, key, now);
+  private waitSecs(counter: Counter, limiter: string, key: string, free: number, now: number): number {
     const pending = this.inFlight.get(`${limiter} ${key}`) ?? 0;
     if (counter.lockedUntil > now) return Math.ceil((counter.lockedUntil - now) / 1000);
     const failures = counter.attempts.length;
@@ -122,17 +132,18 @@ export class AccountLoginLimiter {
     return 0;
   }
 
-  private recordFailure(limiter: string, key: string, free: number, now: number): void {
-    const counter = this.read(limiter, key, now);
+  private async recordFailure(limiter: string, key: string, free: number, now: number): Promise<void> {
+    const counter = await this.read(limiter, key, now);
     const attempts = [...counter.attempts, now].slice(-KEEP);
     const failures = counter.attempts.length + 1;
     const lockedUntil = failures >= free ? now + Math.min(ACCOUNT_POLICY.backoffBaseSecs * 2 ** (failures - free), ACCOUNT_POLICY.backoffCapSecs) * 1000 : 0;
-    this.write(limiter, key, { attempts, lockedUntil }, now);
+    await this.write(limiter, key, { attempts, lockedUntil }, now);
   }
 
   /** A counter as it stands now: forgotten after `forgetSecs` without a failure. */
-  private read(limiter: string, key: string, now: number): Counter {
-    const row = this.db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, limiter), eq(rateLimitState.key, key))).get();
+  private async read(limiter: string, key: string, now: number): Promise<Counter> {
+    const { rateLimitState } = this.db.t;
+    const row = await first(this.db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, limiter), eq(rateLimitState.key, key))));
     if (!row) return { attempts: [], lockedUntil: 0 };
     const last = row.attempts.at(-1);
     if (last === undefined || now - last >= ACCOUNT_POLICY.forgetSecs * 1000) return { attempts: [], lockedUntil: row.lockedUntil ?? 0 };
@@ -140,26 +151,28 @@ export class AccountLoginLimiter {
   }
 
   /** Names typed at random must not grow the table without bound: stale counters go. */
-  private prune(now: number): void {
+  private async prune(now: number): Promise<void> {
     this.prunedAt = now;
+    const { rateLimitState } = this.db.t;
     // A counter is stale once forgotten and unlocked; the cap is below forgetSecs, so forgotten implies unlocked.
     const stale = now - ACCOUNT_POLICY.forgetSecs * 1000;
-    this.db.delete(rateLimitState).where(and(inArray(rateLimitState.limiter, [LIMITER.network, LIMITER.account]), lt(rateLimitState.updatedAt, stale))).run();
-    this.db.delete(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.familiar), lt(rateLimitState.updatedAt, now - ACCOUNT_POLICY.familiarSecs * 1000))).run();
+    await this.db.delete(rateLimitState).where(and(inArray(rateLimitState.limiter, [LIMITER.network, LIMITER.account]), lt(rateLimitState.updatedAt, stale)));
+    await this.db.delete(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.familiar), lt(rateLimitState.updatedAt, now - ACCOUNT_POLICY.familiarSecs * 1000)));
   }
 
-  private familiar(pairKey: string, now: number): boolean {
-    const row = this.db.select({ at: rateLimitState.updatedAt }).from(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.familiar), eq(rateLimitState.key, pairKey))).get();
+  private async familiar(pairKey: string, now: number): Promise<boolean> {
+    const { rateLimitState } = this.db.t;
+    const row = await first(this.db.select({ at: rateLimitState.updatedAt }).from(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.familiar), eq(rateLimitState.key, pairKey))));
     return row !== undefined && now - row.at < ACCOUNT_POLICY.familiarSecs * 1000;
   }
 
-  private write(limiter: string, key: string, counter: Counter, now: number): void {
+  private async write(limiter: string, key: string, counter: Counter, now: number): Promise<void> {
+    const { rateLimitState } = this.db.t;
     const values = { attempts: counter.attempts, lockedUntil: counter.lockedUntil || null, updatedAt: now };
-    this.db
+    await this.db
       .insert(rateLimitState)
       .values({ limiter, key, ...values })
-      .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: values })
-      .run();
+      .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: values });
   }
 }
 

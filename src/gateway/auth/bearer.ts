@@ -6,7 +6,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthGrants, personalAccessTokens, principals, serviceCredentials, sessions, webSessions } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { constantTimeEqualHex } from "../../util/ids.ts";
 import type { PatStore } from "./pats.ts";
 import { tokenHash, VerifiedCache, type DbStamp } from "./verified-cache.ts";
@@ -67,6 +67,7 @@ export class BearerVerifier {
     stamp: DbStamp,
   ) {
     this.oatCache = new VerifiedCache(stamp);
+    const { oauthAccessTokens, oauthGrants, principals } = db.t;
     this.oatByHash = db
       .select({ t: oauthAccessTokens, grantRevoked: oauthGrants.revokedAt, username: principals.username })
       .from(oauthAccessTokens)
@@ -80,7 +81,7 @@ export class BearerVerifier {
   onFailure: ((kind: "bearer_missing" | "bearer_invalid" | "bearer_unavailable") => void) | null = null;
 
   /** Checks an `Authorization` header value without throwing. */
-  check(header: string | null): AuthResult | AuthFailure {
+  async check(header: string | null): Promise<AuthResult | AuthFailure> {
     const match = header === null ? null : BEARER.exec(header);
     if (!match) {
       this.onFailure?.(header === null ? "bearer_missing" : "bearer_invalid");
@@ -89,9 +90,9 @@ export class BearerVerifier {
     const token = match[1]!;
     try {
       let result: AuthResult | undefined;
-      if (token.startsWith("oat_")) result = this.oat(token);
-      else if (token.startsWith("pat_")) result = this.pat(token);
-      else if (token.startsWith("dsc_")) result = this.dsc(token);
+      if (token.startsWith("oat_")) result = await this.oat(token);
+      else if (token.startsWith("pat_")) result = await this.pat(token);
+      else if (token.startsWith("dsc_")) result = await this.dsc(token);
       if (!result) this.onFailure?.("bearer_invalid");
       return result ?? "unauthorized";
     } catch {
@@ -101,8 +102,8 @@ export class BearerVerifier {
   }
 
   /** Verifies an `Authorization` header value; throws the 401 or the 503. */
-  verify(header: string | null): AuthResult {
-    const result = this.check(header);
+  async verify(header: string | null): Promise<AuthResult> {
+    const result = await this.check(header);
     if (result === "unauthorized") throw unauthorized();
     if (result === "unavailable") throw authUnavailable();
     return result;
@@ -113,26 +114,27 @@ export class BearerVerifier {
    * Revocation, a revoked grant or an invalidated credential ends an open stream; expiry is checked by the
    * stream registry itself from `expiresAt` (server/streams.ts).
    */
-  stillValid(auth: AuthResult): boolean {
+  async stillValid(auth: AuthResult): Promise<boolean> {
     const id = auth.credentialId;
+    const { personalAccessTokens, oauthAccessTokens, oauthGrants, serviceCredentials, sessions, webSessions } = this.db.t;
     switch (auth.family) {
       case "pat":
-        return this.db.select({ id: personalAccessTokens.id }).from(personalAccessTokens).where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.revoked, false))).get() !== undefined;
+        return (await first(this.db.select({ id: personalAccessTokens.id }).from(personalAccessTokens).where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.revoked, false))))) !== undefined;
       case "oat": {
-        const row = this.db.select({ revokedAt: oauthAccessTokens.revokedAt, grantRevoked: oauthGrants.revokedAt }).from(oauthAccessTokens).leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId)).where(eq(oauthAccessTokens.id, id)).get();
+        const row = await first(this.db.select({ revokedAt: oauthAccessTokens.revokedAt, grantRevoked: oauthGrants.revokedAt }).from(oauthAccessTokens).leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId)).where(eq(oauthAccessTokens.id, id)));
         return row !== undefined && row.revokedAt === null && row.grantRevoked == null;
       }
       case "dsc": {
-        const row = this.db.select({ state: serviceCredentials.state, current: sessions.currentGenerationId }).from(serviceCredentials).innerJoin(sessions, eq(sessions.id, serviceCredentials.sessionId)).where(eq(serviceCredentials.generationId, id)).get();
+        const row = await first(this.db.select({ state: serviceCredentials.state, current: sessions.currentGenerationId }).from(serviceCredentials).innerJoin(sessions, eq(sessions.id, serviceCredentials.sessionId)).where(eq(serviceCredentials.generationId, id)));
         return row !== undefined && row.state !== "invalidated" && row.current === id;
       }
       case "web":
-        return this.db.select({ id: webSessions.id }).from(webSessions).where(and(eq(webSessions.id, id), isNull(webSessions.revokedAt))).get() !== undefined;
+        return (await first(this.db.select({ id: webSessions.id }).from(webSessions).where(and(eq(webSessions.id, id), isNull(webSessions.revokedAt))))) !== undefined;
     }
   }
 
-  private pat(token: string): AuthResult | undefined {
-    const info = this.pats.use(token);
+  private async pat(token: string): Promise<AuthResult | undefined> {
+    const info = await this.pats.use(token);
     if (!info) return undefined;
     // One result per cached token record: no allocation per request on the hot path.
     let result = this.patResults.get(info);
@@ -143,11 +145,11 @@ export class BearerVerifier {
     return result;
   }
 
-  private oat(token: string): AuthResult | undefined {
+  private async oat(token: string): Promise<AuthResult | undefined> {
     const hash = tokenHash(token);
     let hit = this.oatCache.get(hash);
     if (hit === undefined) {
-      const row = this.oatByHash.get({ hash });
+      const row = (await this.oatByHash.execute({ hash }))[0];
       hit =
         row && row.grantRevoked == null
           ? { expiresAt: row.t.expiresAt, result: { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id, expiresAt: row.t.expiresAt } }
@@ -158,16 +160,18 @@ export class BearerVerifier {
   }
 
   /** `dsc_<generation id>.<secret>`: the id finds the row, the HMAC of the whole token must match. */
-  private dsc(token: string): AuthResult | undefined {
+  private async dsc(token: string): Promise<AuthResult | undefined> {
     const dot = token.indexOf(".");
     if (dot < 0) return undefined;
     const generationId = token.slice(4, dot);
-    const row = this.db
+    const { serviceCredentials, sessions } = this.db.t;
+    const row = await first(
+      this.db
       .select({ c: serviceCredentials, current: sessions.currentGenerationId })
       .from(serviceCredentials)
       .innerJoin(sessions, eq(sessions.id, serviceCredentials.sessionId))
-      .where(eq(serviceCredentials.generationId, generationId))
-      .get();
+        .where(eq(serviceCredentials.generationId, generationId)),
+    );
     const expected = serviceCredentialVerifier(this.pepper, token);
     // Compare even when no row exists so the timing does not reveal whether the id is known.
     const ok = constantTimeEqualHex(row?.c.verifier ?? "00".repeat(32), expected);
@@ -175,11 +179,10 @@ export class BearerVerifier {
     const now = this.clock.now();
     // Coarse last-used updates, as for PATs: a write on every daemon request would also empty the token caches.
     if (row.c.state === "pending" || row.c.lastUsedAt === null || now - row.c.lastUsedAt > 60_000) {
-      this.db
+      await this.db
         .update(serviceCredentials)
         .set(row.c.state === "pending" ? { state: "active", activatedAt: now, lastUsedAt: now } : { lastUsedAt: now })
-        .where(eq(serviceCredentials.generationId, generationId))
-        .run();
+        .where(eq(serviceCredentials.generationId, generationId));
     }
     return { family: "dsc", principalId: null, username: null, scopes: ["current_session"], credentialId: generationId, sessionId: row.c.sessionId };
   }

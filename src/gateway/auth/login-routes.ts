@@ -42,15 +42,15 @@ export function loginRoutes(ctx: LoginRouteDeps) {
       async ({ request, body }) => {
         const { ip } = requestMeta(request);
         try {
-          const client = clients.authenticate(request, new Map([["client_id", body.client_id]]));
+          const client = await clients.authenticate(request, new Map([["client_id", body.client_id]]));
           if (client.clientType !== "public") throw new OAuthError("unauthorized_client", "sign in with a public client (the one registered for the device flow)");
           const result = await verifyLogin(ctx, body.username, body.password, ip);
           if (!result.ok && result.reason === "locked") {
             return oauthJson(429, { error: "rate_limited", error_description: `too many failed sign-ins; retry in ${result.retryAfterSecs} seconds` }, { "Retry-After": String(result.retryAfterSecs) });
           }
           if (!result.ok) return jsonResponse(401, UNAUTHORIZED_BODY, { ...NO_STORE, "WWW-Authenticate": 'Bearer realm="agent-gateway"' });
-          const { grantId, tokens: issued } = tokens.issueGrant(client.id, result.principal.id, client.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token));
-          ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: result.principal.id, sourceIp: ip, target: grantId, detail: `${result.method} sign-in for client ${client.id}; scopes: ${client.scopes.join(" ")}` });
+          const { grantId, tokens: issued } = await tokens.issueGrant(client.id, result.principal.id, client.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token));
+          await ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: result.principal.id, sourceIp: ip, target: grantId, detail: `${result.method} sign-in for client ${client.id}; scopes: ${client.scopes.join(" ")}` });
           return oauthJson(200, issued);
         } catch (error) {
           if (error instanceof OAuthError) return error.response();

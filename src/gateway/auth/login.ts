@@ -4,7 +4,7 @@
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import type { Ticket } from "../net/rate-limit.ts";
-import { accountKey, accountLimiter } from "./account-limiter.ts";
+import { accountKey, accountLimiter, type AccountTicket } from "./account-limiter.ts";
 import type { PrincipalDetail } from "./principals.ts";
 import { logEvent } from "./failure-counts.ts";
 import { redactText } from "../../util/redact.ts";
@@ -22,26 +22,26 @@ export type LoginDeps = Pick<GatewayContext, "limiters" | "principals" | "hasher
 export async function verifyLogin(ctx: LoginDeps, username: string, password: string, ip: string): Promise<LoginResult> {
   const admission = ctx.limiters.login.admit(ip);
   if (!admission.allowed) {
-    safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
+    await safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
     return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
   }
   // The typed username is recorded only when it names a principal: people sometimes type a password into
   // the username field, and the audit log must never hold one.
   let principalId: string | undefined;
-  let accountTicket: Ticket;
+  let accountTicket: AccountTicket;
   try {
-    principalId = username.length <= 64 ? (ctx.principals.find(username) ?? ctx.principals.findByPamUser(username))?.id : undefined;
-    const perAccount = accountLimiter(ctx).admit(accountKey(principalId, username), ip);
+    principalId = username.length <= 64 ? ((await ctx.principals.find(username)) ?? (await ctx.principals.findByPamUser(username)))?.id : undefined;
+    const perAccount = await accountLimiter(ctx).admit(accountKey(principalId, username), ip);
     if (!perAccount.allowed) {
       admission.ticket.abort();
-      safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: principalId ?? "unknown username", detail: "rate limited (account)" });
+      await safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: principalId ?? "unknown username", detail: "rate limited (account)" });
       ctx.authFailures.count("login_locked");
       return { ok: false, reason: "locked", retryAfterSecs: perAccount.retryAfterSecs };
     }
     accountTicket = perAccount.ticket;
   } catch {
     admission.ticket.abort();
-    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip });
+    await safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip });
     throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
   }
   const ticket = both(ctx, admission.ticket, accountTicket);
@@ -52,28 +52,28 @@ export async function verifyLogin(ctx: LoginDeps, username: string, password: st
   try {
     outcome = await check(ctx, username, password, priority);
   } catch (error) {
-    ticket.abort();
-    safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: target() });
+    await ticket.abort();
+    await safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip, target: target() });
     ctx.authFailures.count("login_error");
     if (error instanceof ProtocolError && error.status === 503) throw error;
     logEvent(ctx.logger, "error", "auth.login_error", { error: redactText((error as Error).message ?? String(error)) });
     throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
   }
   if (!outcome) {
-    ticket.fail();
-    safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: target() });
+    await ticket.fail();
+    await safeAudit(ctx, { action: "login", outcome: "failure", sourceIp: ip, target: target() });
     ctx.authFailures.count("login_invalid");
     return { ok: false, reason: "invalid" };
   }
-  ticket.succeed();
-  safeAudit(ctx, { action: "login", outcome: "success", principalId: outcome.principal.id, sourceIp: ip, detail: outcome.method });
+  await ticket.succeed();
+  await safeAudit(ctx, { action: "login", outcome: "success", principalId: outcome.principal.id, sourceIp: ip, detail: outcome.method });
   return { ok: true, ...outcome };
 }
 
 async function check(ctx: LoginDeps, username: string, password: string, priority: number) {
-  const principal = username.length <= 64 ? ctx.principals.find(username) ?? ctx.principals.findByPamUser(username) : undefined;
+  const principal = username.length <= 64 ? ((await ctx.principals.find(username)) ?? (await ctx.principals.findByPamUser(username))) : undefined;
   const usable = principal && principal.kind === "human" ? principal : undefined;
-  const hash = usable?.hasPassword ? ctx.principals.passwordHash(usable.id) : undefined;
+  const hash = usable?.hasPassword ? await ctx.principals.passwordHash(usable.id) : undefined;
   if (hash !== undefined && (!usable!.pam || username === usable!.username)) {
     return (await ctx.hasher.verify(password, hash, priority)) ? { principal: usable!, method: "password" as const } : undefined;
   }
@@ -93,11 +93,11 @@ async function check(ctx: LoginDeps, username: string, password: string, priorit
 }
 
 /** One ticket settling the source's and the account's. A failed write of the account counter is logged, not fatal. */
-function both(ctx: LoginDeps, source: Ticket, account: Ticket): Ticket {
-  const settle = (outcome: "fail" | "succeed" | "abort") => {
+function both(ctx: LoginDeps, source: Ticket, account: AccountTicket): AccountTicket {
+  const settle = async (outcome: "fail" | "succeed" | "abort") => {
     source[outcome]();
     try {
-      account[outcome]();
+      await account[outcome]();
     } catch (error) {
       ctx.logger.warn(`the per-account sign-in counter could not be updated: ${(error as Error).message}`);
     }
@@ -105,9 +105,9 @@ function both(ctx: LoginDeps, source: Ticket, account: Ticket): Ticket {
   return { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") };
 }
 
-function safeAudit(ctx: LoginDeps, event: Parameters<LoginDeps["audit"]["record"]>[0]): void {
+async function safeAudit(ctx: LoginDeps, event: Parameters<LoginDeps["audit"]["record"]>[0]): Promise<void> {
   try {
-    ctx.audit.record(event);
+    await ctx.audit.record(event);
   } catch (error) {
     ctx.logger.warn(`audit write failed: ${(error as Error).message}`);
   }

@@ -10,7 +10,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, principals } from "../db/schema.ts";
+import type { oauthClients } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 import { ALL_SCOPES } from "./bearer.ts";
 
@@ -70,19 +71,20 @@ export class OAuthClientStore {
 
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
     // Read on every client_credentials request: prepared once.
+    const { oauthGrants, oauthClients } = db.t;
     this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare();
     this.viaOfClient = db.select({ via: oauthClients.registeredVia }).from(oauthClients).where(eq(oauthClients.id, sql.placeholder("clientId"))).prepare();
   }
 
   /** Whether a confidential client still acts on its registrant's authority (see the file comment). */
-  registrationGrant(clientId: string): RegistrationGrant {
-    const rows = this.grantsOfClient.all({ clientId });
-    if (rows.length === 0) return this.viaOfClient.get({ clientId })?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
+  async registrationGrant(clientId: string): Promise<RegistrationGrant> {
+    const rows = await this.grantsOfClient.execute({ clientId });
+    if (rows.length === 0) return (await this.viaOfClient.execute({ clientId }))[0]?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
     const live = rows.find((r) => r.revokedAt === null);
     return live ? { state: "live", grantId: live.id } : { state: "revoked" };
   }
 
-  register(
+  async register(
     name: string,
     type: ClientType,
     grantTypes?: string[],
@@ -90,7 +92,7 @@ export class OAuthClientStore {
     authMethod: TokenEndpointAuthMethod = type === "public" ? "none" : "client_secret_basic",
     /** The admin CLI, or HTTP with the principal whose token registered a confidential client. */
     by: RegisteredVia = { via: "admin_cli" },
-  ): { client: OAuthClientInfo; secret?: string } {
+  ): Promise<{ client: OAuthClientInfo; secret?: string }> {
     const registeredBy = by.via === "http" ? by.principalId : undefined;
     // Over HTTP a confidential client always acts on someone's authority (its registration grant).
     if (type === "confidential" && by.via === "http" && !registeredBy) throw new OAuthClientError("a confidential client registered over HTTP needs the principal whose token registered it", "invalid");
@@ -101,45 +103,49 @@ export class OAuthClientStore {
     const now = this.clock.now();
     const id = newId("cli", now);
     const secret = type === "confidential" ? newSecret("cs") : undefined;
-    return this.db.transaction((tx) => {
+    return this.db.tx(async (tx) => {
+      const { principals, oauthClients, oauthGrants } = tx.t;
       let principalId: string | null = null;
       if (type === "confidential") {
         // Machine callers act as a machine_client principal holding the registered scopes.
         principalId = newId("prn", now);
-        tx.insert(principals).values({ id: principalId, username: `client_${id.slice(4).toLowerCase()}`, displayName: name, kind: "machine_client", createdAt: now, updatedAt: now }).run();
+        await tx.insert(principals).values({ id: principalId, username: `client_${id.slice(4).toLowerCase()}`, displayName: name, kind: "machine_client", createdAt: now, updatedAt: now });
       }
       const client: OAuthClientInfo = { id, name, clientType: type, grantTypes: grants, scopes: [...new Set(scopes)], principalId, createdAt: now, tokenEndpointAuthMethod: authMethod };
-      tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null, registeredVia: by.via }).run();
+      await tx.insert(oauthClients).values({ ...client, secretHash: secret ? sha256Hex(secret) : null, registeredVia: by.via });
       if (type === "confidential" && registeredBy) {
-        tx.insert(oauthGrants).values({ id: newId("grt", now), clientId: id, principalId: registeredBy, scopes: client.scopes, createdAt: now }).run();
+        await tx.insert(oauthGrants).values({ id: newId("grt", now), clientId: id, principalId: registeredBy, scopes: client.scopes, createdAt: now });
       }
       return { client, secret };
     });
   }
 
-  list(): OAuthClientInfo[] {
-    return this.db.select().from(oauthClients).orderBy(oauthClients.createdAt).all().map(toInfo);
+  async list(): Promise<OAuthClientInfo[]> {
+    const { oauthClients } = this.db.t;
+    return (await this.db.select().from(oauthClients).orderBy(oauthClients.createdAt)).map(toInfo);
   }
 
-  get(id: string): OAuthClientInfo | undefined {
-    const row = this.db.select().from(oauthClients).where(eq(oauthClients.id, id)).get();
+  async get(id: string): Promise<OAuthClientInfo | undefined> {
+    const { oauthClients } = this.db.t;
+    const row = await first(this.db.select().from(oauthClients).where(eq(oauthClients.id, id)));
     return row ? toInfo(row) : undefined;
   }
 
   /** Revokes every access and refresh token of the client, then deletes it (and its machine principal). */
-  delete(id: string): { client: OAuthClientInfo; revokedTokens: number } {
-    const client = this.get(id);
+  async delete(id: string): Promise<{ client: OAuthClientInfo; revokedTokens: number }> {
+    const client = await this.get(id);
     if (!client) throw new OAuthClientError(`no OAuth client with id ${JSON.stringify(id)}`, "not_found");
     const now = this.clock.now();
-    return this.db.transaction((tx) => {
-      const access = tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.clientId, id), isNull(oauthAccessTokens.revokedAt))).returning({ id: oauthAccessTokens.id }).all().length;
-      const grantIds = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, id)).all().map((g) => g.id);
+    return this.db.tx(async (tx) => {
+      const { oauthAccessTokens, oauthGrants, oauthRefreshTokens, oauthClients, principals } = tx.t;
+      const access = (await tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.clientId, id), isNull(oauthAccessTokens.revokedAt))).returning({ id: oauthAccessTokens.id })).length;
+      const grantIds = (await tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, id))).map((g) => g.id);
       let refresh = 0;
       for (const grantId of grantIds) {
-        refresh += tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.grantId, grantId), isNull(oauthRefreshTokens.revokedAt))).returning({ id: oauthRefreshTokens.id }).all().length;
+        refresh += (await tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.grantId, grantId), isNull(oauthRefreshTokens.revokedAt))).returning({ id: oauthRefreshTokens.id })).length;
       }
-      tx.delete(oauthClients).where(eq(oauthClients.id, id)).run();
-      if (client.principalId) tx.delete(principals).where(eq(principals.id, client.principalId)).run();
+      await tx.delete(oauthClients).where(eq(oauthClients.id, id));
+      if (client.principalId) await tx.delete(principals).where(eq(principals.id, client.principalId));
       return { client, revokedTokens: access + refresh };
     });
   }

@@ -2,7 +2,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { personalAccessTokens, principals } from "../db/schema.ts";
+import type { personalAccessTokens } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 import { DbStamp, tokenHash, VerifiedCache } from "./verified-cache.ts";
 
@@ -37,8 +38,9 @@ export class PatStore {
   /** Verified tokens (and misses) by hash: docs/decisions-gateway.md 12. */
   private readonly cache: VerifiedCache<LivePat>;
 
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock, stamp: DbStamp = new DbStamp(db.$client)) {
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock, stamp: DbStamp) {
     this.cache = new VerifiedCache(stamp);
+    const { personalAccessTokens, principals } = db.t;
     this.byHash = db
       .select({ pat: personalAccessTokens, username: principals.username })
       .from(personalAccessTokens)
@@ -48,53 +50,56 @@ export class PatStore {
     this.touch = db.update(personalAccessTokens).set({ lastUsedAt: sql`${sql.placeholder("now")}` }).where(eq(personalAccessTokens.id, sql.placeholder("id"))).prepare();
   }
 
-  create(principalId: string, label: string): { info: PatInfo; token: string } {
+  async create(principalId: string, label: string): Promise<{ info: PatInfo; token: string }> {
     checkLabel(label);
     const now = this.clock.now();
     const token = newSecret("pat");
     const info: PatInfo = { id: newId("tok", now), principalId, label: label.trim(), createdAt: now, lastUsedAt: null, revoked: false };
-    this.db.insert(personalAccessTokens).values({ ...info, tokenHash: sha256Hex(token) }).run();
+    await this.db.insert(this.db.t.personalAccessTokens).values({ ...info, tokenHash: sha256Hex(token) });
     return { info, token };
   }
 
   /** Non-revoked tokens of a principal, newest first. */
-  list(principalId: string): PatInfo[] {
-    return this.db
+  async list(principalId: string): Promise<PatInfo[]> {
+    const { personalAccessTokens } = this.db.t;
+    const rows = await this.db
       .select()
       .from(personalAccessTokens)
-      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
-      .all()
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .map(toInfo);
+      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)));
+    return rows.sort((a, b) => b.createdAt - a.createdAt).map(toInfo);
   }
 
-  get(id: string): PatInfo | undefined {
-    const row = this.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, id)).get();
+  async get(id: string): Promise<PatInfo | undefined> {
+    const { personalAccessTokens } = this.db.t;
+    const row = await first(this.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, id)));
     return row ? toInfo(row) : undefined;
   }
 
-  revoke(id: string): PatInfo {
-    const row = this.get(id);
+  async revoke(id: string): Promise<PatInfo> {
+    const { personalAccessTokens } = this.db.t;
+    const row = await this.get(id);
     if (!row) throw new PatError(`no personal access token with id ${JSON.stringify(id)}`, "not_found");
-    this.db.update(personalAccessTokens).set({ revoked: true, revokedAt: this.clock.now() }).where(eq(personalAccessTokens.id, id)).run();
+    await this.db.update(personalAccessTokens).set({ revoked: true, revokedAt: this.clock.now() }).where(eq(personalAccessTokens.id, id));
     return { ...row, revoked: true };
   }
 
-  revokeAll(principalId: string): number {
-    return this.db
-      .update(personalAccessTokens)
-      .set({ revoked: true, revokedAt: this.clock.now() })
-      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
-      .returning({ id: personalAccessTokens.id })
-      .all().length;
+  async revokeAll(principalId: string, db: GatewayDb = this.db): Promise<number> {
+    const { personalAccessTokens } = db.t;
+    return (
+      await db
+        .update(personalAccessTokens)
+        .set({ revoked: true, revokedAt: this.clock.now() })
+        .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
+        .returning({ id: personalAccessTokens.id })
+    ).length;
   }
 
   /** The live token matching a presented secret; marks it used. */
-  use(token: string): LivePat | undefined {
+  async use(token: string): Promise<LivePat | undefined> {
     const hash = tokenHash(token);
     let hit = this.cache.get(hash);
     if (hit === undefined) {
-      const found = this.byHash.get({ hash });
+      const found = (await this.byHash.execute({ hash }))[0];
       hit = found && !found.pat.revoked ? { ...toInfo(found.pat), username: found.username } : null;
       this.cache.set(hash, hit);
     }
@@ -102,7 +107,7 @@ export class PatStore {
     const now = this.clock.now();
     // Coarse last-used updates (once a minute) keep hot paths from writing on every request.
     if (hit.lastUsedAt === null || now - hit.lastUsedAt > 60_000) {
-      this.touch.run({ now, id: hit.id });
+      await this.touch.execute({ now, id: hit.id });
       hit = { ...hit, lastUsedAt: now };
       this.cache.set(hash, hit);
     }

@@ -2,7 +2,8 @@
 import { eq, or } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { pamBindings, passwordCredentials, principals } from "../db/schema.ts";
+import type { principals } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId } from "../../util/ids.ts";
 
 export interface Principal {
@@ -42,93 +43,104 @@ export function checkDisplayName(name: string): void {
 export class PrincipalStore {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
-  create(username: string, displayName?: string, kind: Principal["kind"] = "human"): Principal {
+  async create(username: string, displayName?: string, kind: Principal["kind"] = "human"): Promise<Principal> {
     checkUsername(username);
     if (displayName !== undefined) checkDisplayName(displayName);
-    if (this.db.select({ id: principals.id }).from(principals).where(eq(principals.username, username)).get()) {
+    const { principals } = this.db.t;
+    if (await first(this.db.select({ id: principals.id }).from(principals).where(eq(principals.username, username)))) {
       throw new PrincipalError(`a principal named ${JSON.stringify(username)} already exists`, "conflict");
     }
     const now = this.clock.now();
     const row = { id: newId("prn", now), username, displayName: displayName || null, kind, createdAt: now, updatedAt: now };
-    this.db.insert(principals).values(row).run();
+    await this.db.insert(principals).values(row);
     return row;
   }
 
-  list(): PrincipalDetail[] {
-    return this.db.select().from(principals).orderBy(principals.createdAt).all().map((p) => this.detail(p));
+  async list(): Promise<PrincipalDetail[]> {
+    const { principals } = this.db.t;
+    const rows = await this.db.select().from(principals).orderBy(principals.createdAt);
+    return Promise.all(rows.map((p) => this.detail(p)));
   }
 
   /** By id (`prn_...`) or username. */
-  find(idOrUsername: string): PrincipalDetail | undefined {
-    const p = this.db.select().from(principals).where(or(eq(principals.id, idOrUsername), eq(principals.username, idOrUsername))).get();
+  async find(idOrUsername: string): Promise<PrincipalDetail | undefined> {
+    const { principals } = this.db.t;
+    const p = await first(this.db.select().from(principals).where(or(eq(principals.id, idOrUsername), eq(principals.username, idOrUsername))));
     return p ? this.detail(p) : undefined;
   }
 
-  get(idOrUsername: string): PrincipalDetail {
-    const p = this.find(idOrUsername);
+  async get(idOrUsername: string): Promise<PrincipalDetail> {
+    const p = await this.find(idOrUsername);
     if (!p) throw new PrincipalError(`no principal with id or username ${JSON.stringify(idOrUsername)}`, "not_found");
     return p;
   }
 
   /** The principal bound to a PAM system user (for logins typed with the system username). */
-  findByPamUser(systemUser: string): PrincipalDetail | undefined {
-    const b = this.db.select().from(pamBindings).where(eq(pamBindings.systemUser, systemUser)).get();
+  async findByPamUser(systemUser: string): Promise<PrincipalDetail | undefined> {
+    const { pamBindings } = this.db.t;
+    const b = await first(this.db.select().from(pamBindings).where(eq(pamBindings.systemUser, systemUser)));
     return b ? this.find(b.principalId) : undefined;
   }
 
-  rename(id: string, displayName: string): PrincipalDetail {
+  async rename(id: string, displayName: string): Promise<PrincipalDetail> {
     checkDisplayName(displayName);
-    const p = this.get(id);
-    this.db.update(principals).set({ displayName: displayName || null, updatedAt: this.clock.now() }).where(eq(principals.id, p.id)).run();
+    const { principals } = this.db.t;
+    const p = await this.get(id);
+    await this.db.update(principals).set({ displayName: displayName || null, updatedAt: this.clock.now() }).where(eq(principals.id, p.id));
     return this.get(p.id);
   }
 
   /** Deletes the principal; credentials, tokens, sessions and grants cascade. */
-  delete(id: string): PrincipalDetail {
-    const p = this.get(id);
-    this.db.delete(principals).where(eq(principals.id, p.id)).run();
+  async delete(id: string): Promise<PrincipalDetail> {
+    const { principals } = this.db.t;
+    const p = await this.get(id);
+    await this.db.delete(principals).where(eq(principals.id, p.id));
     return p;
   }
 
-  passwordHash(principalId: string): string | undefined {
-    return this.db.select({ hash: passwordCredentials.hash }).from(passwordCredentials).where(eq(passwordCredentials.principalId, principalId)).get()?.hash;
+  async passwordHash(principalId: string): Promise<string | undefined> {
+    const { passwordCredentials } = this.db.t;
+    return (await first(this.db.select({ hash: passwordCredentials.hash }).from(passwordCredentials).where(eq(passwordCredentials.principalId, principalId))))?.hash;
   }
 
-  setPasswordHash(principalId: string, hash: string): void {
+  async setPasswordHash(principalId: string, hash: string, db: GatewayDb = this.db): Promise<void> {
+    const { passwordCredentials } = db.t;
     const now = this.clock.now();
-    this.db
+    await db
       .insert(passwordCredentials)
       .values({ principalId, hash, updatedAt: now })
-      .onConflictDoUpdate({ target: passwordCredentials.principalId, set: { hash, updatedAt: now } })
-      .run();
+      .onConflictDoUpdate({ target: passwordCredentials.principalId, set: { hash, updatedAt: now } });
   }
 
-  removePassword(principalId: string): boolean {
-    return this.db.delete(passwordCredentials).where(eq(passwordCredentials.principalId, principalId)).returning({ id: passwordCredentials.principalId }).all().length > 0;
+  async removePassword(principalId: string, db: GatewayDb = this.db): Promise<boolean> {
+    const { passwordCredentials } = db.t;
+    return (await db.delete(passwordCredentials).where(eq(passwordCredentials.principalId, principalId)).returning({ id: passwordCredentials.principalId })).length > 0;
   }
 
-  setPam(principalId: string, service: string, systemUser: string): void {
+  async setPam(principalId: string, service: string, systemUser: string): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(service)) throw new PrincipalError(`invalid PAM service ${JSON.stringify(service)}: expected a file name under /etc/pam.d`, "invalid");
     if (!/^[a-z_][a-z0-9._-]*\$?$/i.test(systemUser) || systemUser.length > 64) throw new PrincipalError(`invalid system user ${JSON.stringify(systemUser)}`, "invalid");
-    const other = this.findByPamUser(systemUser);
+    const other = await this.findByPamUser(systemUser);
     if (other && other.id !== principalId) throw new PrincipalError(`system user ${systemUser} is already bound to principal ${other.username}`, "conflict");
+    const { pamBindings } = this.db.t;
     const now = this.clock.now();
-    this.db
+    await this.db
       .insert(pamBindings)
       .values({ principalId, service, systemUser, createdAt: now })
-      .onConflictDoUpdate({ target: pamBindings.principalId, set: { service, systemUser, createdAt: now } })
-      .run();
+      .onConflictDoUpdate({ target: pamBindings.principalId, set: { service, systemUser, createdAt: now } });
   }
 
-  removePam(principalId: string): boolean {
-    return this.db.delete(pamBindings).where(eq(pamBindings.principalId, principalId)).returning({ id: pamBindings.principalId }).all().length > 0;
+  async removePam(principalId: string): Promise<boolean> {
+    const { pamBindings } = this.db.t;
+    return (await this.db.delete(pamBindings).where(eq(pamBindings.principalId, principalId)).returning({ id: pamBindings.principalId })).length > 0;
   }
 
-  private detail(p: typeof principals.$inferSelect): PrincipalDetail {
-    const pam = this.db.select().from(pamBindings).where(eq(pamBindings.principalId, p.id)).get();
+  private async detail(p: typeof principals.$inferSelect): Promise<PrincipalDetail> {
+    const { pamBindings } = this.db.t;
+    const pam = await first(this.db.select().from(pamBindings).where(eq(pamBindings.principalId, p.id)));
     return {
       ...p,
-      hasPassword: this.passwordHash(p.id) !== undefined,
+      hasPassword: (await this.passwordHash(p.id)) !== undefined,
       pam: pam ? { service: pam.service, systemUser: pam.systemUser } : null,
     };
   }

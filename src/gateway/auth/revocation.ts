@@ -4,7 +4,6 @@ import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthClients, oauthGrants, oauthRefreshTokens, webSessions } from "../db/schema.ts";
 
 export interface GrantInfo {
   id: string;
@@ -14,13 +13,13 @@ export interface GrantInfo {
   createdAt: number;
 }
 
-export function listGrants(db: GatewayDb, principalId: string): GrantInfo[] {
+export async function listGrants(db: GatewayDb, principalId: string): Promise<GrantInfo[]> {
+  const { oauthGrants, oauthClients } = db.t;
   return db
     .select({ id: oauthGrants.id, clientId: oauthGrants.clientId, clientName: oauthClients.name, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt })
     .from(oauthGrants)
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-    .where(and(eq(oauthGrants.principalId, principalId), isNull(oauthGrants.revokedAt)))
-    .all();
+    .where(and(eq(oauthGrants.principalId, principalId), isNull(oauthGrants.revokedAt)));
 }
 
 /**
@@ -29,33 +28,35 @@ export function listGrants(db: GatewayDb, principalId: string): GrantInfo[] {
  * (oauth-clients.ts); revoking it also revokes what the client's machine principal holds, including grants
  * of clients it registered in turn. Returns how many of the principal's own grants were revoked.
  */
-export function revokeGrants(db: GatewayDb, clock: Clock, principalId: string, grantId?: string): number {
+export async function revokeGrants(db: GatewayDb, clock: Clock, principalId: string, grantId?: string): Promise<number> {
   const now = clock.now();
-  return db.transaction((tx) => {
+  return db.tx(async (tx) => {
+    const { oauthGrants, oauthAccessTokens, oauthRefreshTokens, oauthClients } = tx.t;
     const where = and(eq(oauthGrants.principalId, principalId), isNull(oauthGrants.revokedAt), grantId ? eq(oauthGrants.id, grantId) : undefined);
-    const ids = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(where).all().map((g) => g.id);
+    const ids = (await tx.select({ id: oauthGrants.id }).from(oauthGrants).where(where)).map((g) => g.id);
     if (!grantId) {
-      tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.principalId, principalId), isNull(oauthAccessTokens.revokedAt))).run();
+      await tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.principalId, principalId), isNull(oauthAccessTokens.revokedAt)));
     }
     let batch = ids;
     const seen = new Set<string>([principalId]);
     while (batch.length > 0) {
-      tx.update(oauthGrants).set({ revokedAt: now }).where(inArray(oauthGrants.id, batch)).run();
-      tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.grantId, batch), isNull(oauthAccessTokens.revokedAt))).run();
-      tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(inArray(oauthRefreshTokens.grantId, batch), isNull(oauthRefreshTokens.revokedAt))).run();
+      await tx.update(oauthGrants).set({ revokedAt: now }).where(inArray(oauthGrants.id, batch));
+      await tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.grantId, batch), isNull(oauthAccessTokens.revokedAt)));
+      await tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(inArray(oauthRefreshTokens.grantId, batch), isNull(oauthRefreshTokens.revokedAt)));
       // Machine principals of confidential clients whose registration grant was just revoked.
-      const machines = tx
-        .selectDistinct({ id: oauthClients.principalId })
-        .from(oauthGrants)
-        .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-        .where(and(inArray(oauthGrants.id, batch), eq(oauthClients.clientType, "confidential"), isNotNull(oauthClients.principalId)))
-        .all()
+      const machines = (
+        await tx
+          .selectDistinct({ id: oauthClients.principalId })
+          .from(oauthGrants)
+          .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+          .where(and(inArray(oauthGrants.id, batch), eq(oauthClients.clientType, "confidential"), isNotNull(oauthClients.principalId)))
+      )
         .map((m) => m.id!)
         .filter((m) => !seen.has(m));
       if (machines.length === 0) break;
       for (const m of machines) seen.add(m);
-      tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.principalId, machines), isNull(oauthAccessTokens.revokedAt))).run();
-      batch = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(and(inArray(oauthGrants.principalId, machines), isNull(oauthGrants.revokedAt))).all().map((g) => g.id);
+      await tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(inArray(oauthAccessTokens.principalId, machines), isNull(oauthAccessTokens.revokedAt)));
+      batch = (await tx.select({ id: oauthGrants.id }).from(oauthGrants).where(and(inArray(oauthGrants.principalId, machines), isNull(oauthGrants.revokedAt)))).map((g) => g.id);
     }
     return ids.length;
   });
@@ -80,22 +81,24 @@ export interface PasswordRevocations {
  * sweep (at once in this process). Removing a password the principal does not have changes nothing and
  * returns undefined.
  */
-export function replacePassword(deps: PasswordChangeDeps, principalId: string, hash: string | null, keepWebSession?: string): PasswordRevocations | undefined {
+export async function replacePassword(deps: PasswordChangeDeps, principalId: string, hash: string | null, keepWebSession?: string): Promise<PasswordRevocations | undefined> {
   const now = deps.clock.now();
-  const revoked = deps.db.transaction((tx) => {
+  const revoked = await deps.db.tx(async (tx) => {
     if (hash === null) {
-      if (!deps.principals.removePassword(principalId)) return undefined;
+      if (!(await deps.principals.removePassword(principalId, tx))) return undefined;
     } else {
-      deps.principals.setPasswordHash(principalId, hash);
+      await deps.principals.setPasswordHash(principalId, hash, tx);
     }
-    const sessions = tx
+    const { webSessions } = tx.t;
+    const sessions = (
+      await tx
       .update(webSessions)
       .set({ revokedAt: now })
       .where(and(eq(webSessions.principalId, principalId), isNull(webSessions.revokedAt), keepWebSession === undefined ? undefined : ne(webSessions.id, keepWebSession)))
-      .returning({ id: webSessions.id })
-      .all().length;
-    return { webSessions: sessions, oauthGrants: revokeGrants(deps.db, deps.clock, principalId), personalAccessTokens: deps.pats.revokeAll(principalId) };
+        .returning({ id: webSessions.id })
+    ).length;
+    return { webSessions: sessions, oauthGrants: await revokeGrants(tx, deps.clock, principalId), personalAccessTokens: await deps.pats.revokeAll(principalId, tx) };
   });
-  if (revoked) deps.streams.sweep();
+  if (revoked) await deps.streams.sweep();
   return revoked;
 }

@@ -15,7 +15,11 @@ export function tokenHash(token: string): string {
   return Bun.CryptoHasher.hash("sha256", token, "hex") as string;
 }
 
-/** The database's change stamp, shared by every cache on one connection. */
+/**
+ * The database's change stamp, shared by every cache on one connection. Without a SQLite connection (the
+ * gateway on PostgreSQL) every read is a new stamp: the caches hold nothing until invalidation arrives
+ * through the database (LISTEN/NOTIFY), so a revocation by any replica or admin command holds at once.
+ */
 export class DbStamp {
   private readonly dataVersion;
   private readonly pagerVersion = new Uint32Array(2);
@@ -24,8 +28,8 @@ export class DbStamp {
   private pager = -1;
   private generation = 0;
 
-  constructor(private readonly sqlite: Database) {
-    this.dataVersion = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
+  constructor(private readonly sqlite: Database | null) {
+    this.dataVersion = sqlite?.query<{ data_version: number }, []>("PRAGMA data_version");
   }
 
   /**
@@ -34,6 +38,7 @@ export class DbStamp {
    * through the pager's counter (about 0.05 µs; a `SELECT total_changes()` per request cost ten times that).
    */
   current(): number {
+    if (!this.sqlite || !this.dataVersion) return ++this.generation;
     const now = performance.now();
     if (now - this.versionCheckedAt >= 1) {
       const version = this.dataVersion.get()!.data_version;

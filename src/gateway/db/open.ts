@@ -1,23 +1,27 @@
-// Opens the gateway database (bun:sqlite, WAL) and applies the embedded migrations. The number of drizzle
-// migrations applied is the database's schema version: one written by a newer agent (more migrations
-// than this binary carries) is refused before anything is applied.
+// Opens the gateway database and applies the embedded migrations: SQLite (bun:sqlite, WAL) in the data
+// dir by default, PostgreSQL (open-pg.ts) when `database.url` is set. The number of drizzle migrations
+// applied is the database's schema version: one written by a newer agent (more migrations than this
+// binary carries) is refused before anything is applied.
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { privateDbFile } from "../../util/private-db-file.ts";
 import { embeddedGatewayMigrations } from "./embed-migrations.ts" with { type: "macro" };
-import * as schema from "./schema.ts";
 import { refuseNewerSchema } from "../../daemon/store/migrate/schema-version.ts";
+import { sqliteHandle, type GatewayDb } from "./handle.ts";
 
-export type GatewayDb = BunSQLiteDatabase<typeof schema> & { $client: Database };
+export type { GatewayDb } from "./handle.ts";
 
 export interface OpenedDb {
   db: GatewayDb;
-  sqlite: Database;
+  /** The SQLite connection (null on PostgreSQL). */
+  sqlite: Database | null;
   /** Whether this open applied at least one migration. */
   migrated: boolean;
+  /** The database file, or the PostgreSQL URL without its password. */
   path: string;
+  engine: { name: "sqlite" | "postgresql"; version: string };
 }
 
 export const DB_FILE = "gateway.sqlite";
@@ -38,9 +42,8 @@ export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = NORMAL");
     sqlite.exec("PRAGMA foreign_keys = ON");
-    const db = drizzle({ client: sqlite, schema }) as GatewayDb;
-    const migrated = applyMigrations(db, sqlite, path);
-    return { db, sqlite, migrated, path };
+    const migrated = applyMigrations(sqlite, path);
+    return { db: sqliteHandle(sqlite), sqlite, migrated, path, engine: { name: "sqlite", version: sqliteVersion(sqlite) } };
   } catch (error) {
     sqlite.close();
     throw error;
@@ -53,7 +56,8 @@ function appliedCount(sqlite: Database): number {
   return (sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
 }
 
-function applyMigrations(db: GatewayDb, sqlite: Database, path: string): boolean {
+function applyMigrations(sqlite: Database, path: string): boolean {
+  const db = drizzle({ client: sqlite });
   const before = appliedCount(sqlite);
   const migrations = embeddedGatewayMigrations();
   refuseNewerSchema(sqlite, migrations, "the gateway database", path);
@@ -62,6 +66,6 @@ function applyMigrations(db: GatewayDb, sqlite: Database, path: string): boolean
   return appliedCount(sqlite) > before;
 }
 
-export function sqliteVersion(sqlite: Database): string {
+function sqliteVersion(sqlite: Database): string {
   return (sqlite.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
 }

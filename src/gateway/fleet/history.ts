@@ -99,7 +99,7 @@ export class StoppedHistory {
 
   /** Checks the gateway row (stopped, daemon not running), then reads the session's store. */
   private withSource<T>(sessionId: string, read: (view: StoreView) => T): T {
-    const row = this.rows.session(sessionId);
+    const row = await this.rows.session(sessionId);
     if (!row || row.state === "reaped" || row.state === "cleanup_pending") throw new FleetError("history_unavailable", "no such session in the fleet; refresh the catalog");
     if (row.state === "starting" || row.state === "running") throw new FleetError("history_requires_stopped", `the session is ${row.state}; its history is served once it is stopped`);
     if (!row.sessionDir) throw new FleetError("history_unavailable", "the session has no history store");

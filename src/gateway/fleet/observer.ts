@@ -45,7 +45,7 @@ export class FleetObserver {
   }
 
   private async run(): Promise<void> {
-    const rows = this.rows.running();
+    const rows = await this.rows.running();
     let next = 0;
     const worker = async () => {
       while (next < rows.length) await this.observe(rows[next++]!);

@@ -30,7 +30,7 @@ export function fleetCatalogRoutes(ctx: FleetDeps) {
         if (q.page !== undefined && q.page !== 0) throw invalidQuery();
         const size = q.page_size as number | undefined;
         if (size !== undefined && (size < 1 || size > fleet.limits.catalogPageEntries)) throw invalidQuery();
-        return json(fleet.catalog(size));
+        return json(await fleet.catalog(size));
       }
       if (q.page_size !== undefined) throw invalidQuery();
       return json(fleet.snapshots.page(q.snapshot as string, (q.page as number | undefined) ?? 0));
@@ -55,7 +55,7 @@ export function fleetCatalogRoutes(ctx: FleetDeps) {
 export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContext, "streams">) {
   return elysiaApp({ name: "gateway-fleet-events" }).get(
     "/api/v1/events",
-    ({ request }) => {
+    async ({ request }) => {
       const q = parseFleetQuery(request.url, { after: "token", expected_epoch: "token" });
       const fleet = fleetOf(ctx);
       if (q.expected_epoch !== undefined && q.expected_epoch !== fleet.epoch) throw new FleetError("reset_required", "the fleet epoch changed (the gateway restarted); fetch a new catalog");
@@ -63,7 +63,7 @@ export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContex
       const lastId = request.headers.get("last-event-id");
       const cursor = lastId || (q.after as string | undefined);
       const position = cursor === undefined ? fleet.journal.position : fleet.journal.resolve(cursor);
-      const tracked = ctx.streams.track(authenticate(ctx, request));
+      const tracked = ctx.streams.track(await authenticate(ctx, request));
       requestMeta(request).keepOpen?.();
       return fleet.openStream(position, tracked).response;
     },

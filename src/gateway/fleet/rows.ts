@@ -1,6 +1,9 @@
 // Reads projects and sessions from the gateway database as the fleet shows them. Session rows carry what
 // the observer and stopped history need besides the public fields (port, session dir).
-import type { Database } from "bun:sqlite";
+import { asc, eq, ne } from "drizzle-orm";
+import type { GatewayDb } from "../db/open.ts";
+import { first } from "../db/handle.ts";
+import type { projects } from "../db/schema.ts";
 import type { FleetProject } from "../../protocol/fleet-event.ts";
 import { isoAt } from "../../util/clock.ts";
 
@@ -15,43 +18,42 @@ export interface SessionRow {
   updatedAt: number;
 }
 
-interface RawProject {
-  id: string;
-  path: string;
-  config_name: string;
-  registered_at: number;
-  updated_at: number;
-}
-
-const SESSION_COLUMNS = "id, project_id AS projectId, launch_mode AS launchMode, state, daemon_epoch AS daemonEpoch, port, session_dir AS sessionDir, updated_at AS updatedAt";
-const PROJECT_COLUMNS = "id, path, config_name, registered_at, updated_at";
-
 export class FleetRows {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: GatewayDb) {}
 
-  project(id: string): FleetProject | null {
-    const row = this.sqlite.query(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`).get(id) as RawProject | null;
+  async project(id: string): Promise<FleetProject | null> {
+    const { projects } = this.db.t;
+    const row = await first(this.db.select().from(projects).where(eq(projects.id, id)));
     return row ? toProject(row) : null;
   }
 
-  projects(): FleetProject[] {
-    return (this.sqlite.query(`SELECT ${PROJECT_COLUMNS} FROM projects ORDER BY id`).all() as RawProject[]).map(toProject);
+  async projects(): Promise<FleetProject[]> {
+    const { projects } = this.db.t;
+    return (await this.db.select().from(projects).orderBy(asc(projects.id))).map(toProject);
   }
 
-  session(id: string): SessionRow | null {
-    return this.sqlite.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionRow | null;
+  async session(id: string): Promise<SessionRow | null> {
+    const { sessions } = this.db.t;
+    return (await first(this.db.select(this.sessionColumns()).from(sessions).where(eq(sessions.id, id)))) ?? null;
   }
 
   /** Every session that the fleet shows (a `reaped` row is about to be deleted and is not shown). */
-  sessions(): SessionRow[] {
-    return this.sqlite.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE state != 'reaped' ORDER BY id`).all() as SessionRow[];
+  async sessions(): Promise<SessionRow[]> {
+    const { sessions } = this.db.t;
+    return this.db.select(this.sessionColumns()).from(sessions).where(ne(sessions.state, "reaped")).orderBy(asc(sessions.id));
   }
 
-  running(): SessionRow[] {
-    return this.sqlite.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE state = 'running' ORDER BY id`).all() as SessionRow[];
+  async running(): Promise<SessionRow[]> {
+    const { sessions } = this.db.t;
+    return this.db.select(this.sessionColumns()).from(sessions).where(eq(sessions.state, "running")).orderBy(asc(sessions.id));
+  }
+
+  private sessionColumns() {
+    const { sessions: s } = this.db.t;
+    return { id: s.id, projectId: s.projectId, launchMode: s.launchMode, state: s.state, daemonEpoch: s.daemonEpoch, port: s.port, sessionDir: s.sessionDir, updatedAt: s.updatedAt };
   }
 }
 
-function toProject(row: RawProject): FleetProject {
-  return { project_id: row.id, path: row.path, config_name: row.config_name, registered_at: isoAt(row.registered_at), updated_at: isoAt(row.updated_at) };
+function toProject(row: typeof projects.$inferSelect): FleetProject {
+  return { project_id: row.id, path: row.path, config_name: row.configName, registered_at: isoAt(row.registeredAt), updated_at: isoAt(row.updatedAt) };
 }

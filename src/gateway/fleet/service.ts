@@ -37,6 +37,8 @@ export class FleetService {
   private readonly stops: (() => void)[] = [];
   private stopped = false;
 
+  private queue: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly ctx: FleetDeps,
     options: FleetOptions = {},
@@ -46,7 +48,7 @@ export class FleetService {
     // Tokens of an earlier gateway process still verify (same key), so they are told apart as another epoch.
     const key = createHmac("sha256", ctx.pepper).update("agent-gateway fleet tokens v1").digest();
     const fleetSigner = new TokenSigner(key, "fleet", this.epoch);
-    this.rows = new FleetRows(ctx.sqlite);
+    this.rows = new FleetRows(ctx.db);
     this.journal = new FleetJournal(this.epoch, fleetSigner, ctx.clock, this.limits);
     this.snapshots = new CatalogSnapshots(this.epoch, fleetSigner, ctx.clock, this.limits);
     this.observer = new FleetObserver(this.rows, ctx.clock, this.limits, (id) => this.guard(() => this.announceSession(id)));
@@ -60,9 +62,9 @@ export class FleetService {
   }
 
   /** The first page of a new catalog snapshot (JSON text). */
-  catalog(pageEntries?: number): string {
-    const projects = this.rows.projects();
-    const sessions = this.rows.sessions().map((row) => this.sessionView(row));
+  async catalog(pageEntries?: number): Promise<string> {
+    const projects = await this.rows.projects();
+    const sessions = (await this.rows.sessions()).map((row) => this.sessionView(row));
     return this.snapshots.capture(this.journal.cursorAt(this.journal.position), projects, sessions, pageEntries);
   }
 
@@ -85,8 +87,8 @@ export class FleetService {
     } catch (error) {
       return this.failed(error);
     }
-    this.guard(() => {
-      for (const row of this.rows.running()) this.announceSession(row.id, row);
+    await this.guard(async () => {
+      for (const row of await this.rows.running()) await this.announceSession(row.id, row);
     });
   }
 
@@ -104,7 +106,7 @@ export class FleetService {
   sessionView(row: SessionRow): FleetSession {
     const running = row.state === "running";
     const seen = running ? this.observer.observation(row.id) : undefined;
-    // `reaped` rows never get here (rows.sessions() leaves them out, announceSession removes them).
+    // `reaped` rows never get here (await rows.sessions() leaves them out, announceSession removes them).
     const state = row.state as FleetSession["state"];
     return {
       session_id: row.id,
@@ -123,8 +125,8 @@ export class FleetService {
     this.guard(() => (change.kind === "project" ? this.announceProject(change.id) : this.announceSession(change.id)));
   }
 
-  private announceProject(id: string): void {
-    const project = this.rows.project(id);
+  private async announceProject(id: string): Promise<void> {
+    const project = await this.rows.project(id);
     if (!project) return this.announceRemoval(`p:${id}`, { type: "project_removed", project_id: id });
     const key = JSON.stringify(project);
     if (this.announced.get(`p:${id}`) === key) return;
@@ -132,8 +134,8 @@ export class FleetService {
     this.journal.append({ type: "project_upserted", project });
   }
 
-  private announceSession(id: string, known?: SessionRow): void {
-    const row = known ?? this.rows.session(id);
+  private async announceSession(id: string, known?: SessionRow): Promise<void> {
+    const row = known ?? (await this.rows.session(id));
     if (!row || row.state === "reaped") {
       this.observer.forget(id);
       return this.announceRemoval(`s:${id}`, { type: "session_removed", session_id: id });
@@ -152,14 +154,21 @@ export class FleetService {
     this.journal.append(event);
   }
 
-  /** Database work from timers and signals: after the gateway closed its database, the service stops. */
-  private guard(work: () => void): void {
-    if (this.stopped) return;
-    try {
-      work();
-    } catch (error) {
-      this.failed(error);
-    }
+  /**
+   * Database work from timers and signals, one at a time in the order asked (the journal then follows the
+   * order of the changes); after the gateway closed its database, the service stops.
+   */
+  private guard(work: () => Promise<void>): Promise<void> {
+    const run = async () => {
+      if (this.stopped) return;
+      try {
+        await work();
+      } catch (error) {
+        this.failed(error);
+      }
+    };
+    this.queue = this.queue.then(run, run);
+    return this.queue;
   }
 
   private failed(error: unknown): void {
@@ -169,7 +178,7 @@ export class FleetService {
 }
 
 /** What fleet observation uses. The service is kept per deps object (the gateway's context). */
-export type FleetDeps = Pick<GatewayContext, "clock" | "fleetChanges" | "logger" | "pepper" | "sqlite">;
+export type FleetDeps = Pick<GatewayContext, "clock" | "fleetChanges" | "logger" | "pepper" | "db">;
 
 const services = new WeakMap<FleetDeps, FleetService>();
 

@@ -5,7 +5,6 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { rateLimitState } from "../db/schema.ts";
 import { rateLimitKey } from "../../util/ip.ts";
 
 export type LimiterName = "login" | "device" | "oauth_resource" | "oauth_token";
@@ -43,12 +42,16 @@ export class RateLimiter {
     /** `failures`: only failed attempts count (login, device); `requests`: every admitted request counts. */
     private readonly counts: "failures" | "requests",
     private readonly db?: GatewayDb,
-  ) {
-    if (db) {
-      for (const row of db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, name), gt(rateLimitState.lockedUntil, clock.now()))).all()) {
-        this.entries.set(row.key, { attempts: [], inFlight: 0, lockedUntil: row.lockedUntil ?? 0 });
-      }
+  ) {}
+
+  /** Loads the lockouts a previous run persisted (still in force). */
+  async restore(): Promise<this> {
+    if (!this.db) return this;
+    const { rateLimitState } = this.db.t;
+    for (const row of await this.db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, this.name), gt(rateLimitState.lockedUntil, this.clock.now())))) {
+      this.entries.set(row.key, { attempts: [], inFlight: 0, lockedUntil: row.lockedUntil ?? 0 });
     }
+    return this;
   }
 
   /** Reserves an attempt for `address` (keyed per IPv4 address or IPv6 /64), or refuses with Retry-After. */
@@ -128,15 +131,17 @@ export class RateLimiter {
 
   private lock(key: string, entry: Entry, now: number): void {
     entry.lockedUntil = now + this.cfg.lockout_secs * 1000;
-    try {
-      this.db
-        ?.insert(rateLimitState)
-        .values({ limiter: this.name, key, attempts: [], lockedUntil: entry.lockedUntil, updatedAt: now })
-        .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: { lockedUntil: entry.lockedUntil, updatedAt: now } })
-        .run();
-    } catch {
-      // The in-memory lock holds regardless; persistence only carries it across restarts.
-    }
+    if (!this.db) return;
+    const { rateLimitState } = this.db.t;
+    // Not awaited: the in-memory lock holds regardless; persistence only carries it across restarts.
+    this.db
+      .insert(rateLimitState)
+      .values({ limiter: this.name, key, attempts: [], lockedUntil: entry.lockedUntil, updatedAt: now })
+      .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: { lockedUntil: entry.lockedUntil, updatedAt: now } })
+      .then(
+        () => {},
+        () => {},
+      );
   }
 
   private prune(now: number): void {
@@ -155,11 +160,11 @@ export interface Limiters {
   oauthToken: RateLimiter;
 }
 
-export function createLimiters(auth: { rate_limit: LimiterConfig; device_rate_limit: LimiterConfig; oauth_rate_limit: LimiterConfig; oauth_token_rate_limit: LimiterConfig }, clock: Clock, db?: GatewayDb): Limiters {
+export async function createLimiters(auth: { rate_limit: LimiterConfig; device_rate_limit: LimiterConfig; oauth_rate_limit: LimiterConfig; oauth_token_rate_limit: LimiterConfig }, clock: Clock, db?: GatewayDb): Promise<Limiters> {
   return {
-    login: new RateLimiter("login", auth.rate_limit, clock, "failures", db),
-    device: new RateLimiter("device", auth.device_rate_limit, clock, "failures", db),
-    oauthResource: new RateLimiter("oauth_resource", auth.oauth_rate_limit, clock, "requests", db),
-    oauthToken: new RateLimiter("oauth_token", auth.oauth_token_rate_limit, clock, "requests", db),
+    login: await new RateLimiter("login", auth.rate_limit, clock, "failures", db).restore(),
+    device: await new RateLimiter("device", auth.device_rate_limit, clock, "failures", db).restore(),
+    oauthResource: await new RateLimiter("oauth_resource", auth.oauth_rate_limit, clock, "requests", db).restore(),
+    oauthToken: await new RateLimiter("oauth_token", auth.oauth_token_rate_limit, clock, "requests", db).restore(),
   };
 }

@@ -3,7 +3,6 @@
 // never both in one request; public clients identify themselves with `client_id` only.
 import { eq, sql } from "drizzle-orm";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthClients } from "../db/schema.ts";
 import { constantTimeEqualHex, sha256Hex } from "../../util/ids.ts";
 import { OAuthError } from "./http.ts";
 
@@ -41,11 +40,12 @@ export class ClientAuthenticator {
   private readonly byId;
 
   constructor(db: GatewayDb) {
+    const { oauthClients } = db.t;
     this.byId = db.select().from(oauthClients).where(eq(oauthClients.id, sql.placeholder("id"))).prepare();
   }
 
   /** Authenticates the caller of an OAuth endpoint from the Authorization header and the form. */
-  authenticate(request: Request, form: Map<string, string>): AuthenticatedClient {
+  async authenticate(request: Request, form: Map<string, string>): Promise<AuthenticatedClient> {
     const header = request.headers.get("authorization");
     let id: string | undefined;
     let secret: string | undefined;
@@ -63,7 +63,7 @@ export class ClientAuthenticator {
     }
     const fail = (why: string) => new OAuthError("invalid_client", why, 401, basic ? BASIC_CHALLENGE : {});
     if (!id) throw fail("client authentication failed: no client_id");
-    const row = id.length <= 64 ? this.byId.get({ id }) : undefined;
+    const row = id.length <= 64 ? (await this.byId.execute({ id }))[0] : undefined;
     if (!row) throw fail("client authentication failed");
     if (row.clientType === "public") {
       if (basic || secret !== undefined) throw fail("client authentication failed: public clients send client_id only, without a secret");

@@ -8,7 +8,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthDeviceCodes } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId, sha256Hex } from "../../util/ids.ts";
 import { newDeviceCode, newUserCode } from "./codes.ts";
 import { OAuthError } from "./http.ts";
@@ -36,13 +36,14 @@ const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
 export class DeviceFlow {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock, private readonly cfg: GatewayConfig["auth"]["oauth"]) {}
 
-  authorize(clientId: string, scopes: string[], verificationUri: string): DeviceAuthorizationResponse {
+  async authorize(clientId: string, scopes: string[], verificationUri: string): Promise<DeviceAuthorizationResponse> {
     const now = this.clock.now();
-    this.db.delete(oauthDeviceCodes).where(lt(oauthDeviceCodes.expiresAt, now - KEEP_EXPIRED_MS)).run();
+    const { oauthDeviceCodes } = this.db.t;
+    await this.db.delete(oauthDeviceCodes).where(lt(oauthDeviceCodes.expiresAt, now - KEEP_EXPIRED_MS));
     const deviceCode = newDeviceCode();
     for (let attempt = 0; ; attempt++) {
       const userCode = newUserCode();
-      const inserted = this.db
+      const inserted = await this.db
         .insert(oauthDeviceCodes)
         .values({
           deviceCodeHash: sha256Hex(deviceCode),
@@ -55,8 +56,7 @@ export class DeviceFlow {
           expiresAt: now + this.cfg.device_code_ttl_secs * 1000,
         })
         .onConflictDoNothing({ target: oauthDeviceCodes.userCode })
-        .returning({ userCode: oauthDeviceCodes.userCode })
-        .all();
+        .returning({ userCode: oauthDeviceCodes.userCode });
       if (inserted.length === 1) {
         return {
           device_code: deviceCode,
@@ -77,33 +77,34 @@ export class DeviceFlow {
    * the new grant must have. A code that was already redeemed is refused and `onReplay` is told the grant it
    * issued (whoever presents it: the code has leaked either way).
    */
-  redeem(clientId: string, deviceCode: string, onReplay: (grantId: string, principalId: string | null) => void): { principalId: string; scopes: string[]; grantId: string } {
+  async redeem(clientId: string, deviceCode: string, onReplay: (grantId: string, principalId: string | null) => Promise<void>): Promise<{ principalId: string; scopes: string[]; grantId: string }> {
     const now = this.clock.now();
     const hash = sha256Hex(deviceCode);
-    const row = this.db.select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, hash)).get();
+    const { oauthDeviceCodes } = this.db.t;
+    const row = await first(this.db.select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, hash)));
     if (row?.status === "consumed") {
-      onReplay(deviceGrantId(hash, row.createdAt), row.principalId);
+      await onReplay(deviceGrantId(hash, row.createdAt), row.principalId);
       throw new OAuthError("invalid_grant", "the device code was already used; the tokens issued for it are now revoked");
     }
     if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "the device code is unknown or was issued to another client");
     if (now >= row.expiresAt) throw new OAuthError("expired_token", "the device code has expired; start a new device authorization");
     if (row.status === "denied") throw new OAuthError("access_denied", "the request was denied on the approval page");
     if (row.lastPolledAt !== null && now - row.lastPolledAt < row.intervalSecs * 1000) {
-      this.db
+      await this.db
         .update(oauthDeviceCodes)
         .set({ intervalSecs: sql`${oauthDeviceCodes.intervalSecs} + 5`, lastPolledAt: now })
-        .where(eq(oauthDeviceCodes.deviceCodeHash, hash))
-        .run();
+        .where(eq(oauthDeviceCodes.deviceCodeHash, hash));
       throw new OAuthError("slow_down", `polling too fast: wait at least ${row.intervalSecs + 5} seconds between requests from now on`);
     }
-    this.db.update(oauthDeviceCodes).set({ lastPolledAt: now }).where(eq(oauthDeviceCodes.deviceCodeHash, hash)).run();
+    await this.db.update(oauthDeviceCodes).set({ lastPolledAt: now }).where(eq(oauthDeviceCodes.deviceCodeHash, hash));
     if (row.status === "pending") throw new OAuthError("authorization_pending", "waiting for a person to approve the request");
-    const consumed = this.db
-      .update(oauthDeviceCodes)
-      .set({ status: "consumed" })
-      .where(and(eq(oauthDeviceCodes.deviceCodeHash, hash), eq(oauthDeviceCodes.status, "approved")))
-      .returning({ principalId: oauthDeviceCodes.principalId, scopes: oauthDeviceCodes.scopes })
-      .all()[0];
+    const consumed = await first(
+      this.db
+        .update(oauthDeviceCodes)
+        .set({ status: "consumed" })
+        .where(and(eq(oauthDeviceCodes.deviceCodeHash, hash), eq(oauthDeviceCodes.status, "approved")))
+        .returning({ principalId: oauthDeviceCodes.principalId, scopes: oauthDeviceCodes.scopes }),
+    );
     if (!consumed?.principalId) throw new OAuthError("invalid_grant", "the device code was already used");
     return { principalId: consumed.principalId, scopes: consumed.scopes, grantId: deviceGrantId(hash, row.createdAt) };
   }

@@ -79,11 +79,11 @@ export function registeredScopes(asked: string[] | undefined, registrant: Regist
 }
 
 /** Stores the client and renders the RFC 7591 §3.2.1 response body. */
-export function registerClient(store: OAuthClientStore, request: RegistrationRequest, registrant: Registrant = null): { client: OAuthClientInfo; body: Record<string, unknown> } {
+export async function registerClient(store: OAuthClientStore, request: RegistrationRequest, registrant: Registrant = null): Promise<{ client: OAuthClientInfo; body: Record<string, unknown> }> {
   const scopes = registeredScopes(request.scopes, registrant);
   let created;
   try {
-    created = store.register(request.name ?? "unnamed client", request.type, request.grantTypes, scopes, request.authMethod, { via: "http", principalId: registrant?.principalId ?? undefined });
+    created = await store.register(request.name ?? "unnamed client", request.type, request.grantTypes, scopes, request.authMethod, { via: "http", principalId: registrant?.principalId ?? undefined });
   } catch (error) {
     if (error instanceof OAuthClientError) throw invalid(error.message.replace(/["\\]/g, "'"));
     throw error;

@@ -55,7 +55,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
 
   const token = async (request: Request, ip: string): Promise<Response> => {
     const form = await readOAuthForm(request);
-    const client = clients.authenticate(request, form);
+    const client = await clients.authenticate(request, form);
     const grantType = form.get("grant_type");
     let issued: TokenResponse;
     switch (grantType) {
@@ -65,13 +65,13 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         needsGrant(client, grantType);
         const code = form.get("device_code");
         if (!code) throw new OAuthError("invalid_request", "device_code is required");
-        const approved = device.redeem(client.id, code, (replayed, principalId) => {
-          tokens.revokeGrant(replayed);
-          ctx.audit.record({ action: "oauth.device_code_reuse", outcome: "denied", principalId, sourceIp: ip, target: replayed, detail: `a redeemed device code was presented again by client ${client.id}; the grant it issued was revoked` });
-          ctx.streams.sweep();
+        const approved = await device.redeem(client.id, code, async (replayed, principalId) => {
+          await tokens.revokeGrant(replayed);
+          await ctx.audit.record({ action: "oauth.device_code_reuse", outcome: "denied", principalId, sourceIp: ip, target: replayed, detail: `a redeemed device code was presented again by client ${client.id}; the grant it issued was revoked` });
+          await ctx.streams.sweep();
         });
-        const { grantId, tokens: t } = tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token), approved.grantId);
-        ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: approved.principalId, sourceIp: ip, target: grantId, detail: `device_code grant for client ${client.id}; scopes: ${approved.scopes.join(" ")}` });
+        const { grantId, tokens: t } = await tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token), approved.grantId);
+        await ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: approved.principalId, sourceIp: ip, target: grantId, detail: `device_code grant for client ${client.id}; scopes: ${approved.scopes.join(" ")}` });
         issued = t;
         break;
       }
@@ -79,7 +79,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         if (client.clientType !== "confidential") throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients");
         needsGrant(client, grantType);
         if (!client.principalId) throw new OAuthError("unauthorized_client", "this client has no machine principal any more; register it again");
-        const registration = store.registrationGrant(client.id);
+        const registration = await store.registrationGrant(client.id);
         if (registration.state === "revoked") throw new OAuthError("invalid_grant", "the authority this client was registered with was revoked (a password change or a revoked grant); register a new client");
         if (registration.state === "unattributed") throw new OAuthError("invalid_grant", "this client was registered by an older gateway and the account that registered it is not known, so a password change could not revoke it; register a new client");
         const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);
@@ -90,9 +90,9 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         needsGrant(client, grantType);
         const refresh = form.get("refresh_token");
         if (!refresh) throw new OAuthError("invalid_request", "refresh_token is required");
-        issued = tokens.refresh(client.id, refresh, parseScope(form.get("scope")), (grantId, principalId) => {
-          ctx.audit.record({ action: "oauth.refresh_reuse", outcome: "denied", principalId, sourceIp: ip, target: grantId, detail: `a rotated refresh token of client ${client.id} was presented again; the grant was revoked` });
-          ctx.streams.sweep();
+        issued = await tokens.refresh(client.id, refresh, parseScope(form.get("scope")), async (grantId, principalId) => {
+          await ctx.audit.record({ action: "oauth.refresh_reuse", outcome: "denied", principalId, sourceIp: ip, target: grantId, detail: `a rotated refresh token of client ${client.id} was presented again; the grant was revoked` });
+          await ctx.streams.sweep();
         });
         break;
       }
@@ -104,22 +104,22 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
 
   const deviceAuthorization = async (request: Request): Promise<Response> => {
     const form = await readOAuthForm(request);
-    const client = clients.authenticate(request, form);
+    const client = await clients.authenticate(request, form);
     needsGrant(client, GRANT_TYPES.device_code);
     const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);
-    return oauthJson(200, device.authorize(client.id, scopes, `${ctx.issuer}/device`));
+    return oauthJson(200, await device.authorize(client.id, scopes, `${ctx.issuer}/device`));
   };
 
   const revoke = async (request: Request, ip: string): Promise<Response> => {
     const form = await readOAuthForm(request);
-    const client = clients.authenticate(request, form);
+    const client = await clients.authenticate(request, form);
     const value = form.get("token");
     if (!value) throw new OAuthError("invalid_request", "token is required");
     // token_type_hint is advisory (RFC 7009 §2.1): both kinds are looked up whatever it says.
-    const revoked = tokens.revoke(client.id, value);
+    const revoked = await tokens.revoke(client.id, value);
     if (revoked) {
-      ctx.audit.record({ action: `oauth.revoke_${revoked.kind}`, outcome: "success", principalId: revoked.principalId, sourceIp: ip, target: revoked.id, detail: `by client ${client.id}` });
-      ctx.streams.sweep();
+      await ctx.audit.record({ action: `oauth.revoke_${revoked.kind}`, outcome: "success", principalId: revoked.principalId, sourceIp: ip, target: revoked.id, detail: `by client ${client.id}` });
+      await ctx.streams.sweep();
     }
     // 200 with an empty body, also for unknown tokens and other clients' tokens (nothing to probe).
     return new Response(null, { status: 200, headers: NO_STORE });
@@ -139,7 +139,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
     if (parsed.type === "confidential") {
       // Confidential clients get tokens with no human step: registering one takes an initial access token
       // (RFC 7591 §3) holding `machine`, e.g. a personal access token.
-      const auth = ctx.bearer.check(request.headers.get("authorization"));
+      const auth = await ctx.bearer.check(request.headers.get("authorization"));
       if (auth === "unauthorized") return jsonResponse(401, UNAUTHORIZED_BODY, { "WWW-Authenticate": 'Bearer realm="agent-gateway"', ...NO_STORE });
       if (auth === "unavailable") throw new OAuthError("server_error", "authentication is temporarily unavailable", 503);
       if (!auth.scopes.includes("machine")) {
@@ -148,8 +148,8 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
       }
       registrant = { principalId: auth.principalId, scopes: auth.scopes };
     }
-    const { client, body: out } = registerClient(store, parsed, registrant);
-    ctx.audit.record({ action: "client.register", outcome: "success", principalId: registrant?.principalId ?? null, sourceIp: ip, target: client.id, detail: `dynamic registration (${client.clientType})` });
+    const { client, body: out } = await registerClient(store, parsed, registrant);
+    await ctx.audit.record({ action: "client.register", outcome: "success", principalId: registrant?.principalId ?? null, sourceIp: ip, target: client.id, detail: `dynamic registration (${client.clientType})` });
     return oauthJson(201, out);
   };
 

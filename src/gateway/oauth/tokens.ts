@@ -6,7 +6,7 @@ import type { OAuthTokenResponse } from "../../protocol/oauth-token.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { oauthAccessTokens, oauthGrants, oauthRefreshTokens } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
 import { OAuthError, narrowScopes } from "./http.ts";
 
@@ -28,7 +28,7 @@ export class OAuthTokens {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock, private readonly ttl: OAuthTtl) {
     // client_credentials issuance is a hot path: prepared once.
     this.insertAccess = db
-      .insert(oauthAccessTokens)
+      .insert(db.t.oauthAccessTokens)
       .values({
         id: sql.placeholder("id"),
         tokenHash: sql.placeholder("tokenHash"),
@@ -42,10 +42,11 @@ export class OAuthTokens {
       .prepare();
   }
 
-  /** An access token for `subject`, stored before this returns (inside the caller's transaction, if any). */
-  issueAccess(subject: AccessSubject): TokenResponse {
+  /** An access token for `subject`, stored before this returns (inside the transaction `db`, if one is given). */
+  async issueAccess(subject: AccessSubject, db: GatewayDb = this.db): Promise<TokenResponse> {
     const { row, response } = this.accessRow(subject);
-    this.insertAccess.run(row);
+    if (db === this.db) await this.insertAccess.execute(row);
+    else await db.insert(db.t.oauthAccessTokens).values(row);
     return response;
   }
 
@@ -58,15 +59,16 @@ export class OAuthTokens {
     const { row, response } = this.accessRow(subject);
     return new Promise((resolve, reject) => {
       this.pending.push({ row, done: (error) => (error ? reject(error) : resolve(response)) });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     const batch = this.pending.splice(0);
     try {
-      this.db.transaction(() => {
-        for (const item of batch) this.insertAccess.run(item.row);
+      await this.db.tx(async (tx) => {
+        // Multi-row inserts, in chunks under SQLite's limit of bound values per statement.
+        for (let i = 0; i < batch.length; i += 500) await tx.insert(tx.t.oauthAccessTokens).values(batch.slice(i, i + 500).map((item) => item.row));
       });
     } catch (error) {
       for (const item of batch) item.done(error as Error);
@@ -94,38 +96,36 @@ export class OAuthTokens {
 
   /**
    * A new grant (a device approval or a sign-in turned into tokens): access token, plus a refresh family when
-   * allowed. `grantId` is given when the grant's id must be found again later (device codes).
+   * allowed. `grantId` is given when the grant's id must be found again later (device codes). `db`: the
+   * caller's transaction, if any.
    */
-  issueGrant(clientId: string, principalId: string, scopes: string[], withRefresh: boolean, grantId?: string): { grantId: string; tokens: TokenResponse } {
-    return this.db.transaction(() => {
+  async issueGrant(clientId: string, principalId: string, scopes: string[], withRefresh: boolean, grantId?: string, db: GatewayDb = this.db): Promise<{ grantId: string; tokens: TokenResponse }> {
+    return db.tx(async (tx) => {
       const now = this.clock.now();
       grantId ??= newId("grt", now);
-      this.db.insert(oauthGrants).values({ id: grantId, clientId, principalId, scopes, createdAt: now }).run();
-      const tokens = this.issueAccess({ clientId, principalId, grantId, scopes });
+      await tx.insert(tx.t.oauthGrants).values({ id: grantId, clientId, principalId, scopes, createdAt: now });
+      const tokens = await this.issueAccess({ clientId, principalId, grantId, scopes }, tx);
       if (withRefresh) {
         const absolute = now + this.ttl.refresh_token_absolute_secs * 1000;
-        tokens.refresh_token = this.insertRefresh(grantId, newId("fam", now), null, absolute);
+        tokens.refresh_token = await this.insertRefresh(tx, grantId, newId("fam", now), null, absolute);
       }
       return { grantId, tokens };
     });
   }
 
-  private insertRefresh(grantId: string, familyId: string, parentId: string | null, absoluteExpiry: number): string {
+  private async insertRefresh(tx: GatewayDb, grantId: string, familyId: string, parentId: string | null, absoluteExpiry: number): Promise<string> {
     const now = this.clock.now();
     const token = newSecret("rt");
-    this.db
-      .insert(oauthRefreshTokens)
-      .values({
-        id: newId("rtk", now),
-        tokenHash: sha256Hex(token),
-        grantId,
-        familyId,
-        parentId,
-        createdAt: now,
-        expiresAt: absoluteExpiry,
-        idleExpiresAt: Math.min(absoluteExpiry, now + this.ttl.refresh_token_idle_secs * 1000),
-      })
-      .run();
+    await tx.insert(tx.t.oauthRefreshTokens).values({
+      id: newId("rtk", now),
+      tokenHash: sha256Hex(token),
+      grantId,
+      familyId,
+      parentId,
+      createdAt: now,
+      expiresAt: absoluteExpiry,
+      idleExpiresAt: Math.min(absoluteExpiry, now + this.ttl.refresh_token_idle_secs * 1000),
+    });
     return token;
   }
 
@@ -133,49 +133,52 @@ export class OAuthTokens {
    * The refresh_token grant: bound to its client, scope may narrow but never widen, rotation on every use.
    * `onReuse` is told when a rotated token came back and its family was revoked.
    */
-  refresh(clientId: string, token: string, requested: string[] | undefined, onReuse: (grantId: string, principalId: string) => void): TokenResponse {
+  async refresh(clientId: string, token: string, requested: string[] | undefined, onReuse: (grantId: string, principalId: string) => Promise<void>): Promise<TokenResponse> {
     const now = this.clock.now();
-    const found = this.db
-      .select({ rt: oauthRefreshTokens, grant: oauthGrants })
-      .from(oauthRefreshTokens)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
-      .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
-      .get();
+    const { oauthRefreshTokens, oauthGrants } = this.db.t;
+    const found = await first(
+      this.db
+        .select({ rt: oauthRefreshTokens, grant: oauthGrants })
+        .from(oauthRefreshTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+        .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token))),
+    );
     if (!found || found.grant.clientId !== clientId) throw new OAuthError("invalid_grant", "the refresh token is unknown or was issued to another client");
     const { rt, grant } = found;
     if (rt.revokedAt !== null || grant.revokedAt !== null) throw new OAuthError("invalid_grant", "the refresh token was revoked");
-    const reused = () => {
-      this.revokeGrant(grant.id);
-      onReuse(grant.id, grant.principalId);
+    const reused = async () => {
+      await this.revokeGrant(grant.id);
+      await onReuse(grant.id, grant.principalId);
       return new OAuthError("invalid_grant", "the refresh token was already used; every token of its grant is now revoked");
     };
-    if (rt.usedAt !== null) throw reused();
+    if (rt.usedAt !== null) throw await reused();
     if (now >= rt.expiresAt || now >= rt.idleExpiresAt) throw new OAuthError("invalid_grant", "the refresh token has expired");
     const scopes = narrowScopes(requested, grant.scopes);
-    const rotated = this.db.transaction(() => {
+    const rotated = await this.db.tx(async (tx) => {
+      const { oauthRefreshTokens } = tx.t;
       // The claim is atomic: of concurrent refreshes with one token exactly one wins; the others are reuse.
-      const claimed = this.db
+      const claimed = await tx
         .update(oauthRefreshTokens)
         .set({ usedAt: now })
         .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
-        .returning({ id: oauthRefreshTokens.id })
-        .all();
+        .returning({ id: oauthRefreshTokens.id });
       if (claimed.length === 0) return undefined;
-      const tokens = this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes });
-      tokens.refresh_token = this.insertRefresh(grant.id, rt.familyId, rt.id, rt.expiresAt);
+      const tokens = await this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx);
+      tokens.refresh_token = await this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt);
       return tokens;
     });
-    if (!rotated) throw reused();
+    if (!rotated) throw await reused();
     return rotated;
   }
 
   /** Revokes a grant with every access and refresh token under it. */
-  revokeGrant(grantId: string): void {
+  async revokeGrant(grantId: string): Promise<void> {
     const now = this.clock.now();
-    this.db.transaction(() => {
-      this.db.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt))).run();
-      this.db.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.grantId, grantId), isNull(oauthAccessTokens.revokedAt))).run();
-      this.db.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.grantId, grantId), isNull(oauthRefreshTokens.revokedAt))).run();
+    await this.db.tx(async (tx) => {
+      const { oauthGrants, oauthAccessTokens, oauthRefreshTokens } = tx.t;
+      await tx.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+      await tx.update(oauthAccessTokens).set({ revokedAt: now }).where(and(eq(oauthAccessTokens.grantId, grantId), isNull(oauthAccessTokens.revokedAt)));
+      await tx.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.grantId, grantId), isNull(oauthRefreshTokens.revokedAt)));
     });
   }
 
@@ -183,23 +186,25 @@ export class OAuthTokens {
    * RFC 7009: revokes `token` when it belongs to `clientId` (an access token alone; a refresh token with its
    * whole grant). Unknown tokens and other clients' tokens are left alone, silently. Returns what was revoked.
    */
-  revoke(clientId: string, token: string): { kind: "access" | "refresh"; principalId: string; id: string } | undefined {
+  async revoke(clientId: string, token: string): Promise<{ kind: "access" | "refresh"; principalId: string; id: string } | undefined> {
     const hash = sha256Hex(token);
     const now = this.clock.now();
-    const access = this.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenHash, hash)).get();
+    const { oauthAccessTokens, oauthRefreshTokens, oauthGrants } = this.db.t;
+    const access = await first(this.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenHash, hash)));
     if (access) {
       if (access.clientId !== clientId) return undefined;
-      if (access.revokedAt === null) this.db.update(oauthAccessTokens).set({ revokedAt: now }).where(eq(oauthAccessTokens.id, access.id)).run();
+      if (access.revokedAt === null) await this.db.update(oauthAccessTokens).set({ revokedAt: now }).where(eq(oauthAccessTokens.id, access.id));
       return { kind: "access", principalId: access.principalId, id: access.id };
     }
-    const refresh = this.db
-      .select({ rt: oauthRefreshTokens, grant: oauthGrants })
-      .from(oauthRefreshTokens)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
-      .where(eq(oauthRefreshTokens.tokenHash, hash))
-      .get();
+    const refresh = await first(
+      this.db
+        .select({ rt: oauthRefreshTokens, grant: oauthGrants })
+        .from(oauthRefreshTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+        .where(eq(oauthRefreshTokens.tokenHash, hash)),
+    );
     if (!refresh || refresh.grant.clientId !== clientId) return undefined;
-    this.revokeGrant(refresh.grant.id);
+    await this.revokeGrant(refresh.grant.id);
     return { kind: "refresh", principalId: refresh.grant.principalId, id: refresh.grant.id };
   }
 }

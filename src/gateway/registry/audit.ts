@@ -5,7 +5,7 @@ import { requestMeta } from "../server/request-meta.ts";
 
 export type RegistryAuditDeps = GuardDeps & Pick<GatewayContext, "audit">;
 
-export function auditRegistry(ctx: RegistryAuditDeps, request: Request, action: string, target: string): void {
-  const auth = authenticate(ctx, request);
-  ctx.audit.record({ action, outcome: "success", principalId: auth.principalId, sourceIp: requestMeta(request).ip, target });
+export async function auditRegistry(ctx: RegistryAuditDeps, request: Request, action: string, target: string): Promise<void> {
+  const auth = await authenticate(ctx, request);
+  await ctx.audit.record({ action, outcome: "success", principalId: auth.principalId, sourceIp: requestMeta(request).ip, target });
 }

@@ -20,14 +20,14 @@ const tags = ["configurations"];
 export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
   const store = new ConfigurationStore(ctx);
   return elysiaApp({ name: "gateway-configurations" })
-    .get(BASE, () => store.list(), {
+    .get(BASE, async () => await store.list(), {
       response: { 200: t.Array(ConfigurationResponse) },
       detail: { summary: "List configurations", tags },
     })
     .post(
       BASE,
       ({ body, request, set }) => {
-        const created = store.create(body);
+        const created = await store.create(body);
         auditRegistry(ctx, request, "configuration.create", created.name);
         set.status = 201;
         return created;
@@ -38,7 +38,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
         detail: { summary: "Register a configuration", description: "Content is parsed as config_format and checked against the app config schema. 409 when the name exists; 422 for an invalid name, content or format; 503 when the files cannot be written (nothing is stored).", tags },
       },
     )
-    .get(BASE + "/:name", ({ params }) => store.get(assertConfigName(params.name)), {
+    .get(BASE + "/:name", async ({ params }) => await store.get(assertConfigName(params.name)), {
       params: ConfigurationNameParams,
       response: { 200: ConfigurationDetailResponse, 404: RegistryError, 422: RegistryError, 503: RegistryError },
       detail: { summary: "A configuration with its raw content", tags },
@@ -46,7 +46,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
     .put(
       BASE + "/:name",
       ({ params, body, request }) => {
-        const updated = store.update(assertConfigName(params.name), body);
+        const updated = await store.update(assertConfigName(params.name), body);
         auditRegistry(ctx, request, "configuration.update", updated.name);
         return updated;
       },
@@ -59,9 +59,9 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
     )
     .delete(
       BASE + "/:name",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         const name = assertConfigName(params.name);
-        store.delete(name);
+        await store.delete(name);
         auditRegistry(ctx, request, "configuration.delete", name);
         return new Response(null, { status: 204 });
       },

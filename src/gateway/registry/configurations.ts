@@ -3,12 +3,13 @@
 // Compensation (gateway.md): a create writes its files inside the insert's transaction, so a failed write
 // rolls the insert back; an update writes the new file, then commits the row, then removes the old file,
 // restoring what it overwrote when anything fails; a delete commits first and removes the directory after.
+import { first } from "../db/handle.ts";
 import { count, eq } from "drizzle-orm";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/errors.ts";
 import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
-import { configurations, projects } from "../db/schema.ts";
+import type { configurations } from "../db/schema.ts";
 import { checkConfigContent, type ContentProblem, type RegistryFormat } from "./config-content.ts";
 import { assertConfigName } from "./names.ts";
 import { nodeRegistryFs, type RegistryFs } from "./registry-fs.ts";
@@ -50,7 +51,7 @@ type Row = typeof configurations.$inferSelect;
 export type RegistryDeps = Pick<GatewayContext, "db" | "clock" | "dataDir" | "logger" | "registryFs">;
 
 export function configurationDir(dataDir: string, name: string): string {
-  return join(dataDir, "configurations", assertConfigName(name));
+  return join(dataDir, "this.deps.db.t.configurations", assertConfigName(name));
 }
 
 /** Where a registered configuration's files are (for the session supervisor). */
@@ -83,8 +84,8 @@ export class ConfigurationStore {
     return this.deps.registryFs ?? nodeRegistryFs;
   }
 
-  private boundCounts(): Map<string, number> {
-    const rows = this.deps.db.select({ name: projects.configName, n: count() }).from(projects).groupBy(projects.configName).all();
+  private async boundCounts(): Promise<Map<string, number>> {
+    const rows = (await this.deps.db.select({ name: this.deps.db.t.projects.configName, n: count() }).from(this.deps.db.t.projects).groupBy(this.deps.db.t.projects.configName));
     return new Map(rows.map((r) => [r.name, r.n]));
   }
 
@@ -99,22 +100,22 @@ export class ConfigurationStore {
     };
   }
 
-  private row(name: string): Row | undefined {
-    return this.deps.db.select().from(configurations).where(eq(configurations.name, name)).get();
+  private async row(name: string): Promise<Row | undefined> {
+    return (await first(this.deps.db.select().from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, name))));
   }
 
-  exists(name: string): boolean {
-    return this.row(name) !== undefined;
+  async exists(name: string): Promise<boolean> {
+    return (await this.row(name)) !== undefined;
   }
 
-  list(): ConfigurationView[] {
-    const bound = this.boundCounts();
-    return this.deps.db.select().from(configurations).orderBy(configurations.name).all().map((r) => this.view(r, bound.get(r.name) ?? 0));
+  async list(): Promise<ConfigurationView[]> {
+    const bound = await this.boundCounts();
+    return (await this.deps.db.select().from(this.deps.db.t.configurations).orderBy(this.deps.db.t.configurations.name)).map((r) => this.view(r, bound.get(r.name) ?? 0));
   }
 
-  get(name: string): ConfigurationDetail {
+  async get(name: string): Promise<ConfigurationDetail> {
     assertConfigName(name);
-    const row = this.row(name);
+    const row = await this.row(name);
     if (!row) throw notFound(name);
     const files = configurationFiles(this.deps.dataDir, name, row.format);
     let content: string | undefined;
@@ -127,10 +128,10 @@ export class ConfigurationStore {
       throw new ProtocolError("unavailable", 503, `the files of configuration '${name}' cannot be read`);
     }
     if (content === undefined) throw new ProtocolError("unavailable", 503, `the config file of configuration '${name}' is missing from the data directory`);
-    return { ...this.view(row, this.boundCounts().get(name) ?? 0), config_content: content, pre_run_script: script ?? null };
+    return { ...this.view(row, (await this.boundCounts()).get(name) ?? 0), config_content: content, pre_run_script: script ?? null };
   }
 
-  create(input: CreateConfiguration): ConfigurationView {
+  async create(input: CreateConfiguration): Promise<ConfigurationView> {
     const name = assertConfigName(input.name);
     checkContent(input.config_content, input.config_format);
     const files = configurationFiles(this.deps.dataDir, name, input.config_format);
@@ -138,11 +139,11 @@ export class ConfigurationStore {
     const now = this.deps.clock.now();
     let wrote = false;
     try {
-      this.deps.db.transaction((tx) => {
-        if (tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, name)).get()) {
+      await this.deps.db.tx(async (tx) => {
+        if ((await first(tx.select({ name: this.deps.db.t.configurations.name }).from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, name))))) {
           throw new ProtocolError("conflict", 409, `a configuration named '${name}' already exists`);
         }
-        tx.insert(configurations).values({ name, format: input.config_format, hasPreRunScript: script !== undefined, createdAt: now, updatedAt: now }).run();
+        await tx.insert(this.deps.db.t.configurations).values({ name, format: input.config_format, hasPreRunScript: script !== undefined, createdAt: now, updatedAt: now });
         // Leftovers of an earlier best-effort delete are not this configuration's files.
         this.fs.remove(files.dir);
         wrote = true;
@@ -156,15 +157,15 @@ export class ConfigurationStore {
       this.deps.logger.error(`configuration ${name}: create failed, insert rolled back (${(error as NodeJS.ErrnoException).code ?? (error as Error).name})`);
       throw filesFailed("written");
     }
-    return this.view(this.row(name)!, 0);
+    return this.view((await this.row(name))!, 0);
   }
 
-  update(name: string, patch: UpdateConfiguration): ConfigurationView {
+  async update(name: string, patch: UpdateConfiguration): Promise<ConfigurationView> {
     assertConfigName(name);
     if (patch.config_content === undefined && patch.config_format === undefined && patch.pre_run_script === undefined) {
       throw new ProtocolError("validation_failed", 422, "the update names no field; send at least one of config_content, config_format, pre_run_script");
     }
-    const row = this.row(name);
+    const row = await this.row(name);
     if (!row) throw notFound(name);
     const format = patch.config_format ?? row.format;
     if (format !== row.format && patch.config_content === undefined) {
@@ -183,10 +184,10 @@ export class ConfigurationStore {
       this.fs.writeFile(path, data, mode);
     };
     try {
-      this.deps.db.transaction((tx) => {
+      await this.deps.db.tx(async (tx) => {
         if (patch.config_content !== undefined) write(newFiles.config, patch.config_content, CONFIG_FILE_MODE);
         if (patch.pre_run_script) write(newFiles.preRun, patch.pre_run_script, PRE_RUN_MODE);
-        tx.update(configurations).set({ format, hasPreRunScript: hasScript, updatedAt: this.deps.clock.now() }).where(eq(configurations.name, name)).run();
+        await tx.update(this.deps.db.t.configurations).set({ format, hasPreRunScript: hasScript, updatedAt: this.deps.clock.now() }).where(eq(this.deps.db.t.configurations.name, name));
       });
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
@@ -197,16 +198,16 @@ export class ConfigurationStore {
     // Committed: the old format's file and a deleted script go last (best effort; the row no longer points at them).
     if (format !== row.format) this.removeQuietly(oldFiles.config);
     if (removeScript) this.removeQuietly(oldFiles.preRun);
-    return this.view(this.row(name)!, this.boundCounts().get(name) ?? 0);
+    return this.view((await this.row(name))!, (await this.boundCounts()).get(name) ?? 0);
   }
 
-  delete(name: string): void {
+  async delete(name: string): Promise<void> {
     assertConfigName(name);
-    this.deps.db.transaction((tx) => {
-      if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, name)).get()) throw notFound(name);
-      const bound = tx.select({ n: count() }).from(projects).where(eq(projects.configName, name)).get()?.n ?? 0;
+    await this.deps.db.tx(async (tx) => {
+      if (!(await first(tx.select({ name: this.deps.db.t.configurations.name }).from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, name))))) throw notFound(name);
+      const bound = (await first(tx.select({ n: count() }).from(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.configName, name))))?.n ?? 0;
       if (bound > 0) throw new ProtocolError("conflict", 409, `configuration '${name}' is bound to ${bound} project(s); remove or rebind them first`);
-      tx.delete(configurations).where(eq(configurations.name, name)).run();
+      await tx.delete(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, name));
     });
     this.removeQuietly(configurationDir(this.deps.dataDir, name));
   }

@@ -11,14 +11,14 @@ const tags = ["projects"];
 export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
   const store = new ProjectStore(ctx);
   return elysiaApp({ name: "gateway-projects" })
-    .get(BASE, () => store.list(), {
+    .get(BASE, async () => await store.list(), {
       response: { 200: t.Array(ProjectResponse) },
       detail: { summary: "List projects with their derived hook status", tags },
     })
     .post(
       BASE,
-      ({ body, request, set }) => {
-        const project = store.register(body.path, body.config_name);
+      async ({ body, request, set }) => {
+        const project = await store.register(body.path, body.config_name);
         auditRegistry(ctx, request, "project.register", project.id);
         set.status = 201;
         return project;
@@ -34,7 +34,7 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
         },
       },
     )
-    .get(BASE + "/:id", ({ params }) => store.get(params.id), {
+    .get(BASE + "/:id", async ({ params }) => await store.get(params.id), {
       params: ProjectIdParams,
       response: { 200: ProjectResponse, 404: RegistryError },
       detail: { summary: "One project", tags },
@@ -42,7 +42,7 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
     .put(
       BASE + "/:id",
       ({ params, body, request }) => {
-        const project = store.rebind(params.id, body.config_name);
+        const project = await store.rebind(params.id, body.config_name);
         auditRegistry(ctx, request, "project.rebind", project.id);
         return project;
       },
@@ -56,7 +56,7 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
     .delete(
       BASE + "/:id",
       ({ params, request }) => {
-        store.remove(params.id);
+        await store.remove(params.id);
         auditRegistry(ctx, request, "project.remove", params.id);
         return new Response(null, { status: 204 });
       },

@@ -1,13 +1,14 @@
 // The project registry: a directory on this machine bound to a registered configuration. Paths are
 // stored canonical (symlinks resolved, dots collapsed), so one directory is registered once however it
 // is written. Every committed change is signalled to fleet observation.
+import { first, type GatewayDb } from "../db/handle.ts";
 import { count, eq } from "drizzle-orm";
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ProtocolError } from "../../protocol/errors.ts";
 import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
-import { configurations, projects, sessions } from "../db/schema.ts";
+import type { projects } from "../db/schema.ts";
 import { dataRoot } from "../../config/files.ts";
 import { hookStatus, type HookStatus } from "./hook-status.ts";
 import { assertConfigName, newProjectId, PROJECT_ID } from "./names.ts";
@@ -68,35 +69,35 @@ export class ProjectStore {
     };
   }
 
-  private row(id: string): Row | undefined {
+  private async row(id: string, db: GatewayDb = this.deps.db): Promise<Row | undefined> {
     if (!PROJECT_ID.test(id)) return undefined;
-    return this.deps.db.select().from(projects).where(eq(projects.id, id)).get();
+    return first(db.select().from(db.t.projects).where(eq(db.t.projects.id, id)));
   }
 
-  list(): ProjectView[] {
-    return this.deps.db.select().from(projects).orderBy(projects.path).all().map((r) => this.view(r));
+  async list(): Promise<ProjectView[]> {
+    return (await this.deps.db.select().from(this.deps.db.t.projects).orderBy(this.deps.db.t.projects.path)).map((r) => this.view(r));
   }
 
-  get(id: string): ProjectView {
-    const row = this.row(id);
+  async get(id: string): Promise<ProjectView> {
+    const row = await this.row(id);
     if (!row) throw notFound(id);
     return this.view(row);
   }
 
-  register(path: string, configName: string): ProjectView {
+  async register(path: string, configName: string): Promise<ProjectView> {
     assertConfigName(configName, "config_name");
     const canonical = canonicalProjectPath(path);
     assertProjectPathAllowed(path, canonical, this.deps);
     const now = this.deps.clock.now();
-    const id = this.deps.db.transaction((tx) => {
-      if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, configName)).get()) {
+    const id = await this.deps.db.tx(async (tx) => {
+      if (!(await first(tx.select({ name: this.deps.db.t.configurations.name }).from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, configName))))) {
         throw new ProtocolError("validation_failed", 422, `config_name: no configuration named '${configName}'; register it first`);
       }
-      const existing = tx.select({ id: projects.id }).from(projects).where(eq(projects.path, canonical)).get();
+      const existing = await first(tx.select({ id: this.deps.db.t.projects.id }).from(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.path, canonical)));
       if (existing) throw new ProtocolError("conflict", 409, `the directory ${JSON.stringify(canonical)} is already registered as project ${existing.id}`);
       let fresh = newProjectId();
-      while (tx.select({ id: projects.id }).from(projects).where(eq(projects.id, fresh)).get()) fresh = newProjectId();
-      tx.insert(projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now }).run();
+      while ((await first(tx.select({ id: this.deps.db.t.projects.id }).from(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.id, fresh))))) fresh = newProjectId();
+      await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now });
       return fresh;
     });
     this.deps.fleetChanges.touch({ kind: "project", id });
@@ -104,26 +105,26 @@ export class ProjectStore {
   }
 
   /** Binds the project to another configuration; 404 when either is missing. */
-  rebind(id: string, configName: string): ProjectView {
+  async rebind(id: string, configName: string): Promise<ProjectView> {
     assertConfigName(configName, "config_name");
-    this.deps.db.transaction((tx) => {
-      if (!this.row(id)) throw notFound(id);
-      if (!tx.select({ name: configurations.name }).from(configurations).where(eq(configurations.name, configName)).get()) {
+    await this.deps.db.tx(async (tx) => {
+      if (!(await this.row(id, tx))) throw notFound(id);
+      if (!(await first(tx.select({ name: this.deps.db.t.configurations.name }).from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, configName))))) {
         throw new ProtocolError("not_found", 404, `no configuration named '${configName}'`);
       }
-      tx.update(projects).set({ configName, updatedAt: this.deps.clock.now() }).where(eq(projects.id, id)).run();
+      await tx.update(this.deps.db.t.projects).set({ configName, updatedAt: this.deps.clock.now() }).where(eq(this.deps.db.t.projects.id, id));
     });
     this.deps.fleetChanges.touch({ kind: "project", id });
     return this.get(id);
   }
 
   /** Unregisters a project; its sessions must be deleted first (they run in its directory). */
-  remove(id: string): void {
-    this.deps.db.transaction((tx) => {
-      if (!this.row(id)) throw notFound(id);
-      const n = tx.select({ n: count() }).from(sessions).where(eq(sessions.projectId, id)).get()?.n ?? 0;
+  async remove(id: string): Promise<void> {
+    await this.deps.db.tx(async (tx) => {
+      if (!(await this.row(id, tx))) throw notFound(id);
+      const n = (await first(tx.select({ n: count() }).from(this.deps.db.t.sessions).where(eq(this.deps.db.t.sessions.projectId, id))))?.n ?? 0;
       if (n > 0) throw new ProtocolError("conflict", 409, `project ${id} has ${n} session(s); delete them first`);
-      tx.delete(projects).where(eq(projects.id, id)).run();
+      await tx.delete(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.id, id));
     });
     this.deps.fleetChanges.touch({ kind: "project", id });
   }

@@ -39,12 +39,12 @@ export function insufficientScope(anyOf: readonly string[]): ProtocolError {
 /** What authentication uses (the bearer verifier); routes that call `authenticate` include it in their deps. */
 export type GuardDeps = Pick<GatewayContext, "bearer">;
 
-export function authorizeApi(ctx: GuardDeps, request: Request, pathname: string): Response | AuthResult | undefined {
+export async function authorizeApi(ctx: GuardDeps, request: Request, pathname: string): Promise<Response | AuthResult | undefined> {
   const access = routeAccess(pathname);
   if (access.kind === "public") return undefined;
   const header = request.headers.get("authorization");
   if (header === null && access.kind === "optional") return undefined;
-  const auth = ctx.bearer.check(header);
+  const auth = await ctx.bearer.check(header);
   if (auth === "unauthorized") return jsonResponse(401, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS);
   if (auth === "unavailable") return jsonResponse(503, { error: "unavailable", message: "authentication is temporarily unavailable" });
   if (access.kind === "scoped" && !access.anyOf.some((s) => auth.scopes.includes(s))) {
@@ -66,22 +66,22 @@ export class Refusal extends Error {
  * the one the edge authorized; an /api path reached without the edge is authorized here.
  */
 export function apiGuard(ctx: GuardDeps) {
-  return elysiaApp({ name: "gateway-api-guard" }).onTransform({ as: "global" }, ({ request, path }) => {
+  return elysiaApp({ name: "gateway-api-guard" }).onTransform({ as: "global" }, async ({ request, path }) => {
     const decision = decisions.get(request);
     if (decision) {
       if (decision.pathname === path) return;
       throw new ProtocolError("invalid_request", 400, "the request path could not be read unambiguously");
     }
     if (!path.startsWith("/api/")) return;
-    const checked = authorizeApi(ctx, request, path);
+    const checked = await authorizeApi(ctx, request, path);
     if (checked instanceof Response) throw new Refusal(checked);
     if (checked) decisions.set(request, { pathname: path, auth: checked });
   });
 }
 
 /** The caller of a request: what was authorized for it, else a verification now (throws the 401 or 503). */
-export function authenticate(ctx: GuardDeps, request: Request): AuthResult {
-  return decisions.get(request)?.auth ?? ctx.bearer.verify(request.headers.get("authorization"));
+export async function authenticate(ctx: GuardDeps, request: Request): Promise<AuthResult> {
+  return decisions.get(request)?.auth ?? (await ctx.bearer.verify(request.headers.get("authorization")));
 }
 
 /** 403 `insufficient_scope` unless the caller holds `scope`. */

@@ -3,7 +3,6 @@
 import { t } from "elysia";
 import { elysiaApp } from "../../util/elysia-app.ts";
 import { VERSION } from "../../version.ts";
-import { sqliteVersion } from "../db/open.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate, type GuardDeps } from "./auth-guard.ts";
 
@@ -26,22 +25,22 @@ export const HealthResponse = t.Object(
 
 export const VersionResponse = t.Object({
   version: t.String({ description: "gateway version" }),
-  database: t.Object({ engine: t.Literal("sqlite"), version: t.String() }),
+  database: t.Object({ engine: t.Union([t.Literal("sqlite"), t.Literal("postgresql")]), version: t.String() }),
 });
 
 export const ErrorBody = t.Object({ error: t.String(), message: t.Optional(t.String()) });
 export const UnauthorizedBody = t.Object({ error: t.Literal("unauthorized") }, { description: 'always the byte-identical body {"error":"unauthorized"}' });
 
-export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "sqlite">;
+export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "database">;
 
 export function coreRoutes(ctx: CoreRouteDeps) {
   return elysiaApp({ name: "gateway-core" })
     .get(
       "/api/v1/health",
-      ({ request }) => {
+      async ({ request }) => {
         const body: typeof HealthResponse.static = { status: "ok", name: ctx.config.display_name, migrated_at_startup: ctx.migrated };
         if (request.headers.has("authorization")) {
-          const auth = authenticate(ctx, request);
+          const auth = await authenticate(ctx, request);
           body.authenticated = {
             family: auth.family,
             principal_id: auth.principalId,
@@ -58,7 +57,7 @@ export function coreRoutes(ctx: CoreRouteDeps) {
     )
     .get(
       "/api/v1/version",
-      () => ({ version: VERSION, database: { engine: "sqlite" as const, version: sqliteVersion(ctx.sqlite) } }),
+      () => ({ version: VERSION, database: ctx.database }),
       { response: { 200: VersionResponse }, detail: { summary: "Gateway and database engine versions", tags: ["core"], security: [] } },
     );
 }

@@ -50,7 +50,7 @@ export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => Hos
       let auth;
       let proxied;
       if (pathname.startsWith("/api/")) {
-        const checked = authorizeApi(ctx, request, pathname);
+        const checked = await authorizeApi(ctx, request, pathname);
         if (checked instanceof Response) return done(checked);
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing. It
         // forwards the canonical path; its responses carry their security headers already.

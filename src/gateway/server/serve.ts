@@ -63,7 +63,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     assertListenSecure(config.listen.address, tls);
     pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
     pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
-    ctx = createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+    ctx = await createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
   } catch (error) {
     pam?.close();
     lock.release();
@@ -92,7 +92,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     });
   } catch (error) {
     pam?.close();
-    ctx.sqlite.close();
+    await ctx.db.close();
     lock.release();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new Error(`cannot listen on ${config.listen.address}:${config.listen.port}: the port is in use (set listen.port)`);
@@ -122,7 +122,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       ctx.upstream.close();
       await server.stop();
       pam?.close();
-      ctx.sqlite.close();
+      await ctx.db.close();
       lock.release();
     },
   };

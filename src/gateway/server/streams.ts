@@ -22,7 +22,7 @@ export class OpenStreams {
   private stampSeen = -1;
 
   constructor(
-    private readonly stillValid: (auth: AuthResult) => boolean,
+    private readonly stillValid: (auth: AuthResult) => Promise<boolean>,
     private readonly stamp: DbStamp,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -46,7 +46,7 @@ export class OpenStreams {
   }
 
   /** Closes the streams whose credential expired or is no longer valid; cheap when nothing was written since the last sweep. */
-  sweep(): void {
+  async sweep(): Promise<void> {
     if (this.open.size === 0) return;
     // Expiry needs no database read: a token's lifetime is known from the moment it was verified.
     const now = this.clock.now();
@@ -63,11 +63,11 @@ export class OpenStreams {
     for (const entry of [...this.open]) {
       let valid: boolean;
       try {
-        valid = this.stillValid(entry.auth);
+        valid = await this.stillValid(entry.auth);
       } catch {
         continue; // a database hiccup is not a revocation; the next sweep looks again
       }
-      if (!valid) {
+      if (!valid && this.open.has(entry)) {
         this.open.delete(entry);
         entry.controller.abort(new Error("the credential that opened this stream was revoked"));
       }

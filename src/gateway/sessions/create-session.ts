@@ -2,6 +2,7 @@
 // on its own branch, and the session directory (the daemon's store, under the gateway's id). Nothing is
 // left half-created: a failure removes the worktree and the directory again. The daemon is launched by the
 // caller (launch-generation.ts).
+import { first } from "../db/handle.ts";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -9,7 +10,6 @@ import { ProtocolError } from "../../protocol/errors.ts";
 import { newId } from "../../util/ids.ts";
 import { initSessionDir } from "../../daemon/store/index.ts";
 import type { GatewayContext } from "../context.ts";
-import { projects } from "../db/schema.ts";
 import { logEvent } from "../auth/failure-counts.ts";
 import type { SessionParts } from "./endings.ts";
 import type { SessionRow } from "./registry.ts";
@@ -25,12 +25,12 @@ export function sessionsDir(dataDir: string): string {
 }
 
 /** The record in `starting`, its worktree and directory made; 422 for a bad mode or project id, 404 for an unknown project. */
-export function createSession(deps: CreateSessionDeps, projectId: unknown, launchMode: unknown): SessionRow {
+export async function createSession(deps: CreateSessionDeps, projectId: unknown, launchMode: unknown): Promise<SessionRow> {
   if (typeof launchMode !== "string" || !LAUNCH_MODES.includes(launchMode as LaunchMode)) {
     throw new ProtocolError("validation_failed", 422, `launch_mode must be one of ${LAUNCH_MODES.join(", ")} (got ${JSON.stringify(launchMode)?.slice(0, 40)})`);
   }
   if (typeof projectId !== "string") throw new ProtocolError("validation_failed", 422, "project_id must be a string");
-  const project = deps.db.select().from(projects).where(eq(projects.id, projectId)).get();
+  const project = await first(deps.db.select().from(deps.db.t.projects).where(eq(deps.db.t.projects.id, projectId)));
   if (!project) throw new ProtocolError("not_found", 404, `no project ${projectId.slice(0, 40)}`);
   const id = newId("ses", deps.clock.now());
   const sessionDir = join(sessionsDir(deps.dataDir), id);
@@ -52,7 +52,7 @@ export function createSession(deps: CreateSessionDeps, projectId: unknown, launc
     mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
     // The daemon's session id is the gateway's: one id for the same session everywhere.
     initSessionDir(sessionDir, id, { project: worktreePath ?? project.path }).close();
-    row = deps.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch });
+    row = await deps.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch });
   } catch (error) {
     // No half-created session: the worktree and directory go again.
     if (worktreePath) removeWorktree(project.path, worktreePath);

@@ -6,7 +6,6 @@ import { randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { isoAt, type Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { serviceCredentials, sessions } from "../db/schema.ts";
 import { serviceCredentialVerifier } from "../auth/bearer.ts";
 import { newId } from "../../util/ids.ts";
 
@@ -38,44 +37,44 @@ export class ServiceCredentials {
    * A new generation for the session's next daemon; it becomes the session's current generation, so every
    * earlier generation is rejected from now on (bearer.ts compares with `current_generation_id`).
    */
-  issue(sessionId: string, capabilities: unknown): IssuedCredential {
+  async issue(sessionId: string, capabilities: unknown): Promise<IssuedCredential> {
     const now = this.clock.now();
     // No '.' in the id: the token's first '.' separates generation from secret.
     const generationId = newId("gen", now);
     const token = `dsc_${generationId}.${randomBytes(32).toString("base64url")}`;
-    this.db.transaction((tx) => {
-      tx.insert(serviceCredentials).values({ generationId, sessionId, state: "pending", verifier: serviceCredentialVerifier(this.pepper, token), capabilities, createdAt: now }).run();
-      tx.update(sessions).set({ currentGenerationId: generationId }).where(eq(sessions.id, sessionId)).run();
+    await this.db.tx(async (tx) => {
+      await tx.insert(this.db.t.serviceCredentials).values({ generationId, sessionId, state: "pending", verifier: serviceCredentialVerifier(this.pepper, token), capabilities, createdAt: now });
+      await tx.update(this.db.t.sessions).set({ currentGenerationId: generationId }).where(eq(this.db.t.sessions.id, sessionId));
     });
     return { generationId, token };
   }
 
   /** Invalidates every live (pending or active) generation of the session, recording why. */
-  invalidate(sessionId: string, cause: InvalidationCause): void {
+  async invalidate(sessionId: string, cause: InvalidationCause): Promise<void> {
     const now = this.clock.now();
-    this.db
-      .update(serviceCredentials)
+    await this.db
+      .update(this.db.t.serviceCredentials)
       .set({ state: "invalidated", invalidatedAt: now, invalidationCause: cause })
-      .where(and(eq(serviceCredentials.sessionId, sessionId), inArray(serviceCredentials.state, ["pending", "active"])))
-      .run();
+      .where(and(eq(this.db.t.serviceCredentials.sessionId, sessionId), inArray(this.db.t.serviceCredentials.state, ["pending", "active"])))
+      ;
   }
 
   /** The record's `service_credentials`: metadata only, oldest generation first. */
-  list(sessionId: string): ServiceCredentialView[] {
-    const rows = this.db
+  async list(sessionId: string): Promise<ServiceCredentialView[]> {
+    const rows = (await this.db
       .select({
-        generationId: serviceCredentials.generationId,
-        state: serviceCredentials.state,
-        createdAt: serviceCredentials.createdAt,
-        activatedAt: serviceCredentials.activatedAt,
-        invalidatedAt: serviceCredentials.invalidatedAt,
-        lastUsedAt: serviceCredentials.lastUsedAt,
-        invalidationCause: serviceCredentials.invalidationCause,
+        generationId: this.db.t.serviceCredentials.generationId,
+        state: this.db.t.serviceCredentials.state,
+        createdAt: this.db.t.serviceCredentials.createdAt,
+        activatedAt: this.db.t.serviceCredentials.activatedAt,
+        invalidatedAt: this.db.t.serviceCredentials.invalidatedAt,
+        lastUsedAt: this.db.t.serviceCredentials.lastUsedAt,
+        invalidationCause: this.db.t.serviceCredentials.invalidationCause,
       })
-      .from(serviceCredentials)
-      .where(eq(serviceCredentials.sessionId, sessionId))
-      .orderBy(serviceCredentials.createdAt, sql`rowid`)
-      .all();
+      .from(this.db.t.serviceCredentials)
+      .where(eq(this.db.t.serviceCredentials.sessionId, sessionId))
+      .orderBy(this.db.t.serviceCredentials.createdAt, sql`rowid`)
+      );
     return rows.map((r) => ({
       generation_id: r.generationId,
       state: r.state,

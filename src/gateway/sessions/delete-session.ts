@@ -2,12 +2,12 @@
 // process the record names), the credential invalidated, the worktree and the session directory removed,
 // reaped, the row deleted. A cleanup step that fails leaves the record in cleanup_pending with a 503;
 // DELETE again retries it.
+import { first } from "../db/handle.ts";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { projects } from "../db/schema.ts";
 import { sessionsDir } from "./create-session.ts";
 import { removeBootstrap, type EndingDeps } from "./endings.ts";
 import { recordedDaemon } from "./live-daemons.ts";
@@ -23,7 +23,7 @@ export type DeleteSessionDeps = EndingDeps & Pick<GatewayContext, "dataDir" | "d
 export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): Promise<void> {
   const { id } = row;
   const stopMs = sessionTimeouts(deps.config).stop;
-  if (row.state !== "cleanup_pending") deps.registry.transition(id, [row.state], "cleanup_pending", "delete");
+  if (row.state !== "cleanup_pending") await deps.registry.transition(id, [row.state], "cleanup_pending", "delete");
   const daemon = deps.live.get(id);
   deps.live.forget(id);
   if (daemon) await terminateDaemon(daemon, stopMs);
@@ -31,10 +31,10 @@ export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): P
     const recorded = recordedDaemon(row);
     if (recorded) await terminateDaemon(recorded, stopMs);
   }
-  deps.credentials.invalidate(id, "session_deleted");
+  await deps.credentials.invalidate(id, "session_deleted");
   removeBootstrap(deps.registry, id);
   if (row.worktreePath) {
-    const project = deps.db.select({ path: projects.path }).from(projects).where(eq(projects.id, row.projectId)).get();
+    const project = await first(deps.db.select({ path: deps.db.t.projects.path }).from(deps.db.t.projects).where(eq(deps.db.t.projects.id, row.projectId)));
     try {
       removeWorktree(project?.path ?? row.worktreePath, row.worktreePath);
     } catch (error) {
@@ -43,8 +43,8 @@ export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): P
     }
   }
   if (row.sessionDir) removeSessionDir(deps, id, row.sessionDir);
-  deps.registry.transition(id, ["cleanup_pending"], "reaped", "delete");
-  deps.registry.remove(id);
+  await deps.registry.transition(id, ["cleanup_pending"], "reaped", "delete");
+  await deps.registry.remove(id);
 }
 
 /**

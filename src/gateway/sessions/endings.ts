@@ -27,18 +27,18 @@ export const NO_PROCESS = { pid: null, pidStartTicks: null, port: null };
 
 /** Removes the bootstrap file the session's row names (it holds the generation's service token). */
 export function removeBootstrap(registry: SessionRegistry, id: string): void {
-  const row = registry.get(id);
+  const row = await registry.get(id);
   if (!row?.bootstrapFile) return;
   rmSync(row.bootstrapFile, { force: true });
-  registry.update(id, { bootstrapFile: null });
+  await registry.update(id, { bootstrapFile: null });
 }
 
 /** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
 export function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): void {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
-  if (!deps.registry.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
-  deps.credentials.invalidate(id, cause);
+  if (!await deps.registry.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
+  await deps.credentials.invalidate(id, cause);
   removeBootstrap(deps.registry, id);
   // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
   // waiting for it either: the caller (a GET) answers with the failed record at once.
@@ -50,8 +50,8 @@ export async function stopSession(deps: EndingDeps, id: string): Promise<void> {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
   if (daemon) await terminateDaemon(daemon, sessionTimeouts(deps.config).stop);
-  deps.registry.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
-  deps.credentials.invalidate(id, "session_stopped");
+  await deps.registry.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
+  await deps.credentials.invalidate(id, "session_stopped");
   removeBootstrap(deps.registry, id);
 }
 
@@ -77,8 +77,8 @@ export function settleStopped(deps: SessionParts, row: SessionRow): boolean {
   if (!how) return false;
   deps.live.forget(row.id);
   const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
-  if (!deps.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
-  deps.credentials.invalidate(row.id, "session_stopped");
+  if (!await deps.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
+  await deps.credentials.invalidate(row.id, "session_stopped");
   removeBootstrap(deps.registry, row.id);
   return true;
 }
@@ -92,7 +92,7 @@ export function settleStopped(deps: SessionParts, row: SessionRow): boolean {
 export function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): void {
   deps.live.add(daemon);
   deps.live.watch(daemon, exited, (how) => {
-    const row = deps.registry.get(daemon.sessionId);
+    const row = await deps.registry.get(daemon.sessionId);
     if (row && settleStopped(deps, row)) return;
     failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
   });

@@ -26,7 +26,7 @@ export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<vo
 
 /** Gateway start: re-adopts or settles every session. */
 export async function reconcile(deps: EndingDeps): Promise<void> {
-  await Promise.all(deps.registry.list().map((row) => reconcileOne(deps, row)));
+  await Promise.all((await deps.registry.list()).map((row) => reconcileOne(deps, row)));
 }
 
 async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
@@ -41,7 +41,7 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
     const probe = await probeHealth(row.port, proc.token, onDemandHealthMs(deps.config));
     if (probe.ok) {
       const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token: proc.token, exited: null };
-      if (row.state === "starting") deps.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
+      if (row.state === "starting") await deps.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
       adoptDaemon(deps, daemon, null);
       return;
     }
@@ -50,7 +50,7 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
   // Gone while the gateway was down after stopping its session itself (an idle exit): stopped, not failed.
   if (!(proc && isSameProcess(proc)) && settleStopped(deps, row)) return;
   if (proc) await terminateDaemon(proc, sessionTimeouts(deps.config).stop, false);
-  deps.registry.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
-  deps.credentials.invalidate(row.id, "reconciliation");
+  await deps.registry.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
+  await deps.credentials.invalidate(row.id, "reconciliation");
   removeBootstrap(deps.registry, row.id);
 }

@@ -2,6 +2,7 @@
 // the environment, pre-run.sh, a fresh daemon credential and service credential (handed over in a bootstrap
 // file), the spawn, port discovery and the health wait (launch.ts), then the move to running. A launch that
 // fails ends what it started and fails the session (a failed resume of a stopped session leaves it stopped).
+import { first } from "../db/handle.ts";
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -12,7 +13,6 @@ import { writeFileAtomic } from "../../util/atomic-write.ts";
 import { dataRoot } from "../../config/files.ts";
 import { authDirOf } from "../../providers/device-auth/profiles.ts";
 import type { GatewayContext } from "../context.ts";
-import { projects } from "../db/schema.ts";
 import { assertProjectPathAllowed } from "../registry/projects.ts";
 import { namedVariables, sessionEnvironment } from "./daemon-env.ts";
 import { adoptDaemon, NO_PROCESS, removeBootstrap, type EndingDeps } from "./endings.ts";
@@ -47,7 +47,7 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
   const stderrFile = join(sessionDir, "daemon.stderr");
   let spawned: ReturnType<typeof spawnDaemon> | null = null;
   try {
-    const project = deps.db.select().from(projects).where(eq(projects.id, row.projectId)).get();
+    const project = await first(deps.db.select().from(deps.db.t.projects).where(eq(deps.db.t.projects.id, row.projectId)));
     if (!project) throw new LaunchError(`project ${row.projectId} is no longer registered`);
     const cwd = row.worktreePath ?? project.path;
     if (!existsSync(cwd)) throw new LaunchError(`the session directory ${cwd} does not exist`);
@@ -71,12 +71,12 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       }
     }
     const token = writeFreshCredential(join(sessionDir, CREDENTIAL_FILE));
-    const issued = credentials.issue(id, enabledServices(deps.config));
+    const issued = await credentials.issue(id, enabledServices(deps.config));
     const bootstrapFile = join(sessionDir, `bootstrap-${issued.generationId}.json`);
     const listener = deps.settings.listener;
     const bootstrap: BootstrapFile = { version: 1, session_id: id, generation_id: issued.generationId, service_token: issued.token, gateway_url: listener.url, gateway_tls_fingerprint: listener.tlsFingerprint };
     writeFileAtomic(bootstrapFile, `${JSON.stringify(bootstrap)}\n`, 0o600);
-    registry.update(id, { bootstrapFile });
+    await registry.update(id, { bootstrapFile });
     spawned = spawnDaemon({
       command: deps.settings.daemonCommand,
       // Provider auth profiles: daemon_sessions.auth_dir, else the host data root's auth/ (as the daemon's own default).
@@ -86,11 +86,11 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       stderrFile,
     });
     // Recorded at once, so a gateway that dies before the daemon is ready still finds (and ends) it.
-    registry.update(id, { pid: spawned.pid, pidStartTicks: spawned.startTicks, port: null });
+    await registry.update(id, { pid: spawned.pid, pidStartTicks: spawned.startTicks, port: null });
     const ready = await discoverPort(spawned, t.discover, stderrFile);
     await waitHealthy(ready.port, token, t.health, spawned.exited);
     const daemon: LiveDaemon = { sessionId: id, generationId: issued.generationId, pid: spawned.pid, startTicks: spawned.startTicks, port: ready.port, token, exited: spawned.exited };
-    if (deps.live.closed || !registry.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch })) {
+    if (deps.live.closed || !await registry.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch })) {
       // Deleted (or the gateway stopped) while starting: this daemon has no session to serve.
       await terminateDaemon(daemon, t.stop);
       return "the session changed while its daemon was starting";
@@ -100,12 +100,12 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
   } catch (error) {
     const why = error instanceof LaunchError ? error.message : `internal error: ${(error as Error).message}`;
     if (spawned) await terminateDaemon({ pid: spawned.pid, startTicks: spawned.startTicks, port: null, token: null, exited: spawned.exited }, t.stop, false);
-    credentials.invalidate(id, "spawn_failed");
+    await credentials.invalidate(id, "spawn_failed");
     removeBootstrap(registry, id);
-    const state = registry.get(id)?.state;
+    const state = await registry.get(id)?.state;
     // A failed start fails the session; a failed resume of a stopped session leaves it stopped.
-    if (state === "starting" || state === "failed") registry.transition(id, [state], "failed", "spawn_failed", why, NO_PROCESS);
-    else if (state) registry.update(id, NO_PROCESS);
+    if (state === "starting" || state === "failed") await registry.transition(id, [state], "failed", "spawn_failed", why, NO_PROCESS);
+    else if (state) await registry.update(id, NO_PROCESS);
     return why;
   }
 }

@@ -11,7 +11,7 @@ export type ProxyTarget = { ok: true; daemon: LiveDaemon } | { ok: false; status
 export function proxyTarget(parts: Pick<SessionParts, "live" | "registry">, id: string): ProxyTarget {
   const daemon = parts.live.get(id);
   if (daemon) return { ok: true, daemon };
-  const row = parts.registry.get(id);
+  const row = await parts.registry.get(id);
   if (!row || row.state === "reaped") return { ok: false, status: 404, body: { error: "not_found", message: `no session ${id}` } };
   if (row.state !== "running") return { ok: false, status: 503, body: { error: "session_not_running", state: row.state, message: `session ${id} is ${row.state}, not running` } };
   return { ok: false, status: 502, body: { error: "bad_gateway", message: `the daemon of session ${id} is unreachable` } };
@@ -30,7 +30,7 @@ export class IdleResume {
   async target(id: string): Promise<ProxyTarget> {
     const target = proxyTarget(this.deps, id);
     if (target.ok || target.status !== 503) return target;
-    const row = this.deps.registry.get(id);
+    const row = await this.deps.registry.get(id);
     if (!row || row.state !== "stopped" || stoppedByItself(row) !== "idle") return target;
     let pending = this.resuming.get(id);
     if (!pending) {

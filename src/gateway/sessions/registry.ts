@@ -4,7 +4,8 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import { isoAt, type Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { sessions, sessionTransitions } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
+import type { sessions } from "../db/schema.ts";
 import type { FleetChanges } from "../fleet/changes.ts";
 import { assertTransition, type LaunchMode, type SessionState, type TransitionTrigger } from "./transitions.ts";
 import type { ServiceCredentials, ServiceCredentialView } from "./credentials.ts";
@@ -51,27 +52,27 @@ export class SessionRegistry {
     private readonly onTransition: (change: { id: string; from: SessionState; to: SessionState; trigger: TransitionTrigger; detail?: string; patch: SessionPatch }) => void = () => {},
   ) {}
 
-  get(id: string): SessionRow | undefined {
-    return this.db.select().from(sessions).where(eq(sessions.id, id)).get();
+  async get(id: string): Promise<SessionRow | undefined> {
+    return (await first(this.db.select().from(this.db.t.sessions).where(eq(this.db.t.sessions.id, id))));
   }
 
-  list(): SessionRow[] {
-    return this.db.select().from(sessions).orderBy(desc(sessions.createdAt), desc(sessions.id)).all();
+  async list(): Promise<SessionRow[]> {
+    return (await this.db.select().from(this.db.t.sessions).orderBy(desc(this.db.t.sessions.createdAt), desc(this.db.t.sessions.id)));
   }
 
-  insert(row: { id: string; projectId: string; launchMode: LaunchMode; sessionDir: string; worktreePath: string | null; worktreeBranch: string | null }): SessionRow {
+  async insert(row: { id: string; projectId: string; launchMode: LaunchMode; sessionDir: string; worktreePath: string | null; worktreeBranch: string | null }): Promise<SessionRow> {
     const now = this.clock.now();
-    this.db.transaction((tx) => {
-      tx.insert(sessions).values({ ...row, state: "starting", createdAt: now, updatedAt: now }).run();
-      tx.insert(sessionTransitions).values({ sessionId: row.id, fromState: null, toState: "starting", reason: "create", at: now }).run();
+    await this.db.tx(async (tx) => {
+      await tx.insert(this.db.t.sessions).values({ ...row, state: "starting", createdAt: now, updatedAt: now });
+      await tx.insert(this.db.t.sessionTransitions).values({ sessionId: row.id, fromState: null, toState: "starting", reason: "create", at: now });
     });
     this.fleet.touch({ kind: "session", id: row.id });
-    return this.get(row.id)!;
+    return (await this.get(row.id))!;
   }
 
   /** Fields that are not the state (process identity, port, epoch); no history entry. */
-  update(id: string, patch: SessionPatch): void {
-    this.db.update(sessions).set({ ...patch, updatedAt: this.clock.now() }).where(eq(sessions.id, id)).run();
+  async update(id: string, patch: SessionPatch): Promise<void> {
+    await this.db.update(this.db.t.sessions).set({ ...patch, updatedAt: this.clock.now() }).where(eq(this.db.t.sessions.id, id));
     this.fleet.touch({ kind: "session", id });
   }
 
@@ -79,16 +80,16 @@ export class SessionRegistry {
    * Moves the session from `from` (one of) to `to`, with `patch` applied in the same transaction. Returns
    * false (and changes nothing) when the row is gone or no longer in one of the expected states.
    */
-  transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}): boolean {
+  async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}): Promise<boolean> {
     const now = this.clock.now();
     let previous: SessionState | undefined;
-    const moved = this.db.transaction((tx) => {
-      const row = tx.select({ state: sessions.state }).from(sessions).where(eq(sessions.id, id)).get();
+    const moved = await this.db.tx(async (tx) => {
+      const row = await first(tx.select({ state: this.db.t.sessions.state }).from(this.db.t.sessions).where(eq(this.db.t.sessions.id, id)));
       if (!row || !from.includes(row.state)) return false;
       previous = row.state;
       assertTransition(row.state, to);
-      tx.update(sessions).set({ ...patch, state: to, updatedAt: now }).where(and(eq(sessions.id, id), eq(sessions.state, row.state))).run();
-      tx.insert(sessionTransitions).values({ sessionId: id, fromState: row.state, toState: to, reason: reasonText(trigger, detail), at: now }).run();
+      await tx.update(this.db.t.sessions).set({ ...patch, state: to, updatedAt: now }).where(and(eq(this.db.t.sessions.id, id), eq(this.db.t.sessions.state, row.state)));
+      await tx.insert(this.db.t.sessionTransitions).values({ sessionId: id, fromState: row.state, toState: to, reason: reasonText(trigger, detail), at: now });
       return true;
     });
     if (moved) {
@@ -98,13 +99,13 @@ export class SessionRegistry {
     return moved;
   }
 
-  remove(id: string): void {
-    this.db.delete(sessions).where(eq(sessions.id, id)).run();
+  async remove(id: string): Promise<void> {
+    await this.db.delete(this.db.t.sessions).where(eq(this.db.t.sessions.id, id));
     this.fleet.touch({ kind: "session", id });
   }
 
-  view(row: SessionRow): SessionView {
-    const history = this.db.select().from(sessionTransitions).where(eq(sessionTransitions.sessionId, row.id)).orderBy(asc(sessionTransitions.id)).all();
+  async view(row: SessionRow): Promise<SessionView> {
+    const history = (await this.db.select().from(this.db.t.sessionTransitions).where(eq(this.db.t.sessionTransitions.sessionId, row.id)).orderBy(asc(this.db.t.sessionTransitions.id)));
     return {
       id: row.id,
       project_id: row.projectId,
@@ -126,7 +127,7 @@ export class SessionRegistry {
           at: isoAt(t.at),
         };
       }),
-      service_credentials: this.credentials.list(row.id),
+      service_credentials: await this.credentials.list(row.id),
     };
   }
 }

@@ -1,13 +1,13 @@
 // The services routes a launched daemon uses at bootstrap (gateway.md, Services routes): who it is, what the
 // gateway's `services` config block offers, and whether the subsystem is ready. A daemon credential sees
 // the capability snapshot taken when its generation was issued; a machine caller sees the current config.
+import { first } from "../db/handle.ts";
 import { t } from "elysia";
 import { elysiaApp } from "../../util/elysia-app.ts";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { VERSION } from "../../version.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayContext } from "../context.ts";
-import { serviceCredentials } from "../db/schema.ts";
 import { authenticate, type GuardDeps } from "../server/auth-guard.ts";
 import { ErrorBody, UnauthorizedBody } from "../server/core-routes.ts";
 
@@ -39,15 +39,15 @@ export function enabledServices(config: GatewayConfig): ServiceEntry[] {
     }));
 }
 
-export type ServicesRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "db" | "sqlite">;
+export type ServicesRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "db">;
 
 export function servicesRoutes(ctx: ServicesRouteDeps) {
   const detail = (summary: string, description: string) => ({ summary, description, tags: ["services"] });
   return elysiaApp({ name: "gateway-services" })
     .get(
       "/api/v1/services/identity",
-      ({ request }) => {
-        const auth = authenticate(ctx, request);
+      async ({ request }) => {
+        const auth = await authenticate(ctx, request);
         const daemon = auth.family === "dsc";
         return {
           gateway: { name: ctx.config.display_name, version: VERSION },
@@ -58,10 +58,10 @@ export function servicesRoutes(ctx: ServicesRouteDeps) {
     )
     .get(
       "/api/v1/services/capabilities",
-      ({ request }) => {
-        const auth = authenticate(ctx, request);
+      async ({ request }) => {
+        const auth = await authenticate(ctx, request);
         if (auth.family === "dsc") {
-          const row = ctx.db.select({ capabilities: serviceCredentials.capabilities }).from(serviceCredentials).where(eq(serviceCredentials.generationId, auth.credentialId)).get();
+          const row = await first(ctx.db.select({ capabilities: ctx.db.t.serviceCredentials.capabilities }).from(ctx.db.t.serviceCredentials).where(eq(ctx.db.t.serviceCredentials.generationId, auth.credentialId)));
           return { services: (row?.capabilities as ServiceEntry[] | null) ?? [] };
         }
         return { services: enabledServices(ctx.config) };
@@ -70,10 +70,10 @@ export function servicesRoutes(ctx: ServicesRouteDeps) {
     )
     .get(
       "/api/v1/services/readiness",
-      ({ set }) => {
+      async ({ set }) => {
         let ready = true;
         try {
-          ctx.sqlite.query("SELECT 1").get();
+          await ctx.db.run(sql`SELECT 1`);
         } catch {
           ready = false;
         }

@@ -38,7 +38,7 @@ export class SessionSupervisor {
     this.credentials = new ServiceCredentials(ctx.db, ctx.pepper, ctx.clock);
     // Every state change is a log line: launches (starting -> running), failures with their reason, stops, idle exits, deletes.
     this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch }) =>
-      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid: patch.pid ?? this.registry.get(id)?.pid ?? null } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
+      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid: patch.pid ?? await this.registry.get(id)?.pid ?? null } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
     );
     this.deps = {
       registry: this.registry,
@@ -92,7 +92,7 @@ export class SessionSupervisor {
   }
 
   private row(id: string): SessionRow {
-    const row = this.registry.get(id);
+    const row = await this.registry.get(id);
     if (!row || row.state === "reaped") throw new ProtocolError("not_found", 404, `no session ${id}`);
     return row;
   }
@@ -109,7 +109,7 @@ export class SessionSupervisor {
   }
 
   list(): SessionView[] {
-    return this.registry.list().filter((r) => r.state !== "reaped").map((r) => this.registry.view(r));
+    return (await this.registry.list()).filter((r) => r.state !== "reaped").map((r) => await this.registry.view(r));
   }
 
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
@@ -120,14 +120,14 @@ export class SessionSupervisor {
     void launchGeneration(this.deps, row, ["starting"], "daemon_healthy")
       .catch((error) => this.ctx.logger.error(`session ${id}: ${(error as Error).message}`))
       .finally(() => this.busy.delete(id));
-    return this.registry.view(row);
+    return await this.registry.view(row);
   }
 
   /** GET /sessions/:id, after the on-demand health check of a running session. */
   async get(id: string): Promise<SessionView> {
     const row = this.row(id);
     if (row.state === "running" && !this.busy.has(id)) await checkHealth(this.deps, row);
-    return this.registry.view(this.row(id));
+    return await this.registry.view(this.row(id));
   }
 
   async stop(id: string): Promise<SessionView> {
@@ -135,7 +135,7 @@ export class SessionSupervisor {
       const row = this.row(id);
       if (row.state !== "running") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a running session can be stopped`);
       await stopSession(this.deps, id);
-      return this.registry.view(this.row(id));
+      return await this.registry.view(this.row(id));
     });
   }
 
@@ -146,7 +146,7 @@ export class SessionSupervisor {
       if (row.state !== "stopped" && row.state !== "failed") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a stopped or failed session can be resumed`);
       const error = await launchGeneration(this.deps, row, [row.state], "resume");
       if (error) throw new ProtocolError("unavailable", 503, `the session could not be resumed: ${error}`);
-      return this.registry.view(this.row(id));
+      return await this.registry.view(this.row(id));
     });
   }
 

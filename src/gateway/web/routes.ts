@@ -59,9 +59,9 @@ export function webRoutes(ctx: WebRouteDeps) {
   const loginCookie = loginCsrfCookieName(tls);
   const name = ctx.config.display_name;
 
-  const current = (request: Request) => {
-    const session = store.resolve(readCookie(request, cookieName));
-    const principal = session && ctx.principals.find(session.principalId);
+  const current = async (request: Request) => {
+    const session = await store.resolve(readCookie(request, cookieName));
+    const principal = session && await ctx.principals.find(session.principalId);
     return session && principal ? { session, principal } : undefined;
   };
 
@@ -75,7 +75,7 @@ export function webRoutes(ctx: WebRouteDeps) {
       if (!who) return redirect("/login");
       if (!tokensMatch(who.session.csrfToken, form.csrf)) return htmlErrorResponse(403, "The form expired or did not come from this site. Reload the page and try again.");
       const flash = await work({ session: who.session, principalId: who.principal.id, form, ip: requestMeta(request).ip, params });
-      if (flash) store.setFlash(who.session.id, flash);
+      if (flash) await store.setFlash(who.session.id, flash);
       return redirect(after);
     };
 
@@ -110,26 +110,26 @@ export function webRoutes(ctx: WebRouteDeps) {
           return htmlResponse(429, loginPage(name, csrf!, `Too many failed sign-ins. Try again in ${result.retryAfterSecs} seconds.`, next), { "Retry-After": String(result.retryAfterSecs) });
         }
         if (!result.ok) return htmlResponse(401, loginPage(name, csrf!, "Wrong username or password.", next));
-        const previous = store.resolve(readCookie(request, cookieName));
-        if (previous) store.revoke(previous.principalId, previous.id);
-        const { secret } = store.create(result.principal.id, ip, request.headers.get("user-agent"));
+        const previous = await store.resolve(readCookie(request, cookieName));
+        if (previous) await store.revoke(previous.principalId, previous.id);
+        const { secret } = await store.create(result.principal.id, ip, request.headers.get("user-agent"));
         return redirect(next, [serializeCookie(cookieName, secret, tls), clearCookie(loginCookie, tls)]);
       },
       HIDE,
     )
     .get(
       "/",
-      ({ request }) => {
+      async ({ request }) => {
         const who = current(request);
         if (!who) return redirect("/login");
-        const rawFlash = store.takeFlash(who.session.id);
+        const rawFlash = await store.takeFlash(who.session.id);
         const data: DashboardData = {
           gatewayName: name,
           principal: who.principal,
           session: who.session,
-          tokens: ctx.pats.list(who.principal.id),
-          sessions: store.list(who.principal.id),
-          grants: listGrants(ctx.db, who.principal.id),
+          tokens: await ctx.pats.list(who.principal.id),
+          sessions: await store.list(who.principal.id),
+          grants: await listGrants(ctx.db, who.principal.id),
           flash: rawFlash ? (JSON.parse(rawFlash) as DashboardData["flash"]) : undefined,
         };
         return htmlResponse(200, dashboardPage(data));
@@ -138,10 +138,10 @@ export function webRoutes(ctx: WebRouteDeps) {
     )
     .post(
       "/tokens",
-      action(({ principalId, form, ip }) => {
+      action(async ({ principalId, form, ip }) => {
         try {
-          const { info, token } = ctx.pats.create(principalId, form.label ?? "");
-          ctx.audit.record({ action: "token.create", outcome: "success", principalId, sourceIp: ip, target: info.id });
+          const { info, token } = await ctx.pats.create(principalId, form.label ?? "");
+          await ctx.audit.record({ action: "token.create", outcome: "success", principalId, sourceIp: ip, target: info.id });
           return JSON.stringify({ kind: "token", token, label: info.label });
         } catch (error) {
           if (error instanceof PatError) return notice("error", error.message);
@@ -152,12 +152,12 @@ export function webRoutes(ctx: WebRouteDeps) {
     )
     .post(
       "/tokens/:id/revoke",
-      action(({ principalId, params, ip }) => {
-        const token = ctx.pats.get(params.id ?? "");
+      action(async ({ principalId, params, ip }) => {
+        const token = await ctx.pats.get(params.id ?? "");
         if (!token || token.principalId !== principalId || token.revoked) return notice("error", "That token does not exist or is already revoked.");
-        ctx.pats.revoke(token.id);
-        ctx.streams.sweep();
-        ctx.audit.record({ action: "token.revoke", outcome: "success", principalId, sourceIp: ip, target: token.id });
+        await ctx.pats.revoke(token.id);
+        await ctx.streams.sweep();
+        await ctx.audit.record({ action: "token.revoke", outcome: "success", principalId, sourceIp: ip, target: token.id });
         return notice("notice", `Token “${token.label}” revoked.`);
       }),
       HIDE,
@@ -165,12 +165,12 @@ export function webRoutes(ctx: WebRouteDeps) {
     .post(
       "/password",
       action(async ({ session, principalId, form, ip }) => {
-        const hash = ctx.principals.passwordHash(principalId);
+        const hash = await ctx.principals.passwordHash(principalId);
         if (hash === undefined) return notice("error", "This account has no password to change.");
         const admission = ctx.limiters.login.admit(ip);
         if (!admission.allowed) return notice("error", `Too many failed attempts. Try again in ${admission.retryAfterSecs} seconds.`);
         // The current password is a password check like a sign-in: the per-account counter applies too.
-        const perAccount = accountLimiter(ctx).admit(principalId, ip);
+        const perAccount = await accountLimiter(ctx).admit(principalId, ip);
         if (!perAccount.allowed) {
           admission.ticket.abort();
           return notice("error", `Too many failed attempts. Try again in ${perAccount.retryAfterSecs} seconds.`);
@@ -178,7 +178,7 @@ export function webRoutes(ctx: WebRouteDeps) {
         if (!(await ctx.hasher.verify(form.current ?? "", hash))) {
           admission.ticket.fail();
           perAccount.ticket.fail();
-          ctx.audit.record({ action: "password.change", outcome: "failure", principalId, sourceIp: ip, detail: "wrong current password" });
+          await ctx.audit.record({ action: "password.change", outcome: "failure", principalId, sourceIp: ip, detail: "wrong current password" });
           return notice("error", "The current password is wrong.");
         }
         admission.ticket.succeed();
@@ -188,27 +188,27 @@ export function webRoutes(ctx: WebRouteDeps) {
         const problem = ctx.hasher.check(next);
         if (problem) return notice("error", `The new password was not accepted: ${problem}.`);
         const newHash = await ctx.hasher.hash(next);
-        replacePassword(ctx, principalId, newHash, session.id);
-        ctx.audit.record({ action: "password.change", outcome: "success", principalId, sourceIp: ip, detail: "other sessions, OAuth grants and personal access tokens revoked" });
+        await replacePassword(ctx, principalId, newHash, session.id);
+        await ctx.audit.record({ action: "password.change", outcome: "success", principalId, sourceIp: ip, detail: "other sessions, OAuth grants and personal access tokens revoked" });
         return notice("notice", "Password changed. Other browser sessions, OAuth grants and personal access tokens were revoked.");
       }),
       HIDE,
     )
     .post(
       "/sessions/:id/revoke",
-      action(({ principalId, params, ip }) => {
-        const ok = store.revoke(principalId, params.id ?? "");
-        if (ok) ctx.audit.record({ action: "web_session.revoke", outcome: "success", principalId, sourceIp: ip, target: params.id });
+      action(async ({ principalId, params, ip }) => {
+        const ok = await store.revoke(principalId, params.id ?? "");
+        if (ok) await ctx.audit.record({ action: "web_session.revoke", outcome: "success", principalId, sourceIp: ip, target: params.id });
         return ok ? notice("notice", "Session signed out.") : notice("error", "That session does not exist or has ended.");
       }),
       HIDE,
     )
     .post(
       "/grants/:id/revoke",
-      action(({ principalId, params, ip }) => {
-        const n = revokeGrants(ctx.db, ctx.clock, principalId, params.id ?? "");
-        ctx.streams.sweep();
-        if (n) ctx.audit.record({ action: "oauth_grant.revoke", outcome: "success", principalId, sourceIp: ip, target: params.id });
+      action(async ({ principalId, params, ip }) => {
+        const n = await revokeGrants(ctx.db, ctx.clock, principalId, params.id ?? "");
+        await ctx.streams.sweep();
+        if (n) await ctx.audit.record({ action: "oauth_grant.revoke", outcome: "success", principalId, sourceIp: ip, target: params.id });
         return n ? notice("notice", "Grant revoked.") : notice("error", "That grant does not exist or is already revoked.");
       }),
       HIDE,
@@ -222,8 +222,8 @@ export function webRoutes(ctx: WebRouteDeps) {
         const who = current(request);
         if (who) {
           if (!tokensMatch(who.session.csrfToken, form.csrf)) return htmlErrorResponse(403, "The form expired. Reload the page and try again.");
-          store.revoke(who.principal.id, who.session.id);
-          ctx.audit.record({ action: "logout", outcome: "success", principalId: who.principal.id, sourceIp: requestMeta(request).ip });
+          await store.revoke(who.principal.id, who.session.id);
+          await ctx.audit.record({ action: "logout", outcome: "success", principalId: who.principal.id, sourceIp: requestMeta(request).ip });
         }
         return redirect("/login", [clearCookie(cookieName, tls)]);
       },

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
-import { webSessions } from "../db/schema.ts";
+import { first } from "../db/handle.ts";
 import { newId, sha256Hex } from "../../util/ids.ts";
 
 export interface WebSession {
@@ -25,7 +25,7 @@ export class WebSessionStore {
   ) {}
 
   /** A new session (new id at every login); returns the cookie secret once. */
-  create(principalId: string, sourceIp: string, userAgent: string | null): { session: WebSession; secret: string } {
+  async create(principalId: string, sourceIp: string, userAgent: string | null): Promise<{ session: WebSession; secret: string }> {
     const now = this.clock.now();
     const secret = randomBytes(32).toString("base64url");
     const session: WebSession = {
@@ -37,55 +37,55 @@ export class WebSessionStore {
       sourceIp,
       userAgent: userAgent?.slice(0, 200) ?? null,
     };
-    this.db.insert(webSessions).values({ ...session, sessionHash: sha256Hex(secret) }).run();
+    await this.db.insert(this.db.t.webSessions).values({ ...session, sessionHash: sha256Hex(secret) });
     return { session, secret };
   }
 
   /** The live session for a cookie secret; touches it. Expired sessions are revoked on sight. */
-  resolve(secret: string | undefined): WebSession | undefined {
+  async resolve(secret: string | undefined): Promise<WebSession | undefined> {
     if (!secret || secret.length > 100) return undefined;
-    const row = this.db.select().from(webSessions).where(eq(webSessions.sessionHash, sha256Hex(secret))).get();
+    const row = await first(this.db.select().from(this.db.t.webSessions).where(eq(this.db.t.webSessions.sessionHash, sha256Hex(secret))));
     if (!row || row.revokedAt !== null) return undefined;
     const now = this.clock.now();
     if (now - row.lastSeenAt >= this.timeouts.idle_secs * 1000 || now - row.createdAt >= this.timeouts.absolute_secs * 1000) {
-      this.db.update(webSessions).set({ revokedAt: now }).where(eq(webSessions.id, row.id)).run();
+      await this.db.update(this.db.t.webSessions).set({ revokedAt: now }).where(eq(this.db.t.webSessions.id, row.id));
       return undefined;
     }
-    this.db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.id, row.id)).run();
+    await this.db.update(this.db.t.webSessions).set({ lastSeenAt: now }).where(eq(this.db.t.webSessions.id, row.id));
     return { id: row.id, principalId: row.principalId, csrfToken: row.csrfToken, createdAt: row.createdAt, lastSeenAt: now, sourceIp: row.sourceIp, userAgent: row.userAgent };
   }
 
   /** Live sessions of a principal (expired ones excluded). */
-  list(principalId: string): WebSession[] {
+  async list(principalId: string): Promise<WebSession[]> {
     const now = this.clock.now();
-    return this.db
+    return (await this.db
       .select()
-      .from(webSessions)
-      .where(and(eq(webSessions.principalId, principalId), isNull(webSessions.revokedAt)))
-      .all()
+      .from(this.db.t.webSessions)
+      .where(and(eq(this.db.t.webSessions.principalId, principalId), isNull(this.db.t.webSessions.revokedAt)))
+      )
       .filter((r) => now - r.lastSeenAt < this.timeouts.idle_secs * 1000 && now - r.createdAt < this.timeouts.absolute_secs * 1000)
       .sort((a, b) => b.lastSeenAt - a.lastSeenAt)
       .map((r) => ({ id: r.id, principalId: r.principalId, csrfToken: r.csrfToken, createdAt: r.createdAt, lastSeenAt: r.lastSeenAt, sourceIp: r.sourceIp, userAgent: r.userAgent }));
   }
 
-  revoke(principalId: string, id: string): boolean {
-    return this.db
-      .update(webSessions)
+  async revoke(principalId: string, id: string): Promise<boolean> {
+    return (await this.db
+      .update(this.db.t.webSessions)
       .set({ revokedAt: this.clock.now() })
-      .where(and(eq(webSessions.id, id), eq(webSessions.principalId, principalId), isNull(webSessions.revokedAt)))
-      .returning({ id: webSessions.id })
-      .all().length > 0;
+      .where(and(eq(this.db.t.webSessions.id, id), eq(this.db.t.webSessions.principalId, principalId), isNull(this.db.t.webSessions.revokedAt)))
+      .returning({ id: this.db.t.webSessions.id })
+      ).length > 0;
   }
 
-  setFlash(id: string, flash: string): void {
-    this.db.update(webSessions).set({ flash }).where(eq(webSessions.id, id)).run();
+  async setFlash(id: string, flash: string): Promise<void> {
+    await this.db.update(this.db.t.webSessions).set({ flash }).where(eq(this.db.t.webSessions.id, id));
   }
 
   /** Reads and clears the one-time message. */
-  takeFlash(id: string): string | undefined {
-    const row = this.db.select({ flash: webSessions.flash }).from(webSessions).where(eq(webSessions.id, id)).get();
+  async takeFlash(id: string): Promise<string | undefined> {
+    const row = await first(this.db.select({ flash: this.db.t.webSessions.flash }).from(this.db.t.webSessions).where(eq(this.db.t.webSessions.id, id)));
     if (!row?.flash) return undefined;
-    this.db.update(webSessions).set({ flash: null }).where(eq(webSessions.id, id)).run();
+    await this.db.update(this.db.t.webSessions).set({ flash: null }).where(eq(this.db.t.webSessions.id, id));
     return row.flash;
   }
 }

@@ -48,9 +48,9 @@ export class StoppedHistory {
   }
 
   /** A history page as JSON text (items are spliced in as captured). */
-  page(sessionId: string, query: { checkpoint?: string; page?: string }): string {
+  async page(sessionId: string, query: { checkpoint?: string; page?: string }): Promise<string> {
     const signer = this.signer(sessionId);
-    const { capture, offset } = this.withSource(sessionId, (view) => {
+    const { capture, offset } = await this.withSource(sessionId, (view) => {
       if (query.checkpoint === undefined) {
         if (query.page !== undefined) throw new FleetError("invalid_checkpoint", "a page token needs the checkpoint it came with");
         return { capture: this.capture(sessionId, signer, view), offset: 0 };
@@ -74,10 +74,10 @@ export class StoppedHistory {
     return `${head.slice(0, -"]}".length)}${items.join(",")}]}`;
   }
 
-  attachment(sessionId: string, artifactId: string, query: AttachmentQuery) {
+  async attachment(sessionId: string, artifactId: string, query: AttachmentQuery) {
     if (query.checkpoint === undefined) throw new FleetError("invalid_checkpoint", "attachment reads need the checkpoint of the history that advertised them");
     const signer = this.signer(sessionId);
-    const capture = this.withSource(sessionId, (view) => this.lookup(signer, query.checkpoint!, view));
+    const capture = await this.withSource(sessionId, (view) => this.lookup(signer, query.checkpoint!, view));
     const artifact = capture.attachments.get(artifactId);
     if (!artifact) throw new FleetError("attachment_not_found", `the checkpoint does not advertise attachment '${artifactId.slice(0, 80)}'`);
     if (!artifact.data) throw new FleetError("history_unavailable", `attachment '${artifactId}' is not retrievable (render it as unavailable)`);
@@ -98,7 +98,7 @@ export class StoppedHistory {
   }
 
   /** Checks the gateway row (stopped, daemon not running), then reads the session's store. */
-  private withSource<T>(sessionId: string, read: (view: StoreView) => T): T {
+  private async withSource<T>(sessionId: string, read: (view: StoreView) => T): Promise<T> {
     const row = await this.rows.session(sessionId);
     if (!row || row.state === "reaped" || row.state === "cleanup_pending") throw new FleetError("history_unavailable", "no such session in the fleet; refresh the catalog");
     if (row.state === "starting" || row.state === "running") throw new FleetError("history_requires_stopped", `the session is ${row.state}; its history is served once it is stopped`);

@@ -23,7 +23,7 @@ export function fleetCatalogRoutes(ctx: FleetDeps) {
   fleetOf(ctx); // observation starts with the gateway, not with the first request
   return elysiaApp({ name: "gateway-fleet-catalog" }).get(
     "/api/v1/catalog",
-    ({ request }) => {
+    async ({ request }) => {
       const q = parseFleetQuery(request.url, { snapshot: "token", page: "uint", page_size: "uint" });
       const fleet = fleetOf(ctx);
       if (q.snapshot === undefined) {
@@ -88,9 +88,9 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
   return elysiaApp({ name: "gateway-fleet-history" })
     .get(
       "/api/v1/sessions/:id/history",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", page: "token" });
-        return json(fleetOf(ctx).history.page(sessionId(params.id), q as { checkpoint?: string; page?: string }));
+        return json(await fleetOf(ctx).history.page(sessionId(params.id), q as { checkpoint?: string; page?: string }));
       },
       {
         response: { 200: t.Object({ version: t.Literal(1), session_id: t.String(), checkpoint: t.String(), total_items: t.Integer(), next_page: t.Union([t.String(), t.Null()]), items: t.Array(t.Any()) }), ...errors, 404: FleetErrorV1, 409: FleetErrorV1, 413: FleetErrorV1, 422: FleetErrorV1 },
@@ -105,9 +105,9 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
     )
     .get(
       "/api/v1/sessions/:id/attachments/:artifact_id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", offset: "uint", length: "uint" });
-        return fleetOf(ctx).history.attachment(sessionId(params.id), params.artifact_id, q as { checkpoint?: string; offset?: number; length?: number });
+        return await fleetOf(ctx).history.attachment(sessionId(params.id), params.artifact_id, q as { checkpoint?: string; offset?: number; length?: number });
       },
       {
         response: { 200: t.Object({ artifact_id: t.String(), media_type: t.String(), total_length: t.Integer(), offset: t.Integer(), data_base64: t.String() }), ...errors, 404: FleetErrorV1, 409: FleetErrorV1, 413: FleetErrorV1 },

@@ -26,9 +26,9 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
     })
     .post(
       BASE,
-      ({ body, request, set }) => {
+      async ({ body, request, set }) => {
         const created = await store.create(body);
-        auditRegistry(ctx, request, "configuration.create", created.name);
+        await auditRegistry(ctx, request, "configuration.create", created.name);
         set.status = 201;
         return created;
       },
@@ -45,9 +45,9 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
     })
     .put(
       BASE + "/:name",
-      ({ params, body, request }) => {
+      async ({ params, body, request }) => {
         const updated = await store.update(assertConfigName(params.name), body);
-        auditRegistry(ctx, request, "configuration.update", updated.name);
+        await auditRegistry(ctx, request, "configuration.update", updated.name);
         return updated;
       },
       {
@@ -62,7 +62,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
       async ({ params, request }) => {
         const name = assertConfigName(params.name);
         await store.delete(name);
-        auditRegistry(ctx, request, "configuration.delete", name);
+        await auditRegistry(ctx, request, "configuration.delete", name);
         return new Response(null, { status: 204 });
       },
       {

@@ -19,7 +19,7 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
       BASE,
       async ({ body, request, set }) => {
         const project = await store.register(body.path, body.config_name);
-        auditRegistry(ctx, request, "project.register", project.id);
+        await auditRegistry(ctx, request, "project.register", project.id);
         set.status = 201;
         return project;
       },
@@ -41,9 +41,9 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
     })
     .put(
       BASE + "/:id",
-      ({ params, body, request }) => {
+      async ({ params, body, request }) => {
         const project = await store.rebind(params.id, body.config_name);
-        auditRegistry(ctx, request, "project.rebind", project.id);
+        await auditRegistry(ctx, request, "project.rebind", project.id);
         return project;
       },
       {
@@ -55,9 +55,9 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
     )
     .delete(
       BASE + "/:id",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         await store.remove(params.id);
-        auditRegistry(ctx, request, "project.remove", params.id);
+        await auditRegistry(ctx, request, "project.remove", params.id);
         return new Response(null, { status: 204 });
       },
       {

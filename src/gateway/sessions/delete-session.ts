@@ -32,7 +32,7 @@ export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): P
     if (recorded) await terminateDaemon(recorded, stopMs);
   }
   await deps.credentials.invalidate(id, "session_deleted");
-  removeBootstrap(deps.registry, id);
+  await removeBootstrap(deps.registry, id);
   if (row.worktreePath) {
     const project = await first(deps.db.select({ path: deps.db.t.projects.path }).from(deps.db.t.projects).where(eq(deps.db.t.projects.id, row.projectId)));
     try {

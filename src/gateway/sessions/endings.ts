@@ -26,7 +26,7 @@ export type EndingDeps = SessionParts & Pick<GatewayContext, "config">;
 export const NO_PROCESS = { pid: null, pidStartTicks: null, port: null };
 
 /** Removes the bootstrap file the session's row names (it holds the generation's service token). */
-export function removeBootstrap(registry: SessionRegistry, id: string): void {
+export async function removeBootstrap(registry: SessionRegistry, id: string): Promise<void> {
   const row = await registry.get(id);
   if (!row?.bootstrapFile) return;
   rmSync(row.bootstrapFile, { force: true });
@@ -34,12 +34,12 @@ export function removeBootstrap(registry: SessionRegistry, id: string): void {
 }
 
 /** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
-export function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): void {
+export async function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): Promise<void> {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
   if (!await deps.registry.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
   await deps.credentials.invalidate(id, cause);
-  removeBootstrap(deps.registry, id);
+  await removeBootstrap(deps.registry, id);
   // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
   // waiting for it either: the caller (a GET) answers with the failed record at once.
   if (daemon) void terminateDaemon(daemon, sessionTimeouts(deps.config).stop, false);
@@ -52,7 +52,7 @@ export async function stopSession(deps: EndingDeps, id: string): Promise<void> {
   if (daemon) await terminateDaemon(daemon, sessionTimeouts(deps.config).stop);
   await deps.registry.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
   await deps.credentials.invalidate(id, "session_stopped");
-  removeBootstrap(deps.registry, id);
+  await removeBootstrap(deps.registry, id);
 }
 
 /** How the session's store says it ended, when its daemon stopped it itself: an idle exit or a stop. */
@@ -72,14 +72,14 @@ export function stoppedByItself(row: SessionRow): "idle" | "stop" | null {
 }
 
 /** A daemon that exited after stopping its session: the session is stopped (not failed). Returns whether it was. */
-export function settleStopped(deps: SessionParts, row: SessionRow): boolean {
+export async function settleStopped(deps: SessionParts, row: SessionRow): Promise<boolean> {
   const how = stoppedByItself(row);
   if (!how) return false;
   deps.live.forget(row.id);
   const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
   if (!await deps.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
   await deps.credentials.invalidate(row.id, "session_stopped");
-  removeBootstrap(deps.registry, row.id);
+  await removeBootstrap(deps.registry, row.id);
   return true;
 }
 
@@ -89,12 +89,12 @@ export function settleStopped(deps: SessionParts, row: SessionRow): boolean {
  * fails it (and invalidates its credential). Its bootstrap file goes: a daemon that never read it (it reads
  * it before it is ready) leaves no secret behind.
  */
-export function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): void {
+export async function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): Promise<void> {
   deps.live.add(daemon);
-  deps.live.watch(daemon, exited, (how) => {
+  deps.live.watch(daemon, exited, async (how) => {
     const row = await deps.registry.get(daemon.sessionId);
-    if (row && settleStopped(deps, row)) return;
-    failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
+    if (row && (await settleStopped(deps, row))) return;
+    await failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
   });
-  removeBootstrap(deps.registry, daemon.sessionId);
+  await removeBootstrap(deps.registry, daemon.sessionId);
 }

@@ -21,7 +21,7 @@ export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<vo
     if (!probe.ok) why = probe.why;
   }
   if (why === null) return;
-  failSession(deps, row.id, ["running"], "health_check_failed", why, "health_check_failed");
+  await failSession(deps, row.id, ["running"], "health_check_failed", why, "health_check_failed");
 }
 
 /** Gateway start: re-adopts or settles every session. */
@@ -31,7 +31,7 @@ export async function reconcile(deps: EndingDeps): Promise<void> {
 
 async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
   if (row.state === "stopped" || row.state === "failed") {
-    if (row.bootstrapFile) removeBootstrap(deps.registry, row.id);
+    if (row.bootstrapFile) await removeBootstrap(deps.registry, row.id);
     return;
   }
   if (row.state !== "running" && row.state !== "starting") return;
@@ -42,15 +42,15 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
     if (probe.ok) {
       const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token: proc.token, exited: null };
       if (row.state === "starting") await deps.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
-      adoptDaemon(deps, daemon, null);
+      await adoptDaemon(deps, daemon, null);
       return;
     }
     why = `the daemon did not answer its health check (${probe.why})`;
   } else if (proc) why = "the daemon process is gone";
   // Gone while the gateway was down after stopping its session itself (an idle exit): stopped, not failed.
-  if (!(proc && isSameProcess(proc)) && settleStopped(deps, row)) return;
+  if (!(proc && isSameProcess(proc)) && await settleStopped(deps, row)) return;
   if (proc) await terminateDaemon(proc, sessionTimeouts(deps.config).stop, false);
   await deps.registry.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
   await deps.credentials.invalidate(row.id, "reconciliation");
-  removeBootstrap(deps.registry, row.id);
+  await removeBootstrap(deps.registry, row.id);
 }

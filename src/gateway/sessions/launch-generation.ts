@@ -95,14 +95,14 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       await terminateDaemon(daemon, t.stop);
       return "the session changed while its daemon was starting";
     }
-    adoptDaemon(deps, daemon, spawned.exited);
+    await adoptDaemon(deps, daemon, spawned.exited);
     return null;
   } catch (error) {
     const why = error instanceof LaunchError ? error.message : `internal error: ${(error as Error).message}`;
     if (spawned) await terminateDaemon({ pid: spawned.pid, startTicks: spawned.startTicks, port: null, token: null, exited: spawned.exited }, t.stop, false);
     await credentials.invalidate(id, "spawn_failed");
-    removeBootstrap(registry, id);
-    const state = await registry.get(id)?.state;
+    await removeBootstrap(registry, id);
+    const state = (await registry.get(id))?.state;
     // A failed start fails the session; a failed resume of a stopped session leaves it stopped.
     if (state === "starting" || state === "failed") await registry.transition(id, [state], "failed", "spawn_failed", why, NO_PROCESS);
     else if (state) await registry.update(id, NO_PROCESS);

@@ -55,11 +55,11 @@ export class LiveDaemons {
    * Calls `onGone` when the daemon exits (`exited`, else polled by process identity) while it is still its
    * session's daemon and the gateway is not shutting down: an exit the gateway asked for is not one.
    */
-  watch(daemon: LiveDaemon, exited: Promise<string> | null, onGone: (how: string) => void): void {
+  watch(daemon: LiveDaemon, exited: Promise<string> | null, onGone: (how: string) => Promise<void> | void): void {
     const gone = (how: string) => {
       // Stopped or replaced on purpose; or this gateway is shutting down (the next one reconciles).
       if (this.isClosed || this.bySession.get(daemon.sessionId) !== daemon) return;
-      onGone(how);
+      void onGone(how);
     };
     if (exited) void exited.then(gone);
     else {

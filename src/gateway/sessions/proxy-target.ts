@@ -8,7 +8,7 @@ import type { LiveDaemon } from "./live-daemons.ts";
 export type ProxyTarget = { ok: true; daemon: LiveDaemon } | { ok: false; status: 404 | 503 | 502; body: Record<string, string> };
 
 /** The proxy's view: a live daemon, or the error to answer with. */
-export function proxyTarget(parts: Pick<SessionParts, "live" | "registry">, id: string): ProxyTarget {
+export async function proxyTarget(parts: Pick<SessionParts, "live" | "registry">, id: string): Promise<ProxyTarget> {
   const daemon = parts.live.get(id);
   if (daemon) return { ok: true, daemon };
   const row = await parts.registry.get(id);
@@ -28,7 +28,7 @@ export class IdleResume {
 
   /** The proxy's view, after resuming a session whose daemon stopped it for being idle. */
   async target(id: string): Promise<ProxyTarget> {
-    const target = proxyTarget(this.deps, id);
+    const target = await proxyTarget(this.deps, id);
     if (target.ok || target.status !== 503) return target;
     const row = await this.deps.registry.get(id);
     if (!row || row.state !== "stopped" || stoppedByItself(row) !== "idle") return target;
@@ -44,6 +44,6 @@ export class IdleResume {
       this.resuming.set(id, pending);
     }
     await pending;
-    return proxyTarget(this.deps, id);
+    return await proxyTarget(this.deps, id);
   }
 }

@@ -49,7 +49,7 @@ export class SessionRegistry {
     private readonly fleet: FleetChanges,
     private readonly credentials: ServiceCredentials,
     /** Told of each state change, after it is committed (the supervisor logs it). */
-    private readonly onTransition: (change: { id: string; from: SessionState; to: SessionState; trigger: TransitionTrigger; detail?: string; patch: SessionPatch }) => void = () => {},
+    private readonly onTransition: (change: { id: string; from: SessionState; to: SessionState; trigger: TransitionTrigger; detail?: string; patch: SessionPatch; pid: number | null }) => void = () => {},
   ) {}
 
   async get(id: string): Promise<SessionRow | undefined> {
@@ -83,10 +83,12 @@ export class SessionRegistry {
   async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}): Promise<boolean> {
     const now = this.clock.now();
     let previous: SessionState | undefined;
+    let pid: number | null = null;
     const moved = await this.db.tx(async (tx) => {
-      const row = await first(tx.select({ state: this.db.t.sessions.state }).from(this.db.t.sessions).where(eq(this.db.t.sessions.id, id)));
+      const row = await first(tx.select({ state: this.db.t.sessions.state, pid: this.db.t.sessions.pid }).from(this.db.t.sessions).where(eq(this.db.t.sessions.id, id)));
       if (!row || !from.includes(row.state)) return false;
       previous = row.state;
+      pid = patch.pid !== undefined ? patch.pid : row.pid;
       assertTransition(row.state, to);
       await tx.update(this.db.t.sessions).set({ ...patch, state: to, updatedAt: now }).where(and(eq(this.db.t.sessions.id, id), eq(this.db.t.sessions.state, row.state)));
       await tx.insert(this.db.t.sessionTransitions).values({ sessionId: id, fromState: row.state, toState: to, reason: reasonText(trigger, detail), at: now });
@@ -94,7 +96,7 @@ export class SessionRegistry {
     });
     if (moved) {
       this.fleet.touch({ kind: "session", id });
-      this.onTransition({ id, from: previous!, to, trigger, detail, patch });
+      this.onTransition({ id, from: previous!, to, trigger, detail, patch, pid });
     }
     return moved;
   }

@@ -52,9 +52,9 @@ export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervi
     .get("/api/v1/sessions", () => supervisor.list(), { response: { 200: t.Array(SessionRecord), ...common }, detail: { summary: "List sessions", tags } })
     .post(
       "/api/v1/sessions",
-      ({ body, set, request }) => {
-        const view = supervisor.create(body.project_id, body.launch_mode);
-        auditRegistry(ctx, request, "session.create", view.id);
+      async ({ body, set, request }) => {
+        const view = await supervisor.create(body.project_id, body.launch_mode);
+        await auditRegistry(ctx, request, "session.create", view.id);
         set.status = 201;
         return view;
       },
@@ -67,19 +67,19 @@ export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervi
     .get("/api/v1/sessions/:id", ({ params }) => supervisor.get(params.id), { params: Id, response: { 200: SessionRecord, ...common }, detail: { summary: "Read a session", description: "For a running session the daemon's health is checked first; an unreachable daemon makes it `failed` before the answer.", tags } })
     .post("/api/v1/sessions/:id/stop", async ({ params, request }) => {
         const view = await supervisor.stop(params.id);
-        auditRegistry(ctx, request, "session.stop", params.id);
+        await auditRegistry(ctx, request, "session.stop", params.id);
         return view;
       }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running.", tags } })
     .post("/api/v1/sessions/:id/resume", async ({ params, request }) => {
         const view = await supervisor.resume(params.id);
-        auditRegistry(ctx, request, "session.resume", params.id);
+        await auditRegistry(ctx, request, "session.resume", params.id);
         return view;
       }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running; 503 when the daemon could not start.", tags } })
     .delete(
       "/api/v1/sessions/:id",
       async ({ params, set, request }) => {
         await supervisor.remove(params.id);
-        auditRegistry(ctx, request, "session.delete", params.id);
+        await auditRegistry(ctx, request, "session.delete", params.id);
         set.status = 204;
         return new Response(null, { status: 204 });
       },

@@ -37,8 +37,8 @@ export class SessionSupervisor {
   constructor(private readonly ctx: SupervisorDeps) {
     this.credentials = new ServiceCredentials(ctx.db, ctx.pepper, ctx.clock);
     // Every state change is a log line: launches (starting -> running), failures with their reason, stops, idle exits, deletes.
-    this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch }) =>
-      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid: patch.pid ?? await this.registry.get(id)?.pid ?? null } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
+    this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch, pid }) =>
+      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
     );
     this.deps = {
       registry: this.registry,
@@ -91,7 +91,7 @@ export class SessionSupervisor {
     this.live.close();
   }
 
-  private row(id: string): SessionRow {
+  private async row(id: string): Promise<SessionRow> {
     const row = await this.registry.get(id);
     if (!row || row.state === "reaped") throw new ProtocolError("not_found", 404, `no session ${id}`);
     return row;
@@ -108,13 +108,13 @@ export class SessionSupervisor {
     }
   }
 
-  list(): SessionView[] {
-    return (await this.registry.list()).filter((r) => r.state !== "reaped").map((r) => await this.registry.view(r));
+  async list(): Promise<SessionView[]> {
+    return Promise.all((await this.registry.list()).filter((r) => r.state !== "reaped").map((r) => this.registry.view(r)));
   }
 
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
-  create(projectId: unknown, launchMode: unknown): SessionView {
-    const row = createSession(this.deps, projectId, launchMode);
+  async create(projectId: unknown, launchMode: unknown): Promise<SessionView> {
+    const row = await createSession(this.deps, projectId, launchMode);
     const id = row.id;
     this.busy.add(id);
     void launchGeneration(this.deps, row, ["starting"], "daemon_healthy")
@@ -125,38 +125,38 @@ export class SessionSupervisor {
 
   /** GET /sessions/:id, after the on-demand health check of a running session. */
   async get(id: string): Promise<SessionView> {
-    const row = this.row(id);
+    const row = await this.row(id);
     if (row.state === "running" && !this.busy.has(id)) await checkHealth(this.deps, row);
-    return await this.registry.view(this.row(id));
+    return await this.registry.view(await this.row(id));
   }
 
   async stop(id: string): Promise<SessionView> {
     return this.exclusive(id, "stop", async () => {
-      const row = this.row(id);
+      const row = await this.row(id);
       if (row.state !== "running") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a running session can be stopped`);
       await stopSession(this.deps, id);
-      return await this.registry.view(this.row(id));
+      return await this.registry.view(await this.row(id));
     });
   }
 
   async resume(id: string): Promise<SessionView> {
     return this.exclusive(id, "resume", async () => {
-      const row = this.row(id);
+      const row = await this.row(id);
       if (row.state === "running") throw new ProtocolError("conflict", 409, `session ${id} is already running`);
       if (row.state !== "stopped" && row.state !== "failed") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a stopped or failed session can be resumed`);
       const error = await launchGeneration(this.deps, row, [row.state], "resume");
       if (error) throw new ProtocolError("unavailable", 503, `the session could not be resumed: ${error}`);
-      return await this.registry.view(this.row(id));
+      return await this.registry.view(await this.row(id));
     });
   }
 
   /** DELETE: cleanup_pending, the daemon ended, credential invalidated, worktree removed, reaped, row deleted. */
   async remove(id: string): Promise<void> {
-    await this.exclusive(id, "delete", () => deleteSession(this.deps, this.row(id)));
+    await this.exclusive(id, "delete", async () => deleteSession(this.deps, await this.row(id)));
   }
 
   /** The proxy's view: a live daemon, or the error to answer with. */
-  proxyTarget(id: string): ProxyTarget {
+  proxyTarget(id: string): Promise<ProxyTarget> {
     return proxyTarget(this.deps, id);
   }
 

@@ -66,11 +66,11 @@ export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
   return elysiaApp({ name: "gateway-web-device" })
     .get(
       "/device",
-      ({ request }) => {
+      async ({ request }) => {
         const url = new URL(request.url);
         const typed = url.searchParams.get("user_code");
         const code = typed === null ? undefined : normalizeUserCode(typed).slice(0, 16);
-        const who = h.current(request);
+        const who = await h.current(request);
         if (!who) return h.redirect(`/login?next=${encodeURIComponent(code ? `/device?user_code=${code}` : "/device")}`);
         const rawFlash = await h.store.takeFlash(who.session.id);
         const flash = rawFlash ? (JSON.parse(rawFlash) as { kind: "notice" | "error"; text: string }) : undefined;

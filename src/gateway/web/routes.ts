@@ -37,7 +37,7 @@ type ActionWork = (a: { session: WebSession; principalId: string; form: Record<s
 /** What the other web route groups share with this one. */
 export interface WebHelpers {
   store: WebSessionStore;
-  current(request: Request): { session: WebSession; principal: PrincipalDetail } | undefined;
+  current(request: Request): Promise<{ session: WebSession; principal: PrincipalDetail } | undefined>;
   action(work: ActionWork, after?: string): (c: { request: Request; params: Record<string, string> }) => Promise<Response>;
   notice(kind: "notice" | "error", text: string): string;
   redirect(location: string): Response;
@@ -71,7 +71,7 @@ export function webRoutes(ctx: WebRouteDeps) {
       const form = await readForm(request);
       if (!form) return htmlErrorResponse(400, "Expected a form submission.");
       if (!sameOrigin(request, ctx.config.auth.external_url)) return htmlErrorResponse(403, "Cross-site form submissions are refused.");
-      const who = current(request);
+      const who = await current(request);
       if (!who) return redirect("/login");
       if (!tokensMatch(who.session.csrfToken, form.csrf)) return htmlErrorResponse(403, "The form expired or did not come from this site. Reload the page and try again.");
       const flash = await work({ session: who.session, principalId: who.principal.id, form, ip: requestMeta(request).ip, params });
@@ -87,9 +87,9 @@ export function webRoutes(ctx: WebRouteDeps) {
     .get("/static/gateway.css", () => new Response(STYLESHEET, { headers: { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" } }), HIDE)
     .get(
       "/login",
-      ({ request }) => {
+      async ({ request }) => {
         const next = safeNext(new URL(request.url).searchParams.get("next"));
-        if (current(request)) return redirect(next);
+        if (await current(request)) return redirect(next);
         const csrf = randomBytes(32).toString("base64url");
         return htmlResponse(200, loginPage(name, csrf, undefined, next), { "Set-Cookie": serializeCookie(loginCookie, csrf, tls) });
       },
@@ -120,7 +120,7 @@ export function webRoutes(ctx: WebRouteDeps) {
     .get(
       "/",
       async ({ request }) => {
-        const who = current(request);
+        const who = await current(request);
         if (!who) return redirect("/login");
         const rawFlash = await store.takeFlash(who.session.id);
         const data: DashboardData = {
@@ -219,7 +219,7 @@ export function webRoutes(ctx: WebRouteDeps) {
         const form = await readForm(request);
         if (!form) return htmlErrorResponse(400, "Expected a form submission.");
         if (!sameOrigin(request, ctx.config.auth.external_url)) return htmlErrorResponse(403, "Cross-site form submissions are refused.");
-        const who = current(request);
+        const who = await current(request);
         if (who) {
           if (!tokensMatch(who.session.csrfToken, form.csrf)) return htmlErrorResponse(403, "The form expired. Reload the page and try again.");
           await store.revoke(who.principal.id, who.session.id);

@@ -83,7 +83,7 @@ describe("agent connect: device flow", () => {
     await t.waitFor("Sessions (0)", "the picker after the approval");
     expect(t.screen()).toContain("signed in as ada");
     expect(statSync(tokenFile(e, gw)).mode & 0o777).toBe(0o600);
-    const grant = gw.ctx.sqlite.query("SELECT d.status FROM oauth_device_codes d WHERE d.user_code = ?").get(code!) as { status: string };
+    const grant = gw.ctx.sqlite!.query("SELECT d.status FROM oauth_device_codes d WHERE d.user_code = ?").get(code!) as { status: string };
     expect(grant.status).toBe("consumed");
 
     // The stored sign-in is used again: no device prompt the second time.
@@ -121,8 +121,8 @@ describe.skipIf(Boolean(pamReason))("agent connect: PAM", () => {
     const gw = await startTestGateway("", { pam: undefined, auth: `  pam: {service: ${service}}\n` });
     gateways.push(gw);
     // The principal has no gateway password: only PAM can let this sign-in through.
-    const principal = gw.ctx.principals.create("alice");
-    gw.ctx.principals.setPam(principal.id, service, user);
+    const principal = await gw.ctx.principals.create("alice");
+    await gw.ctx.principals.setPam(principal.id, service, user);
     const methods = await (await fetch(`${gw.url}/api/v1/auth/methods`)).json();
     expect(methods.methods).toContain("pam");
     const e = env();
@@ -132,7 +132,7 @@ describe.skipIf(Boolean(pamReason))("agent connect: PAM", () => {
     expect(t.screen()).toContain("signed in as alice");
     expect(t.raw).not.toContain(password);
     expect(statSync(tokenFile(e, gw)).mode & 0o777).toBe(0o600);
-    expect(gw.ctx.audit.list({ limit: 5 }).some((a) => a.action === "login" && a.outcome === "success" && a.detail === "pam")).toBe(true);
+    expect((await gw.ctx.audit.list({ limit: 5 })).some((a) => a.action === "login" && a.outcome === "success" && a.detail === "pam")).toBe(true);
     await t.close();
   }, 60_000);
 });

@@ -55,7 +55,7 @@ describe("a machine client registered with a principal's token (spec rule 10)", 
   test("after the principal changes the password its tokens are refused and it gets no new ones; the grant was on the dashboard", async () => {
     gw = await startTestGateway();
     const ada = await addUser(gw, "ada", PASSWORD);
-    const pat = gw.ctx.pats.create(ada, "registrar").token;
+    const pat = (await gw.ctx.pats.create(ada, "registrar")).token;
     const as = await discover();
     const ci = await registerMachineClient(as, pat, "nightly ci");
     const before = await clientCredentials(as, ci);
@@ -80,9 +80,9 @@ describe("a machine client registered with a principal's token (spec rule 10)", 
     const ada = await addUser(gw, "ada", PASSWORD);
     const bob = await addUser(gw, "bob", PASSWORD);
     const as = await discover();
-    const first = await registerMachineClient(as, gw.ctx.pats.create(ada, "registrar").token, "ci");
+    const first = await registerMachineClient(as, (await gw.ctx.pats.create(ada, "registrar")).token, "ci");
     const second = await registerMachineClient(as, (await clientCredentials(as, first)).access_token, "ci helper");
-    const bobs = await registerMachineClient(as, gw.ctx.pats.create(bob, "registrar").token, "bob's ci");
+    const bobs = await registerMachineClient(as, (await gw.ctx.pats.create(bob, "registrar")).token, "bob's ci");
     const secondToken = (await clientCredentials(as, second)).access_token;
     expect((await listConfigurations(secondToken)).status).toBe(200);
 
@@ -99,7 +99,7 @@ describe("a machine client registered with a principal's token (spec rule 10)", 
     gw = await startTestGateway();
     const ada = await addUser(gw, "ada", PASSWORD);
     const as = await discover();
-    const ci = await registerMachineClient(as, gw.ctx.pats.create(ada, "registrar").token, "nightly ci");
+    const ci = await registerMachineClient(as, (await gw.ctx.pats.create(ada, "registrar")).token, "nightly ci");
     const token = (await clientCredentials(as, ci)).access_token;
     const web = new WebClient(gw.url);
     await web.login("ada", PASSWORD);
@@ -116,7 +116,7 @@ describe("a device code redeemed twice", () => {
   test("the second redemption is refused and the tokens of the first are revoked (access and refresh)", async () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", PASSWORD);
-    const client = publicClient(gw);
+    const client = await publicClient(gw);
     const web = new WebClient(gw.url);
     await web.login("ada", PASSWORD);
     const started = (await call(gw, "device_authorization", { client_id: client })).body;
@@ -134,7 +134,7 @@ describe("a device code redeemed twice", () => {
     expect((await listConfigurations(first.body.access_token)).status).toBe(401);
     const refreshed = await call(gw, "token", { grant_type: "refresh_token", client_id: client, refresh_token: first.body.refresh_token });
     expect(refreshed.body.error).toBe("invalid_grant");
-    const audit = gw.ctx.audit.list({ limit: 10 }).find((e) => e.action === "oauth.device_code_reuse");
+    const audit = (await gw.ctx.audit.list({ limit: 10 })).find((e) => e.action === "oauth.device_code_reuse");
     expect(audit?.outcome).toBe("denied");
     expect(JSON.stringify(audit)).not.toContain(started.device_code);
   });
@@ -142,13 +142,13 @@ describe("a device code redeemed twice", () => {
   test("a device code replayed under another client id also revokes (the code has leaked)", async () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", PASSWORD);
-    const client = publicClient(gw);
+    const client = await publicClient(gw);
     const web = new WebClient(gw.url);
     await web.login("ada", PASSWORD);
     const started = (await call(gw, "device_authorization", { client_id: client })).body;
     await decide(gw, web, started.user_code, true);
     const first = await call(gw, "token", { grant_type: DEVICE_GRANT, client_id: client, device_code: started.device_code });
-    const replay = await call(gw, "token", { grant_type: DEVICE_GRANT, client_id: publicClient(gw), device_code: started.device_code });
+    const replay = await call(gw, "token", { grant_type: DEVICE_GRANT, client_id: await publicClient(gw), device_code: started.device_code });
     expect(replay.body.error).toBe("invalid_grant");
     expect((await listConfigurations(first.body.access_token)).status).toBe(401);
   });
@@ -177,7 +177,7 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     expect(page).not.toContain(PASSWORD);
     gw.clock.advance(60_000);
     expect((await from("172.16.5.5").login("ada", PASSWORD)).status).toBe(303);
-    expect(gw.ctx.audit.list({ limit: 30 }).some((e) => e.detail === "rate limited (account)" && e.source_ip === "172.16.5.5")).toBe(true);
+    expect((await gw.ctx.audit.list({ limit: 30 })).some((e) => e.detail === "rate limited (account)" && e.source_ip === "172.16.5.5")).toBe(true);
   });
 
   test("one network with many addresses (IPv4 /24, IPv6 /56) is counted together after 5 failures", async () => {
@@ -218,7 +218,7 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     const res = await from("172.16.5.5").login("nobody", "whatever-xxxx");
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
-    const stored = JSON.stringify(gw.ctx.sqlite.query("SELECT * FROM rate_limit_state").all());
+    const stored = JSON.stringify(gw.ctx.sqlite!.query("SELECT * FROM rate_limit_state").all());
     expect(stored).not.toContain("nobody");
   });
 
@@ -229,7 +229,7 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     const res = await fetch(`${gw.url}/api/v1/auth/login`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Forwarded-For": "172.16.5.5" },
-      body: JSON.stringify({ client_id: publicClient(gw), username: "ada", password: PASSWORD }),
+      body: JSON.stringify({ client_id: await publicClient(gw), username: "ada", password: PASSWORD }),
     });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
@@ -239,8 +239,8 @@ describe("failed sign-ins are counted per account, not only per source", () => {
   test("PAM sign-ins are counted the same way", async () => {
     const pam = { authenticate: async (_s: string, _u: string, password: string) => (password === "system-secret" ? "success" : "failure") as "success" | "failure", close() {} };
     gw = await startTestGateway("", { auth: proxied, pam });
-    const alice = gw.ctx.principals.create("alice");
-    gw.ctx.principals.setPam(alice.id, "agent-gateway", "alice_sys");
+    const alice = await gw.ctx.principals.create("alice");
+    await gw.ctx.principals.setPam(alice.id, "agent-gateway", "alice_sys");
     expect((await from("198.51.100.1").login("alice_sys", "system-secret")).status).toBe(303);
     await spray("alice_sys");
     expect((await from("172.16.5.5").login("alice", "system-secret")).status).toBe(429);
@@ -268,7 +268,7 @@ describe("what each scope opens, said where people decide", () => {
   test("the approval page explains each scope, says machine is shell access, and says a project-only approval reaches no route", async () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", PASSWORD);
-    const client = publicClient(gw);
+    const client = await publicClient(gw);
     const web = new WebClient(gw.url);
     await web.login("ada", PASSWORD);
     const started = (await call(gw, "device_authorization", { client_id: client })).body;
@@ -289,7 +289,7 @@ describe("what each scope opens, said where people decide", () => {
   test("a request for project only shows no shell-access warning", async () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", PASSWORD);
-    const client = publicClient(gw);
+    const client = await publicClient(gw);
     const web = new WebClient(gw.url);
     await web.login("ada", PASSWORD);
     const started = (await call(gw, "device_authorization", { client_id: client, scope: "project" })).body;

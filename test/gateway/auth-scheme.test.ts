@@ -7,7 +7,7 @@ let gw: TestGateway;
 let token: string;
 beforeAll(async () => {
   gw = await startTestGateway();
-  token = machineToken(gw);
+  token = await machineToken(gw);
 });
 afterAll(() => gw.stop());
 

@@ -14,8 +14,8 @@ import { startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
 const probeRoutes = (ctx: GatewayContext) =>
   new Elysia()
     .post("/api/v1/probe", ({ body }) => ({ ok: body.name.length }), { body: t.Object({ name: t.String(), password: t.String({ minLength: 12 }) }) })
-    .get("/api/v1/probe/machine", ({ request }) => {
-      const auth = authenticate(ctx, request);
+    .get("/api/v1/probe/machine", async ({ request }) => {
+      const auth = await authenticate(ctx, request);
       requireScope(auth, "machine");
       return { ok: true };
     })
@@ -31,7 +31,7 @@ let pat: string;
 const logged: string[] = [];
 beforeAll(async () => {
   gw = await startTestGateway("", { groups: [probeRoutes], logger: { info() {}, warn() {}, error: (m) => logged.push(m) } });
-  pat = gw.ctx.pats.create(gw.ctx.principals.create("prober").id, "probe").token;
+  pat = (await gw.ctx.pats.create((await gw.ctx.principals.create("prober")).id, "probe")).token;
 });
 const authed = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${pat}`, ...extra });
 afterAll(() => gw.stop());
@@ -41,25 +41,25 @@ const health = (token: string) => fetch(`${gw.url}/api/v1/health`, { headers: { 
 function seedSession(): { sessionId: string } {
   const now = gw.clock.now();
   const n = Math.random().toString(16).slice(2, 10);
-  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
-  gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
-  gw.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?)", [`ses_${n}`, n, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?)", [`ses_${n}`, n, now, now]);
   return { sessionId: `ses_${n}` };
 }
 
 function addCredential(sessionId: string, generation: string, state: "pending" | "active" | "invalidated"): string {
   const token = `dsc_${generation}.${"s".repeat(20)}${generation}`;
-  gw.ctx.sqlite.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, ?, ?, ?)", [generation, sessionId, state, serviceCredentialVerifier(gw.ctx.pepper, token), gw.clock.now()]);
+  gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, ?, ?, ?)", [generation, sessionId, state, serviceCredentialVerifier(gw.ctx.pepper, token), gw.clock.now()]);
   return token;
 }
 
 describe("oat_ and dsc_ bearer families", () => {
   test("an OAuth access token works until it expires on the clock", async () => {
-    const p = gw.ctx.principals.create("oauth-user").id;
+    const p = (await gw.ctx.principals.create("oauth-user")).id;
     const now = gw.clock.now();
-    gw.ctx.sqlite.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_t', 'c', 'public', '[]', '[\"project\"]', ?)", [now]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_t', 'c', 'public', '[]', '[\"project\"]', ?)", [now]);
     const oat = "oat_expiringexpiringexpiringexpiringexpiri";
-    gw.ctx.sqlite.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_t', ?, 'cli_t', ?, '[\"project\"]', ?, ?)", [sha256Hex(oat), p, now, now + 900_000]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_t', ?, 'cli_t', ?, '[\"project\"]', ?, ?)", [sha256Hex(oat), p, now, now + 900_000]);
     const ok = await health(oat);
     expect(((await ok.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "oat", principal_id: p, username: "oauth-user", scopes: ["project"] });
     const scoped = await fetch(`${gw.url}/api/v1/probe/machine`, { headers: { Authorization: `Bearer ${oat}` } });
@@ -76,14 +76,14 @@ describe("oat_ and dsc_ bearer families", () => {
     const { sessionId } = seedSession();
     const old = addCredential(sessionId, "gen1", "active");
     const current = addCredential(sessionId, "gen2", "pending");
-    gw.ctx.sqlite.run("UPDATE sessions SET current_generation_id = 'gen2' WHERE id = ?", [sessionId]);
+    gw.ctx.sqlite!.run("UPDATE sessions SET current_generation_id = 'gen2' WHERE id = ?", [sessionId]);
     const res = await health(current);
     expect(((await res.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "dsc", principal_id: null, username: null, scopes: ["current_session"] });
-    expect(gw.ctx.sqlite.query("SELECT state, activated_at FROM service_credentials WHERE generation_id = 'gen2'").get()).toEqual({ state: "active", activated_at: gw.clock.now() });
+    expect(gw.ctx.sqlite!.query("SELECT state, activated_at FROM service_credentials WHERE generation_id = 'gen2'").get()).toEqual({ state: "active", activated_at: gw.clock.now() });
     expect((await health(old)).status).toBe(401);
     expect((await health(current.replace(/.$/, "x"))).status).toBe(401);
     expect((await health("dsc_nosuchgen.secretsecretsecret")).status).toBe(401);
-    gw.ctx.sqlite.run("UPDATE service_credentials SET state = 'invalidated' WHERE generation_id = 'gen2'");
+    gw.ctx.sqlite!.run("UPDATE service_credentials SET state = 'invalidated' WHERE generation_id = 'gen2'");
     expect((await health(current)).status).toBe(401);
   });
 });

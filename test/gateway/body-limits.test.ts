@@ -11,7 +11,7 @@ let gw: TestGateway;
 let token: string;
 beforeAll(async () => {
   gw = await startTestGateway("", { idleTimeoutSecs: 1, bodyTotalMs: 2500 });
-  token = machineToken(gw);
+  token = await machineToken(gw);
 });
 afterAll(() => gw.stop());
 
@@ -72,7 +72,7 @@ describe("request bodies", () => {
     const parts = [head("/api/v1/configurations", `Content-Length: ${body.length}\r\n`), ...body.split("")];
     const received = await exchange(parts, 300);
     expect(received).toStartWith("HTTP/1.1 408");
-    expect(gw.ctx.sqlite.query("SELECT count(*) AS n FROM configurations").get()).toEqual({ n: 0 });
+    expect(gw.ctx.sqlite!.query("SELECT count(*) AS n FROM configurations").get()).toEqual({ n: 0 });
   }, 20_000);
 
   test("a chunked body within the limit is read whole and reaches the route", async () => {

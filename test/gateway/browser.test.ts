@@ -77,7 +77,7 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await attack.waitForFunction(() => document.body.textContent?.includes("refused") ?? false, undefined, { timeout: 10_000 });
     expect(await attack.textContent("body")).toContain("Cross-site form submissions are refused.");
     expect(response).not.toBeNull();
-    const labels = gw.ctx.pats.list(gw.ctx.principals.get("ada").id).map((t) => t.label);
+    const labels = (await gw.ctx.pats.list((await gw.ctx.principals.get("ada")).id)).map((t) => t.label);
     expect(labels).toEqual(["browser token"]);
     await attack.close();
 
@@ -90,8 +90,8 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
 
     // Approve a device request from the browser, keeping only the project scope.
     const now = gw.clock.now();
-    gw.ctx.sqlite.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_b', 'agent connect', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
-    gw.ctx.sqlite.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES ('h', 'BCDF-GHJK', 'cli_b', '[\"machine\",\"project\"]', 'pending', 5, ?, ?)", [now, now + 900_000]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_b', 'agent connect', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES ('h', 'BCDF-GHJK', 'cli_b', '[\"machine\",\"project\"]', 'pending', 5, ?, ?)", [now, now + 900_000]);
     await page.click("text=Connect a device");
     await page.fill("#user_code", "bcdf ghjk");
     await page.click("button:has-text('Continue')");
@@ -100,7 +100,7 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await page.uncheck("input[name=scope_machine]");
     await page.click("#approve");
     await page.waitForSelector("text=Approved: agent connect");
-    expect(gw.ctx.sqlite.query("SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'").get()).toEqual({ status: "approved", scopes: '["project"]' });
+    expect(gw.ctx.sqlite!.query("SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'").get()).toEqual({ status: "approved", scopes: '["project"]' });
 
     gw.clock.advance(601_000);
     await page.reload();

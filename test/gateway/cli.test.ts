@@ -56,15 +56,15 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect(ok.code).toBe(0);
     expect(ok.out + ok.err).not.toContain("correct horse");
     expect(statSync(join(dir, "data", "pepper")).mode & 0o777).toBe(0o600);
-    const ctx = createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`, join(dir, "c.yaml")), env: {} });
-    const p = ctx.principals.get("ada");
-    const hash = ctx.principals.passwordHash(p.id)!;
+    const ctx = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`, join(dir, "c.yaml")), env: {} });
+    const p = await ctx.principals.get("ada");
+    const hash = (await ctx.principals.passwordHash(p.id))!;
     expect(hash).toStartWith("$argon2id$");
     expect(await ctx.hasher.verify("correct horse battery", hash)).toBe(true);
     expect(await ctx.hasher.verify("ignored", hash)).toBe(false);
     // Peppered: the raw password does not verify against the stored hash.
     expect(await Bun.password.verify("correct horse battery", hash)).toBe(false);
-    ctx.sqlite.close();
+    await ctx.db.close();
     expect(JSON.parse((await run(["principal", "show", "ada", "--json"])).out).password).toBe(true);
     expect((await run(["principal", "remove-password", "ada"])).out).toBe("Password removed from ada. Existing sessions and tokens stay valid (--revoke revokes them, as a password change on the dashboard does).\n");
     expect((await run(["principal", "remove-password", "ada"])).err).toBe("agent: ada has no password\n");
@@ -141,12 +141,12 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect(listed.out).toContain("ci runner");
     expect(listed.out).toContain("client_credentials");
     expect(listed.out + JSON.stringify(JSON.parse((await run(["client", "list", "--json"])).out))).not.toContain(secret);
-    const ctx = createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth: {}\n`, join(dir, "c.yaml")), env: {} });
-    const row = ctx.sqlite.query("SELECT secret_hash, principal_id FROM oauth_clients WHERE id = ?").get(clientId) as { secret_hash: string; principal_id: string };
+    const ctx = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth: {}\n`, join(dir, "c.yaml")), env: {} });
+    const row = ctx.sqlite!.query("SELECT secret_hash, principal_id FROM oauth_clients WHERE id = ?").get(clientId) as { secret_hash: string; principal_id: string };
     expect(row.secret_hash).toBe(new Bun.CryptoHasher("sha256").update(secret).digest("hex"));
     const now = Date.now();
-    ctx.sqlite.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_x', 'h', ?, ?, '[\"machine\"]', ?, ?)", [clientId, row.principal_id, now, now + 1e6]);
-    ctx.sqlite.close();
+    ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_x', 'h', ?, ?, '[\"machine\"]', ?, ?)", [clientId, row.principal_id, now, now + 1e6]);
+    await ctx.db.close();
     const deleted = await run(["client", "delete", clientId]);
     expect(deleted.out).toBe(`Deleted client ${clientId} ("ci runner"); revoked 1 token(s).\n`);
     expect(JSON.parse((await run(["client", "list", "--json"])).out)).toHaveLength(1);

@@ -8,11 +8,11 @@ afterEach(() => gw?.stop());
 
 function seedDeviceRequest(userCode: string, scopes = ["machine", "project"], ttlSecs = 900): void {
   const now = gw.clock.now();
-  gw.ctx.sqlite.run("INSERT OR IGNORE INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_dev', 'agent connect on laptop', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
-  gw.ctx.sqlite.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES (?, ?, 'cli_dev', ?, 'pending', 5, ?, ?)", [`h-${userCode}`, userCode, JSON.stringify(scopes), now, now + ttlSecs * 1000]);
+  gw.ctx.sqlite!.run("INSERT OR IGNORE INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_dev', 'agent connect on laptop', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
+  gw.ctx.sqlite!.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES (?, ?, 'cli_dev', ?, 'pending', 5, ?, ?)", [`h-${userCode}`, userCode, JSON.stringify(scopes), now, now + ttlSecs * 1000]);
 }
 
-const row = (userCode: string) => gw.ctx.sqlite.query("SELECT status, principal_id, scopes FROM oauth_device_codes WHERE user_code = ?").get(userCode) as { status: string; principal_id: string | null; scopes: string };
+const row = (userCode: string) => gw.ctx.sqlite!.query("SELECT status, principal_id, scopes FROM oauth_device_codes WHERE user_code = ?").get(userCode) as { status: string; principal_id: string | null; scopes: string };
 
 describe("/device", () => {
   test("user codes are normalized: any case, with or without the dash", () => {

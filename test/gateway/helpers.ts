@@ -28,7 +28,7 @@ export function tempDir(prefix = "gw-"): string {
 
 /** Creates a principal with a password straight in the database; returns its id. */
 export async function addUser(gw: RunningGateway, username: string, password: string): Promise<string> {
-  const p = gw.ctx.principals.create(username);
-  gw.ctx.principals.setPasswordHash(p.id, await gw.ctx.hasher.hash(password));
+  const p = await gw.ctx.principals.create(username);
+  await gw.ctx.principals.setPasswordHash(p.id, await gw.ctx.hasher.hash(password));
   return p.id;
 }

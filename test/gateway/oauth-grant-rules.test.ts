@@ -15,7 +15,7 @@ async function setup(auth = ""): Promise<{ client: string; web: WebClient }> {
   await addUser(gw, "ada", "correct horse battery");
   const web = new WebClient(gw.url);
   await web.login("ada", "correct horse battery");
-  return { client: publicClient(gw), web };
+  return { client: await publicClient(gw), web };
 }
 
 const start = async (client: string, scope?: string) => (await call(gw, "device_authorization", scope ? { client_id: client, scope } : { client_id: client })).body;
@@ -52,7 +52,7 @@ describe("device authorization grant", () => {
 
   test("a device code is used once, and only by the client it was issued to", async () => {
     const { client, web } = await setup();
-    const other = publicClient(gw);
+    const other = await publicClient(gw);
     const { device_code, user_code } = await start(client);
     await decide(gw, web, user_code, true);
     const stolen = await poll(other, device_code);
@@ -78,14 +78,14 @@ describe("device authorization grant", () => {
 
   test("scope: validated against the client's registered scopes; omitted grants all of them; the page may narrow", async () => {
     const { web } = await setup();
-    const projectOnly = publicClient(gw, ["project"]);
+    const projectOnly = await publicClient(gw, ["project"]);
     const bad = await call(gw, "device_authorization", { client_id: projectOnly, scope: "machine" });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("invalid_scope");
     expect((await call(gw, "device_authorization", { client_id: projectOnly, scope: "root" })).body.error).toBe("invalid_scope");
-    const all = publicClient(gw);
+    const all = await publicClient(gw);
     const omitted = await start(all);
-    expect(gw.ctx.sqlite.query("SELECT scopes FROM oauth_device_codes WHERE user_code = ?").get(omitted.user_code)).toEqual({ scopes: '["machine","project"]' });
+    expect(gw.ctx.sqlite!.query("SELECT scopes FROM oauth_device_codes WHERE user_code = ?").get(omitted.user_code)).toEqual({ scopes: '["machine","project"]' });
     await decide(gw, web, omitted.user_code, true, ["project"]);
     const tokens = (await poll(all, omitted.device_code)).body;
     expect(tokens.scope).toBe("project");
@@ -130,7 +130,7 @@ describe("refresh tokens", () => {
   test("bound to the client; scope may narrow but never widen; idle and absolute expiry from config", async () => {
     const { client, web } = await setup("  oauth: {refresh_token_idle_secs: 600, refresh_token_absolute_secs: 1000}\n");
     const first = await deviceTokens(client, web, ["project"]);
-    const other = publicClient(gw);
+    const other = await publicClient(gw);
     expect((await refresh(other, first.refresh_token)).body.error).toBe("invalid_grant");
     expect((await refresh(client, first.refresh_token, "machine")).body.error).toBe("invalid_scope");
     gw.clock.advance(599_000);
@@ -157,7 +157,7 @@ describe("refresh tokens", () => {
     // The server cannot tell which party is legitimate, so the winner's new tokens die with the family.
     expect((await health(winners[0]!.body.access_token)).status).toBe(401);
     expect((await refresh(client, winners[0]!.body.refresh_token)).body.error).toBe("invalid_grant");
-    expect(gw.ctx.audit.list({ limit: 5 }).some((e) => e.action === "oauth.refresh_reuse" && e.outcome === "denied")).toBe(true);
+    expect((await gw.ctx.audit.list({ limit: 5 })).some((e) => e.action === "oauth.refresh_reuse" && e.outcome === "denied")).toBe(true);
   });
 });
 
@@ -165,7 +165,7 @@ describe("revocation (RFC 7009)", () => {
   test("200 with an empty body even for unknown tokens; hints are advisory; another client's token is untouched", async () => {
     const { client, web } = await setup();
     const tokens = await deviceTokens(client, web);
-    const other = publicClient(gw);
+    const other = await publicClient(gw);
     const unknown = await call(gw, "revoke", { client_id: client, token: "oat_unknown" });
     expect([unknown.status, unknown.body]).toEqual([200, null]);
     const foreign = await call(gw, "revoke", { client_id: other, token: tokens.access_token });

@@ -27,13 +27,13 @@ export function basic(id: string, secret: string): string {
 }
 
 /** A public device-flow client registered through the admin store (scopes: both unless told). */
-export function publicClient(gw: TestGateway, scopes?: string[]): string {
-  return new OAuthClientStore(gw.ctx.db, gw.ctx.clock).register("agent connect", "public", undefined, scopes).client.id;
+export async function publicClient(gw: TestGateway, scopes?: string[]): Promise<string> {
+  return (await new OAuthClientStore(gw.ctx.db, gw.ctx.clock).register("agent connect", "public", undefined, scopes)).client.id;
 }
 
 /** A confidential client-credentials client: [id, secret]. */
-export function confidentialClient(gw: TestGateway, scopes?: string[]): [string, string] {
-  const { client, secret } = new OAuthClientStore(gw.ctx.db, gw.ctx.clock).register("ci runner", "confidential", undefined, scopes);
+export async function confidentialClient(gw: TestGateway, scopes?: string[]): Promise<[string, string]> {
+  const { client, secret } = await new OAuthClientStore(gw.ctx.db, gw.ctx.clock).register("ci runner", "confidential", undefined, scopes);
   return [client.id, secret!];
 }
 

@@ -74,13 +74,13 @@ describe("confidential clients registered before registration grants (migration 
     const ada = await addUser(g, "ada", PASSWORD);
     const bob = await addUser(g, "bob", PASSWORD);
     let as = await discover(g);
-    const adas = await registerOverHttp(as, g.ctx.pats.create(ada, "registrar").token, "ada's ci");
+    const adas = await registerOverHttp(as, (await g.ctx.pats.create(ada, "registrar")).token, "ada's ci");
     const helper = await registerOverHttp(as, (await clientCredentials(as, adas)).access_token, "ci helper");
-    const bobs = await registerOverHttp(as, g.ctx.pats.create(bob, "registrar").token, "bob's ci");
-    const unknown = await registerOverHttp(as, g.ctx.pats.create(bob, "other").token, "nobody's ci");
+    const bobs = await registerOverHttp(as, (await g.ctx.pats.create(bob, "registrar")).token, "bob's ci");
+    const unknown = await registerOverHttp(as, (await g.ctx.pats.create(bob, "other")).token, "nobody's ci");
     const unknownsOwn = await registerOverHttp(as, (await clientCredentials(as, unknown)).access_token, "registered by nobody's ci");
-    const admin = new OAuthClientStore(g.ctx.db, g.clock).register("ops", "confidential");
-    g.ctx.audit.record({ action: "client.register", outcome: "success", target: admin.client.id, detail: cliActor() });
+    const admin = await new OAuthClientStore(g.ctx.db, g.clock).register("ops", "confidential");
+    await g.ctx.audit.record({ action: "client.register", outcome: "success", target: admin.client.id, detail: cliActor() });
     const adminClient: Machine = { client: { client_id: admin.client.id }, auth: oauth.ClientSecretBasic(admin.secret!) };
     const tokens = {
       adas: (await clientCredentials(as, adas)).access_token,
@@ -93,7 +93,7 @@ describe("confidential clients registered before registration grants (migration 
     // Bob changed his password while the old gateway ran: it revoked nothing of his client's (put back below).
     await changePassword(g, "bob", PASSWORD, "bob's new password 1");
     // Whoever registered this one is not on record (its audit event is gone).
-    g.ctx.sqlite.run("DELETE FROM audit_events WHERE action = 'client.register' AND target = ?", [unknown.client.client_id]);
+    g.ctx.sqlite!.run("DELETE FROM audit_events WHERE action = 'client.register' AND target = ?", [unknown.client.client_id]);
     await g.stop();
     gw = null;
     makeLegacy(dataDir);
@@ -138,12 +138,12 @@ describe("confidential clients registered before registration grants (migration 
     const g = await startTestGateway();
     gw = g;
     const store = new OAuthClientStore(g.ctx.db, g.clock);
-    expect(() => store.register("x", "confidential", undefined, ["machine"], "client_secret_basic", { via: "http" })).toThrow(/needs the principal whose token registered it/);
-    const viaCli = store.register("ops", "confidential").client.id;
-    expect(g.ctx.sqlite.query("SELECT registered_via FROM oauth_clients WHERE id = ?").get(viaCli)).toEqual({ registered_via: "admin_cli" });
-    expect(store.registrationGrant(viaCli)).toEqual({ state: "none" });
+    await expect(store.register("x", "confidential", undefined, ["machine"], "client_secret_basic", { via: "http" })).rejects.toThrow(/needs the principal whose token registered it/);
+    const viaCli = (await store.register("ops", "confidential")).client.id;
+    expect(g.ctx.sqlite!.query("SELECT registered_via FROM oauth_clients WHERE id = ?").get(viaCli)).toEqual({ registered_via: "admin_cli" });
+    expect(await store.registrationGrant(viaCli)).toEqual({ state: "none" });
     // A row without registered_via and without a grant (what the migration could not attribute) is unattributed.
-    g.ctx.sqlite.run("UPDATE oauth_clients SET registered_via = NULL WHERE id = ?", [viaCli]);
-    expect(store.registrationGrant(viaCli)).toEqual({ state: "unattributed" });
+    g.ctx.sqlite!.run("UPDATE oauth_clients SET registered_via = NULL WHERE id = ?", [viaCli]);
+    expect(await store.registrationGrant(viaCli)).toEqual({ state: "unattributed" });
   });
 });

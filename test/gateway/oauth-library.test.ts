@@ -85,7 +85,7 @@ describe("oauth4webapi against the gateway", () => {
   });
 
   test("client_credentials: confidential registration with an initial access token, Basic and post auth, no refresh token; revocation", async () => {
-    const pat = gw.ctx.pats.create(gw.ctx.principals.get("ada").id, "registrar").token;
+    const pat = (await gw.ctx.pats.create((await gw.ctx.principals.get("ada")).id, "registrar")).token;
     const registered = await oauth.processDynamicClientRegistrationResponse(
       await oauth.dynamicClientRegistrationRequest(as, { client_name: "ci", grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", scope: "machine" }, { ...http, initialAccessToken: pat }),
     );

@@ -19,7 +19,7 @@ async function discover(): Promise<oauth.AuthorizationServer> {
 
 /** An access token of ada's from the device flow, approved on /device with only `scopes` ticked. */
 async function deviceToken(scopes: string[]): Promise<string> {
-  const client = publicClient(gw);
+  const client = await publicClient(gw);
   const web = new WebClient(gw.url);
   await web.login("ada", "correct horse battery");
   const started = (await call(gw, "device_authorization", { client_id: client })).body;
@@ -32,7 +32,7 @@ async function deviceToken(scopes: string[]): Promise<string> {
 const register = (as: oauth.AuthorizationServer, token: string, scope?: string) =>
   oauth.dynamicClientRegistrationRequest(as, { client_name: "ci", grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", ...(scope ? { scope } : {}) }, { ...http, initialAccessToken: token });
 
-const clientCount = () => (gw.ctx.sqlite.query("SELECT count(*) AS n FROM oauth_clients WHERE client_type = 'confidential'").get() as { n: number }).n;
+const clientCount = () => (gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients WHERE client_type = 'confidential'").get() as { n: number }).n;
 
 describe("a confidential client's scopes are capped at the registering token's", () => {
   test("a machine-only token asking for project too is refused naming the scope; nothing is stored", async () => {
@@ -68,7 +68,7 @@ describe("a confidential client's scopes are capped at the registering token's",
     const wider = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: "machine project" }, http)).catch((e) => e);
     expect(wider).toBeInstanceOf(oauth.ResponseBodyError);
     // The registration grant holds the same scopes (it is what a password change revokes).
-    expect(gw.ctx.sqlite.query("SELECT scopes FROM oauth_grants WHERE client_id = ?").get(registered.client_id)).toEqual({ scopes: '["machine"]' });
+    expect(gw.ctx.sqlite!.query("SELECT scopes FROM oauth_grants WHERE client_id = ?").get(registered.client_id)).toEqual({ scopes: '["machine"]' });
   });
 
   test("a token holding both scopes may register a client with both, or with fewer", async () => {

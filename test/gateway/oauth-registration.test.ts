@@ -13,7 +13,7 @@ const register = async (body: unknown, headers: Record<string, string> = {}) => 
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 };
-const patWith = () => gw.ctx.pats.create(gw.ctx.principals.create(`admin${Math.floor(Math.random() * 1e6)}`).id, "registrar").token;
+const patWith = async () => (await gw.ctx.pats.create((await gw.ctx.principals.create(`admin${Math.floor(Math.random() * 1e6)}`)).id, "registrar")).token;
 
 describe("dynamic client registration", () => {
   test("public by default: 201 with the stored metadata, substituted values included, unknown fields ignored", async () => {
@@ -64,14 +64,14 @@ describe("dynamic client registration", () => {
     expect(anonymous.status).toBe(401);
     expect(await anonymous.body).toEqual({ error: "unauthorized" });
     expect((await register(ask, { Authorization: "Bearer pat_forged" })).status).toBe(401);
-    const ok = await register(ask, { Authorization: `Bearer ${patWith()}` });
+    const ok = await register(ask, { Authorization: `Bearer ${await patWith()}` });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ client_secret: expect.stringMatching(/^cs_[A-Za-z0-9_-]{43}$/), client_secret_expires_at: 0, token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"] });
-    const row = gw.ctx.sqlite.query("SELECT secret_hash FROM oauth_clients WHERE id = ?").get(ok.body.client_id) as { secret_hash: string };
+    const row = gw.ctx.sqlite!.query("SELECT secret_hash FROM oauth_clients WHERE id = ?").get(ok.body.client_id) as { secret_hash: string };
     expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
     // Asking for a secret method alone also makes a confidential client.
     expect((await register({ token_endpoint_auth_method: "client_secret_post" })).status).toBe(401);
-    expect(gw.ctx.audit.list({ limit: 1 })[0]).toMatchObject({ action: "client.register", outcome: "success", target: ok.body.client_id });
+    expect((await gw.ctx.audit.list({ limit: 1 }))[0]).toMatchObject({ action: "client.register", outcome: "success", target: ok.body.client_id });
   });
 
   test("registration and device authorization share the OAuth resource limiter, counting every request", async () => {

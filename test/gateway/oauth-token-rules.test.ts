@@ -10,8 +10,8 @@ let pub: string;
 let conf: [string, string];
 beforeAll(async () => {
   gw = await startTestGateway("", { auth: "  oauth_token_rate_limit: {max_attempts: 1000, window_secs: 60, lockout_secs: 60}\n" });
-  pub = publicClient(gw);
-  conf = confidentialClient(gw, ["machine"]);
+  pub = await publicClient(gw);
+  conf = await confidentialClient(gw, ["machine"]);
 });
 afterAll(() => gw.stop());
 
@@ -76,7 +76,7 @@ describe("token endpoint", () => {
     const wider = await call(gw, "token", cc({ scope: "machine project" }), { Authorization: basic(...conf) });
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe("invalid_scope");
-    const stored = gw.ctx.sqlite.query("SELECT token_hash FROM oauth_access_tokens").all() as Array<{ token_hash: string }>;
+    const stored = gw.ctx.sqlite!.query("SELECT token_hash FROM oauth_access_tokens").all() as Array<{ token_hash: string }>;
     expect(stored.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
     expect(JSON.stringify(stored)).not.toContain(ok.body.access_token.slice(4));
   });
@@ -129,8 +129,8 @@ describe("internal errors", () => {
     const logged: string[] = [];
     const broken = await startTestGateway("", { logger: { info() {}, warn() {}, error: (m) => logged.push(m) } });
     try {
-      const [id, secret] = confidentialClient(broken, ["machine"]);
-      broken.ctx.sqlite.run("DROP TABLE oauth_access_tokens");
+      const [id, secret] = await confidentialClient(broken, ["machine"]);
+      broken.ctx.sqlite!.run("DROP TABLE oauth_access_tokens");
       const res = await call(broken, "token", cc(), { Authorization: basic(id, secret) });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ error: "server_error", error_description: expect.stringMatching(/^internal error \(request req_\w+\)$/) });

@@ -25,8 +25,8 @@ describe.skipIf(Boolean(reason))("real PAM through the web login", () => {
     if (pw.exitCode !== 0) throw new Error(`chpasswd failed: ${pw.stderr}`);
     writeFileSync(`/etc/pam.d/${service}`, "auth required pam_unix.so nodelay\naccount required pam_unix.so\n");
     gw = await startTestGateway("", { pam: undefined, auth: `  pam: {service: ${service}}\n` });
-    const principal = gw.ctx.principals.create("alice");
-    gw.ctx.principals.setPam(principal.id, service, user);
+    const principal = await gw.ctx.principals.create("alice");
+    await gw.ctx.principals.setPam(principal.id, service, user);
   });
   afterAll(async () => {
     await gw?.stop();
@@ -40,7 +40,7 @@ describe.skipIf(Boolean(reason))("real PAM through the web login", () => {
     expect((await web.login(user, password)).status).toBe(303);
     const dash = await web.dashboard();
     expect(dash.html).toContain("signs in through the system (PAM)");
-    expect(gw.ctx.audit.list({ limit: 1 })[0]).toMatchObject({ action: "login", outcome: "success", detail: "pam" });
+    expect((await gw.ctx.audit.list({ limit: 1 }))[0]).toMatchObject({ action: "login", outcome: "success", detail: "pam" });
   });
 
   test("a wrong password is the ordinary 401 and counts toward the login limiter", async () => {
@@ -50,8 +50,8 @@ describe.skipIf(Boolean(reason))("real PAM through the web login", () => {
   });
 
   test("a missing /etc/pam.d service file is a 503, never a login", async () => {
-    const principal = gw.ctx.principals.create("bob");
-    gw.ctx.principals.setPam(principal.id, `${service}-missing`, "root");
+    const principal = await gw.ctx.principals.create("bob");
+    await gw.ctx.principals.setPam(principal.id, `${service}-missing`, "root");
     const res = await new WebClient(gw.url).login("bob", password);
     expect(res.status).toBe(503);
     expect(await res.text()).not.toContain("pam");

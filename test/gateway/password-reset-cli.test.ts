@@ -28,7 +28,7 @@ const configurations = (token: string) => fetch(`${gw.url}/api/v1/configurations
 async function adaWithCredentials() {
   gw = await startTestGateway();
   const ada = await addUser(gw, "ada", PASSWORD);
-  const pat = gw.ctx.pats.create(ada, "registrar").token;
+  const pat = (await gw.ctx.pats.create(ada, "registrar")).token;
   const res = await fetch(`${gw.url}/api/v1/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${pat}` },

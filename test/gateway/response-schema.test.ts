@@ -25,7 +25,7 @@ beforeAll(async () => {
     groups: [probes],
     logger: { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m), event: (level, event, fields) => events.push({ level, event, ...fields }) },
   });
-  pat = gw.ctx.pats.create(gw.ctx.principals.create("prober").id, "probe").token;
+  pat = (await gw.ctx.pats.create((await gw.ctx.principals.create("prober")).id, "probe")).token;
 });
 afterAll(() => gw.stop());
 

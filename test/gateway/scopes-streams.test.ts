@@ -14,8 +14,8 @@ import { call, confidentialClient, basic } from "./oauth-helpers.ts";
 // A stand-in SSE stream (the session proxy is the real one, sessions/proxy.ts).
 const probes = (ctx: GatewayContext) =>
   new Elysia()
-    .get("/api/v1/events", ({ request }) => {
-      const tracked = ctx.streams.track(authenticate(ctx, request));
+    .get("/api/v1/events", async ({ request }) => {
+      const tracked = ctx.streams.track(await authenticate(ctx, request));
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(new TextEncoder().encode(": open\n\n"));
@@ -37,11 +37,11 @@ afterAll(() => gw.stop());
 
 function seedSession(n: string): string {
   const now = gw.clock.now();
-  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
-  gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
-  gw.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?, ?)", [`ses_${n}`, n, `gen${n}`, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?, ?)", [`ses_${n}`, n, `gen${n}`, now, now]);
   const token = `dsc_gen${n}.${"s".repeat(24)}`;
-  gw.ctx.sqlite.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, 'active', ?, ?)", [`gen${n}`, `ses_${n}`, serviceCredentialVerifier(gw.ctx.pepper, token), now]);
+  gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, 'active', ?, ?)", [`gen${n}`, `ses_${n}`, serviceCredentialVerifier(gw.ctx.pepper, token), now]);
   return token;
 }
 
@@ -68,7 +68,7 @@ describe("scope and target checks", () => {
   });
 
   test("a machine client token reaches any session (scope check passes; no target restriction)", async () => {
-    const [id, secret] = confidentialClient(gw, ["machine"]);
+    const [id, secret] = await confidentialClient(gw, ["machine"]);
     const token = (await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token;
     const res = await fetch(`${gw.url}/api/v1/sessions/ses_any/proxy/sync`, { headers: { Authorization: `Bearer ${token}` } });
     // Past the scope check (no target restriction): the proxy itself answers that the session is unknown.
@@ -85,7 +85,7 @@ describe("scope and target checks", () => {
 
 describe("streams close when their token is revoked", () => {
   test("through the OAuth revoke endpoint", async () => {
-    const [id, secret] = confidentialClient(gw, ["machine"]);
+    const [id, secret] = await confidentialClient(gw, ["machine"]);
     const token = (await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token;
     const stream = await openStream(token);
     expect(gw.ctx.streams.size).toBe(1);
@@ -96,16 +96,16 @@ describe("streams close when their token is revoked", () => {
 
   test("by an admin command in another process (a PAT revoked through a second database connection)", async () => {
     const ada = await addUser(gw, "ada", "correct horse battery");
-    const { info, token } = gw.ctx.pats.create(ada, "stream");
+    const { info, token } = await gw.ctx.pats.create(ada, "stream");
     const stream = await openStream(token);
-    const other = createGatewayContext({ config: parseGatewayConfig(`data_dir: ${gw.ctx.dataDir}\nauth: {}\n`, "/x.yaml"), env: {} });
-    other.pats.revoke(info.id);
-    other.sqlite.close();
+    const other = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${gw.ctx.dataDir}\nauth: {}\n`, "/x.yaml"), env: {} });
+    await other.pats.revoke(info.id);
+    await other.db.close();
     await stream.ended; // picked up by the periodic sweep
   });
 
   test("an unrelated revocation leaves other streams open", async () => {
-    const [id, secret] = confidentialClient(gw, ["machine"]);
+    const [id, secret] = await confidentialClient(gw, ["machine"]);
     const issue = async () => (await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token as string;
     const keep = await issue();
     const drop = await issue();

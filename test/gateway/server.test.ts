@@ -45,8 +45,8 @@ describe("core routes", () => {
 describe("bearer authentication", () => {
   test("every authentication failure is a 401 with the byte-identical body", async () => {
     const id = await addUser(gw, "ada", "correct horse battery");
-    const { info, token: revoked } = gw.ctx.pats.create(id, "old");
-    gw.ctx.pats.revoke(info.id);
+    const { info, token: revoked } = await gw.ctx.pats.create(id, "old");
+    await gw.ctx.pats.revoke(info.id);
     const cases = [
       "Bearer pat_unknownunknownunknownunknownunknown00",
       `Bearer ${revoked}`,
@@ -66,25 +66,25 @@ describe("bearer authentication", () => {
   });
 
   test("PAT lifecycle: create, use, last-used recorded, revoke, then 401", async () => {
-    const id = gw.ctx.principals.create("grace").id;
-    const { info, token } = gw.ctx.pats.create(id, "ci");
+    const id = (await gw.ctx.principals.create("grace")).id;
+    const { info, token } = await gw.ctx.pats.create(id, "ci");
     expect(token).toMatch(/^pat_[A-Za-z0-9_-]{43}$/);
     const ok = await get("/api/v1/health", { Authorization: `Bearer ${token}` });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "pat", principal_id: id, username: "grace", scopes: ["machine", "project"] });
-    expect(gw.ctx.pats.get(info.id)!.lastUsedAt).toBe(gw.clock.now());
-    const stored = gw.ctx.sqlite.query("SELECT token_hash FROM personal_access_tokens WHERE id = ?").get(info.id) as { token_hash: string };
+    expect((await gw.ctx.pats.get(info.id))!.lastUsedAt).toBe(gw.clock.now());
+    const stored = gw.ctx.sqlite!.query("SELECT token_hash FROM personal_access_tokens WHERE id = ?").get(info.id) as { token_hash: string };
     expect(stored.token_hash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
-    expect(JSON.stringify(gw.ctx.sqlite.query("SELECT * FROM personal_access_tokens").all())).not.toContain(token);
-    gw.ctx.pats.revoke(info.id);
+    expect(JSON.stringify(gw.ctx.sqlite!.query("SELECT * FROM personal_access_tokens").all())).not.toContain(token);
+    await gw.ctx.pats.revoke(info.id);
     const after = await get("/api/v1/health", { Authorization: `Bearer ${token}` });
     expect(after.status).toBe(401);
     expect(await after.text()).toBe('{"error":"unauthorized"}');
   });
 
   test("a token revoked by the CLI (another database connection) stops working on the next request", async () => {
-    const id = gw.ctx.principals.create("cached").id;
-    const { info, token } = gw.ctx.pats.create(id, "hot");
+    const id = (await gw.ctx.principals.create("cached")).id;
+    const { info, token } = await gw.ctx.pats.create(id, "hot");
     for (let i = 0; i < 3; i++) expect((await get("/api/v1/health", { Authorization: `Bearer ${token}` })).status).toBe(200);
     const { writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
@@ -110,7 +110,7 @@ describe("hardening", () => {
 
   test("unknown API routes are JSON 404s (401 without a token: API routes are closed by default), unknown pages are HTML 404s, never Bun's error page", async () => {
     expect(await (await get("/api/v1/nope?<script>")).text()).toBe('{"error":"unauthorized"}');
-    const pat = gw.ctx.pats.create(gw.ctx.principals.create(`u${Date.now()}`).id, "404 probe").token;
+    const pat = (await gw.ctx.pats.create((await gw.ctx.principals.create(`u${Date.now()}`)).id, "404 probe")).token;
     const api = await get("/api/v1/nope?<script>", { Authorization: `Bearer ${pat}` });
     expect(api.status).toBe(404);
     expect(await api.text()).toBe('{"error":"not_found"}');
@@ -146,8 +146,8 @@ describe("internal auth failure", () => {
   test("a broken database gives 503 with no diagnostics and never lets the request through", async () => {
     const broken = await startTestGateway();
     const id = await addUser(broken, "lin", "correct horse battery");
-    const { token } = broken.ctx.pats.create(id, "t");
-    broken.ctx.sqlite.exec("DROP TABLE personal_access_tokens");
+    const { token } = await broken.ctx.pats.create(id, "t");
+    broken.ctx.sqlite!.exec("DROP TABLE personal_access_tokens");
     const res = await fetch(`${broken.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(503);
     const text = await res.text();

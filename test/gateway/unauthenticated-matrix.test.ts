@@ -25,7 +25,7 @@ beforeAll(async () => {
   marker = join(gw.dir, "pre-run-ran");
   // A configuration whose pre-run script leaves a file: a session created without credentials would run it.
   project = registerProject(gw, { preRun: `#!/bin/sh\ntouch ${marker}\n` });
-  machineToken(gw);
+  await machineToken(gw);
 });
 afterAll(() => stopGateway(gw));
 
@@ -61,8 +61,8 @@ function request(method: string, target: string, host: string | null): Promise<{
 /** A digest of every row of every table. */
 function databaseDigest(): string {
   const hash = createHash("sha256");
-  const tables = gw.ctx.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-  for (const { name } of tables) hash.update(name).update(JSON.stringify(gw.ctx.sqlite.query(`SELECT * FROM "${name}"`).all()));
+  const tables = gw.ctx.sqlite!.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+  for (const { name } of tables) hash.update(name).update(JSON.stringify(gw.ctx.sqlite!.query(`SELECT * FROM "${name}"`).all()));
   return hash.digest("hex");
 }
 

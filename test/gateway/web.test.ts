@@ -70,10 +70,10 @@ describe("web login", () => {
     await new WebClient(gw.url).login("my-secret-password", "whatever-123");
     await new WebClient(gw.url).login("ada", "whatever-123");
     expect(calls).toEqual(["dummy", "real"]);
-    const [second, first] = gw.ctx.audit.list({ limit: 2 });
+    const [second, first] = await gw.ctx.audit.list({ limit: 2 });
     expect(first).toMatchObject({ action: "login", outcome: "failure", target: "unknown username" });
-    expect(second).toMatchObject({ action: "login", outcome: "failure", target: gw.ctx.principals.get("ada").id });
-    expect(JSON.stringify(gw.ctx.audit.list())).not.toContain("my-secret-password");
+    expect(second).toMatchObject({ action: "login", outcome: "failure", target: (await gw.ctx.principals.get("ada")).id });
+    expect(JSON.stringify(await gw.ctx.audit.list())).not.toContain("my-secret-password");
   });
 
   test("login limiter: max_attempts failures, then 429 with Retry-After even for the right password; other IPs unaffected; expiry on the clock", async () => {
@@ -87,7 +87,7 @@ describe("web login", () => {
     expect((await new WebClient(gw.url, { "X-Forwarded-For": "198.51.100.4" }).login("ada", "correct horse battery")).status).toBe(303);
     gw.clock.advance(300_000);
     expect((await attacker.login("ada", "correct horse battery")).status).toBe(303);
-    const events = gw.ctx.audit.list({ limit: 20 }).map((e) => `${e.action}:${e.outcome}:${e.source_ip}`);
+    const events = (await gw.ctx.audit.list({ limit: 20 })).map((e) => `${e.action}:${e.outcome}:${e.source_ip}`);
     expect(events).toContain("login:denied:203.0.113.5");
     expect(events.filter((e) => e === "login:failure:203.0.113.5")).toHaveLength(5);
     expect(events).toContain("login:success:198.51.100.4");
@@ -100,7 +100,7 @@ describe("internal failure during login", () => {
     await addUser(gw, "ada", "correct horse battery");
     const web = new WebClient(gw.url);
     const page = await (await web.get("/login")).text();
-    gw.ctx.sqlite.exec("DROP TABLE password_credentials");
+    gw.ctx.sqlite!.exec("DROP TABLE password_credentials");
     for (let i = 0; i < 7; i++) {
       const res = await web.post("/login", { csrf: WebClient.csrf(page), username: "ada", password: "correct horse battery" });
       expect(res.status).toBe(503);
@@ -127,7 +127,7 @@ describe("CSRF and cross-site protection", () => {
     expect((await web.post("/tokens", { label: "evil" })).status).toBe(403);
     const json = await fetch(`${gw.url}/tokens`, { method: "POST", redirect: "manual", body: JSON.stringify({ csrf, label: "evil" }), headers: { "Content-Type": "application/json", Cookie: `agent_session=${web.jar.get("agent_session")}` } });
     expect(json.status).toBe(400);
-    expect(gw.ctx.pats.list(gw.ctx.principals.get("ada").id)).toEqual([]);
+    expect(await gw.ctx.pats.list((await gw.ctx.principals.get("ada")).id)).toEqual([]);
     const loginForged = await new WebClient(gw.url).post("/login", { csrf: "x", username: "ada", password: "correct horse battery" });
     expect(loginForged.status).toBe(403);
   });
@@ -148,7 +148,7 @@ describe("CSRF and cross-site protection", () => {
       expect(forged.length).toBe(csrf.length);
       expect({ forged, status: (await web.post("/tokens", { csrf: forged, label: "evil" })).status }).toEqual({ forged, status: 403 });
     }
-    expect(gw.ctx.pats.list(gw.ctx.principals.get("ada").id)).toEqual([]);
+    expect(await gw.ctx.pats.list((await gw.ctx.principals.get("ada")).id)).toEqual([]);
     expect((await web.post("/tokens", { csrf, label: "mine" })).status).toBe(303);
     const login = new WebClient(gw.url);
     const page = await (await login.get("/login")).text();
@@ -178,7 +178,7 @@ describe("dashboard", () => {
     const token = /id="new-token-value">(pat_[^<]+)</.exec(shown.html)![1]!;
     expect((await web.dashboard()).html).not.toContain(token);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
-    const tokenId = gw.ctx.pats.list(id)[0]!.id;
+    const tokenId = (await gw.ctx.pats.list(id))[0]!.id;
     await web.post(`/tokens/${tokenId}/revoke`, { csrf: shown.csrf });
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
     expect((await web.dashboard()).html).toContain("Token “laptop” revoked.");
@@ -188,11 +188,11 @@ describe("dashboard", () => {
     gw = await startTestGateway();
     await addUser(gw, "ada", "correct horse battery");
     const bob = await addUser(gw, "bob", "correct horse battery");
-    const { info } = gw.ctx.pats.create(bob, "bob's");
+    const { info } = await gw.ctx.pats.create(bob, "bob's");
     const web = new WebClient(gw.url);
     await web.login("ada", "correct horse battery");
     await web.post(`/tokens/${info.id}/revoke`, { csrf: (await web.dashboard()).csrf });
-    expect(gw.ctx.pats.get(info.id)!.revoked).toBe(false);
+    expect((await gw.ctx.pats.get(info.id))!.revoked).toBe(false);
   });
 
   test("changing the password revokes other sessions, OAuth grants with tokens and PATs; this session stays", async () => {
@@ -200,13 +200,13 @@ describe("dashboard", () => {
     const id = await addUser(gw, "ada", "correct horse battery");
     const other = new WebClient(gw.url);
     await other.login("ada", "correct horse battery");
-    const { token: pat } = gw.ctx.pats.create(id, "ci");
+    const { token: pat } = await gw.ctx.pats.create(id, "ci");
     const now = gw.clock.now();
-    gw.ctx.sqlite.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_1', 'agent connect', 'public', '[\"device_code\"]', '[\"machine\"]', ?)", [now]);
-    gw.ctx.sqlite.run("INSERT INTO oauth_grants (id, client_id, principal_id, scopes, created_at) VALUES ('grt_1', 'cli_1', ?, '[\"machine\"]', ?)", [id, now]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_1', 'agent connect', 'public', '[\"device_code\"]', '[\"machine\"]', ?)", [now]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_grants (id, client_id, principal_id, scopes, created_at) VALUES ('grt_1', 'cli_1', ?, '[\"machine\"]', ?)", [id, now]);
     const oat = "oat_testaccesstokentestaccesstokentestaccess";
-    gw.ctx.sqlite.run("INSERT INTO oauth_access_tokens (id, token_hash, grant_id, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_1', ?, 'grt_1', 'cli_1', ?, '[\"machine\"]', ?, ?)", [new Bun.CryptoHasher("sha256").update(oat).digest("hex"), id, now, now + 900_000]);
-    gw.ctx.sqlite.run("INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, family_id, created_at, expires_at, idle_expires_at) VALUES ('rt_1', 'h', 'grt_1', 'f1', ?, ?, ?)", [now, now + 1e9, now + 1e9]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, grant_id, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_1', ?, 'grt_1', 'cli_1', ?, '[\"machine\"]', ?, ?)", [new Bun.CryptoHasher("sha256").update(oat).digest("hex"), id, now, now + 900_000]);
+    gw.ctx.sqlite!.run("INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, family_id, created_at, expires_at, idle_expires_at) VALUES ('rt_1', 'h', 'grt_1', 'f1', ?, ?, ?)", [now, now + 1e9, now + 1e9]);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${oat}` } })).status).toBe(200);
 
     const web = new WebClient(gw.url);
@@ -225,7 +225,7 @@ describe("dashboard", () => {
     expect((await other.get("/")).headers.get("location")).toBe("/login");
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${pat}` } })).status).toBe(401);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${oat}` } })).status).toBe(401);
-    expect(gw.ctx.sqlite.query("SELECT revoked_at FROM oauth_refresh_tokens WHERE id = 'rt_1'").get()).toEqual({ revoked_at: gw.clock.now() });
+    expect(gw.ctx.sqlite!.query("SELECT revoked_at FROM oauth_refresh_tokens WHERE id = 'rt_1'").get()).toEqual({ revoked_at: gw.clock.now() });
     expect((await new WebClient(gw.url).login("ada", "correct horse battery")).status).toBe(401);
     expect((await new WebClient(gw.url).login("ada", "new password 123")).status).toBe(303);
   });

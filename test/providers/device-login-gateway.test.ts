@@ -43,7 +43,7 @@ function approvingClock(g: TestGateway, web: WebClient, approve: boolean): Clock
       g.clock.advance(ms);
       if (decided) return;
       decided = true;
-      const pending = g.ctx.sqlite.query("SELECT user_code FROM oauth_device_codes WHERE status = 'pending'").all() as { user_code: string }[];
+      const pending = g.ctx.sqlite!.query("SELECT user_code FROM oauth_device_codes WHERE status = 'pending'").all() as { user_code: string }[];
       expect(pending).toHaveLength(1);
       await decide(g, web, pending[0]!.user_code, approve, ["machine", "project"]);
     },
@@ -55,7 +55,7 @@ async function setup(approve = true) {
   await addUser(gw, "ada", "correct horse battery");
   const web = new WebClient(gw.url);
   await web.login("ada", "correct horse battery");
-  const clientId = publicClient(gw);
+  const clientId = await publicClient(gw);
   const c = configEnv();
   c.globalFile(`providers:
   team:

@@ -26,7 +26,7 @@ export interface OpenedDb {
 
 export const DB_FILE = "gateway.sqlite";
 
-export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb {
+export function openGatewayDb(dataDir: string | ":memory:"): OpenedDb & { sqlite: Database } {
   let path = ":memory:";
   if (dataDir !== ":memory:") {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

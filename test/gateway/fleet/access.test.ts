@@ -15,9 +15,9 @@ beforeAll(async () => {
   f.addProject("00000001");
   f.addSession("ses_fleet", { projectId: "00000001", state: "running" });
   const now = f.gw.clock.now();
-  f.gw.ctx.sqlite.run("UPDATE sessions SET current_generation_id = 'genfleet' WHERE id = 'ses_fleet'");
-  f.gw.ctx.sqlite.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genfleet', 'ses_fleet', 'active', ?, ?)", [serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), now]);
-  const [id, secret] = confidentialClient(f.gw, ["project"]);
+  f.gw.ctx.sqlite!.run("UPDATE sessions SET current_generation_id = 'genfleet' WHERE id = 'ses_fleet'");
+  f.gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genfleet', 'ses_fleet', 'active', ?, ?)", [serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), now]);
+  const [id, secret] = await confidentialClient(f.gw, ["project"]);
   const issued = await call(f.gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) });
   expect(issued.body.scope).toBe("project");
   projectToken = issued.body.access_token;

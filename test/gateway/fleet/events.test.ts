@@ -57,7 +57,7 @@ describe("replay and live events", () => {
     const got = readEvents(res, (list) => list.filter((e) => !isBeat(e)).length >= 2);
     await until(() => f.fleet.openStreams === 1, "the stream to open");
     f.addProject(hex(2));
-    f.gw.ctx.sqlite.run("DELETE FROM projects WHERE id = ?", [hex(1)]);
+    f.gw.ctx.sqlite!.run("DELETE FROM projects WHERE id = ?", [hex(1)]);
     f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
     const list = (await got).filter((e) => !isBeat(e));
     expect(list.map((e) => [e.data.type, e.data.project?.project_id ?? e.data.project_id])).toEqual([
@@ -210,8 +210,8 @@ describe("streams that end", () => {
     const res = await events(after(await catalogCursor()));
     const ended = readEvents(res, () => false);
     await until(() => f.fleet.openStreams === 1, "the stream to open");
-    const [pat] = f.gw.ctx.pats.list(f.gw.ctx.principals.list()[0]!.id);
-    f.gw.ctx.pats.revoke(pat!.id);
+    const [pat] = await f.gw.ctx.pats.list((await f.gw.ctx.principals.list())[0]!.id);
+    await f.gw.ctx.pats.revoke(pat!.id);
     expect((await ended).filter((e) => !isBeat(e))).toEqual([]);
     expect(f.fleet.openStreams).toBe(0);
   });

@@ -52,13 +52,13 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
   const gw = await startTestGateway("", options);
   const scheduler = new FakeScheduler();
   const fleet = installFleet(gw.ctx, { scheduler, limits });
-  const token = gw.ctx.pats.create(gw.ctx.principals.create("fleet-admin").id, "fleet tests").token;
+  const token = (await gw.ctx.pats.create((await gw.ctx.principals.create("fleet-admin")).id, "fleet tests")).token;
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } });
   const now = () => gw.clock.now();
-  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES ('fleet-cfg', 'yaml', ?, ?)", [now(), now()]);
+  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES ('fleet-cfg', 'yaml', ?, ?)", [now(), now()]);
   const setSession = (id: string, f: Partial<SessionFields>) => {
     const sets = Object.entries({ project_id: f.projectId, state: f.state, port: f.port, session_dir: f.sessionDir, daemon_epoch: f.daemonEpoch }).filter(([, v]) => v !== undefined);
-    gw.ctx.sqlite.run(`UPDATE sessions SET ${sets.map(([k]) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = ?`, [...sets.map(([, v]) => v as string | number | null), now(), id]);
+    gw.ctx.sqlite!.run(`UPDATE sessions SET ${sets.map(([k]) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = ?`, [...sets.map(([, v]) => v as string | number | null), now(), id]);
     gw.ctx.fleetChanges.touch({ kind: "session", id });
   };
   return {
@@ -73,11 +73,11 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
       return { status: res.status, text, body: text ? JSON.parse(text) : null };
     },
     addProject(id, path = `/srv/projects/${id}`) {
-      gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, 'fleet-cfg', ?, ?)", [id, path, now(), now()]);
+      gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, 'fleet-cfg', ?, ?)", [id, path, now(), now()]);
       gw.ctx.fleetChanges.touch({ kind: "project", id });
     },
     addSession(id, f = {}) {
-      gw.ctx.sqlite.run(
+      gw.ctx.sqlite!.run(
         "INSERT INTO sessions (id, project_id, launch_mode, state, port, session_dir, daemon_epoch, created_at, updated_at) VALUES (?, ?, 'project_direct', ?, ?, ?, ?, ?, ?)",
         [id, f.projectId ?? "0000aaaa", f.state ?? "stopped", f.port ?? null, f.sessionDir ?? null, f.daemonEpoch ?? null, now(), now()],
       );
@@ -85,7 +85,7 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
     },
     setSession,
     removeSession(id) {
-      gw.ctx.sqlite.run("DELETE FROM sessions WHERE id = ?", [id]);
+      gw.ctx.sqlite!.run("DELETE FROM sessions WHERE id = ?", [id]);
       gw.ctx.fleetChanges.touch({ kind: "session", id });
     },
     stop: () => gw.stop(),

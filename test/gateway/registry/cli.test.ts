@@ -108,7 +108,7 @@ describe("dist/agent gateway config|project against a plaintext loopback gateway
     expect([noToken.code, noToken.err]).toEqual([2, expect.stringContaining("pass --gateway-token or set AGENT_GATEWAY_TOKEN")]);
     const plain = await agent(["config", "list", "--gateway-url", "http://gateway.example.com:19870", "--gateway-token", "pat_x"], clientEnv());
     expect([plain.code, plain.err]).toEqual([2, expect.stringContaining("plaintext http:// is allowed only to loopback")]);
-    const [id, secret] = confidentialClient(r.gw, ["project"]);
+    const [id, secret] = await confidentialClient(r.gw, ["project"]);
     const projectToken = (await call(r.gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token;
     const scoped = await agent(["project", "list"], clientEnv({ AGENT_GATEWAY_URL: r.gw.url, AGENT_GATEWAY_TOKEN: projectToken }));
     expect([scoped.code, scoped.err]).toEqual([1, "agent: the token lacks the machine scope these commands need (403 insufficient_scope)\n"]);
@@ -134,7 +134,7 @@ describe("over HTTPS with trust on first use", () => {
     const a = await selfSignedFiles();
     const gw = await startTlsGateway(a);
     gateways.push(gw);
-    const token = gw.ctx.pats.create(gw.ctx.principals.create("ops").id, "cli").token;
+    const token = (await gw.ctx.pats.create((await gw.ctx.principals.create("ops")).id, "cli")).token;
     const url = `https://localhost:${gw.server.port}`;
     const env = clientEnv({ AGENT_GATEWAY_URL: url, AGENT_GATEWAY_TOKEN: token });
 

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const create = (name: string, extra: Record<string, unknown> = {}) => r.call("POST", "/api/v1/configurations", { name, config_content: YAML_CONFIG, config_format: "yaml", ...extra });
-const row = (name: string) => r.gw.ctx.sqlite.query("SELECT name, format, has_pre_run_script AS script FROM configurations WHERE name = ?").get(name) as { name: string; format: string; script: number } | null;
+const row = (name: string) => r.gw.ctx.sqlite!.query("SELECT name, format, has_pre_run_script AS script FROM configurations WHERE name = ?").get(name) as { name: string; format: string; script: number } | null;
 const mode = (path: string) => statSync(path).mode & 0o777;
 const dirOf = (name: string) => join(root, name);
 
@@ -131,7 +131,7 @@ describe("invalid names: 422 before any database or file access", () => {
     });
     expect(fs.calls).toEqual([]);
     expect(existsSync(join(r.gw.ctx.dataDir, "x"))).toBe(false);
-    expect(r.gw.ctx.sqlite.query("SELECT count(*) AS n FROM configurations WHERE name NOT IN ('dev-1','tomlish','dup')").get()).toEqual({ n: 0 });
+    expect(r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM configurations WHERE name NOT IN ('dev-1','tomlish','dup')").get()).toEqual({ n: 0 });
   });
 
   test("in the path of GET, PUT and DELETE, encoded traversal included", async () => {

@@ -20,7 +20,7 @@ export interface RegistryGateway {
 
 export async function startRegistryGateway(): Promise<RegistryGateway> {
   const gw = await startTestGateway();
-  const token = gw.ctx.pats.create(gw.ctx.principals.create("admin").id, "registry tests").token;
+  const token = (await gw.ctx.pats.create((await gw.ctx.principals.create("admin")).id, "registry tests")).token;
   const call = async (method: string, path: string, body?: unknown, as = token): Promise<Reply> => {
     const res = await fetch(`${gw.url}${path}`, {
       method,

@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const register = (path: string) => r.call("POST", "/api/v1/projects", { path, config_name: "web" });
-const rowCount = () => (r.gw.ctx.sqlite.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
+const rowCount = () => (r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
 
 describe("POST /api/v1/projects refuses directories that cannot be projects", () => {
   test("the root, system directories, the user's home, the gateway's data directory (inside or containing): 400 naming the path and why", async () => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const register = (path: string, config_name = "web") => r.call("POST", "/api/v1/projects", { path, config_name });
-const rowCount = () => (r.gw.ctx.sqlite.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
+const rowCount = () => (r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
 
 describe("register, get, list", () => {
   test("201 with an 8-hex id, the canonical path, timestamps and hook status; GET one and list", async () => {
@@ -133,10 +133,10 @@ describe("rebind and delete", () => {
     const dir = r.projectDir();
     const id = (await register(dir)).body.id;
     const now = r.gw.clock.now();
-    r.gw.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', ?, 'project_direct', 'stopped', ?, ?)", [id, now, now]);
+    r.gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', ?, 'project_direct', 'stopped', ?, ?)", [id, now, now]);
     const busy = await r.call("DELETE", `/api/v1/projects/${id}`);
     expect([busy.status, busy.body.message]).toEqual([409, `project ${id} has 1 session(s); delete them first`]);
-    r.gw.ctx.sqlite.run("DELETE FROM sessions WHERE id = 'ses_x'");
+    r.gw.ctx.sqlite!.run("DELETE FROM sessions WHERE id = 'ses_x'");
     changes.length = 0;
     expect((await r.call("DELETE", `/api/v1/projects/${id}`)).status).toBe(204);
     expect(changes).toEqual([{ kind: "project", id }]);

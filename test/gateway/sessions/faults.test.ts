@@ -147,7 +147,7 @@ describe("process identity", () => {
     pids.push(bystander.pid);
     const now = first.clock.now();
     const id = "ses_0000000000000000000000pid0";
-    first.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, pid, pid_start_ticks, port, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, '1', 1, ?, ?)", [id, projectId, bystander.pid, now, now]);
+    first.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, pid, pid_start_ticks, port, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, '1', 1, ?, ?)", [id, projectId, bystander.pid, now, now]);
     await first.stop();
 
     const second = await gateway(dataDir);

@@ -18,7 +18,7 @@ export const FAST = "daemon_sessions:\n  stop_timeout_secs: 2\n  health_check_ti
 export async function sessionGateway(extra = "", dataDir?: string): Promise<TestGateway & { token: string }> {
   const gw = await startTestGateway(FAST + extra, dataDir ? { dataDir } : {});
   gw.ctx.sessions.daemonCommand = DAEMON_COMMAND;
-  return Object.assign(gw, { token: machineToken(gw) });
+  return Object.assign(gw, { token: await machineToken(gw) });
 }
 
 /**
@@ -28,7 +28,7 @@ export async function sessionGateway(extra = "", dataDir?: string): Promise<Test
 export async function stopGateway(gw: TestGateway): Promise<void> {
   let pids: { pid: number }[] = [];
   try {
-    pids = gw.ctx.sqlite.query("SELECT pid FROM sessions WHERE pid IS NOT NULL").all() as { pid: number }[];
+    pids = gw.ctx.sqlite!.query("SELECT pid FROM sessions WHERE pid IS NOT NULL").all() as { pid: number }[];
   } catch {
     // already stopped (its database is closed)
   }
@@ -57,10 +57,10 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export function machineToken(gw: TestGateway): string {
+export async function machineToken(gw: TestGateway): Promise<string> {
   const name = `ops-${Math.random().toString(36).slice(2, 8)}`;
-  const p = gw.ctx.principals.create(name);
-  return gw.ctx.pats.create(p.id, "tests").token;
+  const p = await gw.ctx.principals.create(name);
+  return (await gw.ctx.pats.create(p.id, "tests")).token;
 }
 
 let n = 0;
@@ -83,9 +83,9 @@ export function registerProject(gw: TestGateway, options: { script?: string; pre
   writeFileSync(join(dir, "config.yaml"), options.config ?? `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${script} }\ndefault_permission_matcher: bypass\n`);
   if (options.preRun !== undefined) writeFileSync(join(dir, "pre-run.sh"), options.preRun);
   const now = gw.clock.now();
-  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES (?, 'yaml', ?, ?, ?)", [configName, options.preRun !== undefined ? 1 : 0, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES (?, 'yaml', ?, ?, ?)", [configName, options.preRun !== undefined ? 1 : 0, now, now]);
   const projectId = Math.random().toString(16).slice(2, 10).padEnd(8, "0");
-  gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [projectId, path, configName, now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [projectId, path, configName, now, now]);
   return { projectId, path, configName };
 }
 

@@ -105,7 +105,7 @@ describe("session lifecycle", () => {
     expect((await a.call("GET", `/api/v1/sessions/${id}/proxy/sync`)).status).toBe(404);
     expect(process.kill.bind(process, resumed.body.pid, 0)).toThrow();
     // Every management action is in the audit log, with the caller.
-    const audited = gw.ctx.audit.list().filter((e) => e.target === id).map((e) => e.action);
+    const audited = (await gw.ctx.audit.list()).filter((e) => e.target === id).map((e) => e.action);
     expect(audited.sort()).toEqual(["session.create", "session.delete", "session.resume", "session.stop"]);
   }, 60_000);
 

@@ -16,7 +16,7 @@ afterAll(() => stopGateway(gw));
 
 test("a project at /etc (an older registration): the session fails naming the path and why; no daemon starts", async () => {
   const { projectId } = registerProject(gw);
-  gw.ctx.sqlite.run("UPDATE projects SET path = '/etc' WHERE id = ?", [projectId]);
+  gw.ctx.sqlite!.run("UPDATE projects SET path = '/etc' WHERE id = ?", [projectId]);
   const created = await a.create(projectId);
   expect(created.status).toBe(201);
   const settled = await a.settled(created.body.id);

@@ -119,15 +119,15 @@ describe("proxy transparency", () => {
 
 describe("proxied streams and revocation", () => {
   test("revoking the token that opened a proxied SSE stream ends the stream and its upstream", async () => {
-    const p = gw.ctx.principals.create(`viewer-${Date.now()}`);
-    const { info, token } = gw.ctx.pats.create(p.id, "stream");
+    const p = await gw.ctx.principals.create(`viewer-${Date.now()}`);
+    const { info, token } = await gw.ctx.pats.create(p.id, "stream");
     const auth = { Authorization: `Bearer ${gw.token}` };
     const before = (await (await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/stats`, { headers: auth })).json()) as { sse_cancelled: number };
     const res = await fetch(`${gw.url}/api/v1/sessions/${one}/proxy/sse`, { headers: { Authorization: `Bearer ${token}` } });
     const reader = res.body!.getReader();
     let text = "";
     while (!text.includes("data: tick 1")) text += new TextDecoder().decode((await reader.read()).value);
-    gw.ctx.pats.revoke(info.id);
+    await gw.ctx.pats.revoke(info.id);
     // The stream ends (done or an error), it does not keep ticking.
     const ended = await (async () => {
       try {
@@ -170,7 +170,7 @@ describe("proxy and session route abuse", () => {
   });
 
   test("a project-scoped token gets 403 on every session route, the proxy included", async () => {
-    const [id, secret] = confidentialClient(gw, ["project"]);
+    const [id, secret] = await confidentialClient(gw, ["project"]);
     const token = (await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) })).body.access_token as string;
     const routes: [string, string][] = [
       ["GET", "/api/v1/sessions"],
@@ -190,8 +190,8 @@ describe("proxy and session route abuse", () => {
   });
 
   test("a daemon credential reaches only its own session, holds no management scope, and an earlier generation is rejected", async () => {
-    const older = gw.ctx.sessions.credentials.issue(one, []);
-    const current = gw.ctx.sessions.credentials.issue(one, []);
+    const older = await gw.ctx.sessions.credentials.issue(one, []);
+    const current = await gw.ctx.sessions.credentials.issue(one, []);
     const as = (token: string, path: string) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
 
     const identity = await as(current.token, "/api/v1/services/identity");
@@ -223,7 +223,7 @@ describe("services routes", () => {
     const identity = await a.call("GET", "/api/v1/services/identity");
     expect(identity.body.caller).toMatchObject({ kind: "principal", session_id: null, generation_id: null });
     // A daemon sees the snapshot its generation was issued with.
-    const issued = gw.ctx.sessions.credentials.issue(two, [{ name: "snap", capabilities: [] }]);
+    const issued = await gw.ctx.sessions.credentials.issue(two, [{ name: "snap", capabilities: [] }]);
     const snap = await a.call("GET", "/api/v1/services/capabilities", undefined, issued.token);
     expect(snap.body).toEqual({ services: [{ name: "snap", capabilities: [] }] });
   });

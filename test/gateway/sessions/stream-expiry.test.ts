@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function accessToken(): Promise<{ token: string; expiresIn: number }> {
-  const [id, secret] = confidentialClient(gw, ["machine"]);
+  const [id, secret] = await confidentialClient(gw, ["machine"]);
   const r = await call(gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) });
   expect(r.status).toBe(200);
   return { token: r.body.access_token, expiresIn: r.body.expires_in };

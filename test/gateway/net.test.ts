@@ -113,10 +113,10 @@ describe("lockout persistence", () => {
     }
     expect(first.admit("192.0.2.9").allowed).toBe(false);
     gw.clock.advance(100_000);
-    const restarted = new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db);
+    const restarted = await new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).restore();
     expect(restarted.admit("192.0.2.9")).toEqual({ allowed: false, retryAfterSecs: 200 });
     gw.clock.advance(200_000);
-    expect(new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).admit("192.0.2.9").allowed).toBe(true);
+    expect((await new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).restore()).admit("192.0.2.9").allowed).toBe(true);
     await gw.stop();
   });
 });

@@ -51,7 +51,7 @@ type Row = typeof configurations.$inferSelect;
 export type RegistryDeps = Pick<GatewayContext, "db" | "clock" | "dataDir" | "logger" | "registryFs">;
 
 export function configurationDir(dataDir: string, name: string): string {
-  return join(dataDir, "this.deps.db.t.configurations", assertConfigName(name));
+  return join(dataDir, "configurations", assertConfigName(name));
 }
 
 /** Where a registered configuration's files are (for the session supervisor). */

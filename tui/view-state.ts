@@ -344,6 +344,10 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         // The context meter's model windows come from the catalog: a new revision is read again.
         state.catalogRevision = r.catalog_revision;
         break;
+      case "hook_ran":
+        // A hook's error reaches the person as a notice; a block is shown where it happened.
+        if (r.hook.outcome === "blocked") push(info(r.seq, `${r.hook.event} hook blocked${r.hook.tool ? ` ${r.hook.tool}` : ""}: ${r.hook.message ?? "no reason given"}`));
+        break;
       case "checkpoint_saved":
       case "checkpoint_settled":
         // Restore points are bookkeeping for /undo and /rewind, not something to show.

@@ -37,6 +37,9 @@ import { startModes } from "./facets/start.ts";
 import { GoalDriver, goalSettings } from "./goals/driver.ts";
 import { createGoalTools } from "./goals/tools.ts";
 import { NotificationCenter } from "./notifications/center.ts";
+import { notifyChannels, UserAlerts } from "./notifications/user-alerts.ts";
+import { Hooks } from "./hooks/hooks.ts";
+import { hookSources } from "./hooks/sources.ts";
 import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
 import { gitFacts, localTime } from "./context/environment.ts";
@@ -140,6 +143,8 @@ export interface CreatedSession {
   notifications: NotificationCenter;
   /** The session's extensions; a host that records questions calls `askApprovals()` once it listens. */
   extensions: ExtensionManager;
+  /** Runs the SessionStart hooks (startup, or resume); a host calls it once it records the session's events. */
+  sessionStart(): Promise<void>;
 }
 
 export interface SessionCatalogView {
@@ -291,6 +296,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     ...(opts.extraTools ?? []),
   ];
   const baseEnv = () => defaultShellEnv(opts.env);
+  /** What child processes (the shell, hooks, the notify program) get: no secret words. */
+  const childEnv = () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv());
   const registry = createToolRegistry({
     editFormat: model.edit_format,
     // OpenAI's models are trained on `apply_patch` (the `gpt` prompt variant's families).
@@ -302,7 +309,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       projectRoot: project.root,
       shell: config.agent_behavior?.shell ?? { command: "bash" },
       // secret_words never reach the shell's environment.
-      shellEnv: () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv()),
+      shellEnv: childEnv,
       web: daemon.web ?? null,
       trustStore: loaded.trustStore ?? null,
       search: config.integrations?.search ?? null,
@@ -312,6 +319,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   });
   warnings.push(...registry.warnings);
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
+  const hooks = new Hooks(hookSources(loaded), { sessionId, projectRoot: project.root, env: childEnv, clock, record: (e) => session.record(e), scrub }, warnings);
   const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
   // An editor's servers (agent acp) join the config's; a config server of the same name wins.
@@ -399,6 +407,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       compaction: compactionSettings(loaded, warnings),
       costOf: messageCost(loaded, opts.env),
       checkpoints,
+      hooks,
     },
     gate,
     interactive: opts.interactive,
@@ -425,6 +434,23 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   goals.bind(session);
   notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
+  // Turn ends, waiting questions and finished goals reach the person with no view attached (notify program, Notification hooks).
+  const alerts = new UserAlerts({
+    sessionId,
+    projectRoot: project.root,
+    program: config.notify ?? null,
+    channels: notifyChannels(config.notify_events),
+    env: childEnv,
+    conversation: () => session.conversation,
+    hooks,
+    warn: (message) => session.notice("warning", message),
+  });
+  session.subscribe((e) => alerts.observe(e));
+  const sessionStart = async () => {
+    if (!hooks.has("SessionStart")) return;
+    const v = await hooks.run("SessionStart", { source: initialEvents.length > 0 ? "resume" : "startup" }, { turnId: "" });
+    if (v.context) session.addContext(`<hook-context event="SessionStart">\n${v.context}\n</hook-context>`);
+  };
   checkpoints.bind((e) => session.record(e));
   session.subscribe((e) => checkpoints.apply(e));
   if (mcp) {
@@ -451,5 +477,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reachedPath(path);
     }
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, autonomy: contained.autonomy }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, autonomy: contained.autonomy }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
 }

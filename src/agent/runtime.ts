@@ -16,6 +16,7 @@ import type { Authorization, PermissionRequest } from "./permission.ts";
 import type { Reminders } from "./reminders.ts";
 import type { ToolSet } from "./tool-set.ts";
 import type { Checkpoints } from "./checkpoints/recorder.ts";
+import type { Hooks } from "./hooks/hooks.ts";
 
 export interface AgentRuntime {
   sessionId: string;
@@ -49,4 +50,6 @@ export interface AgentRuntime {
   compaction: CompactionSettings;
   /** Restore points of the files each turn changes (/undo, /rewind); absent: none are kept. */
   checkpoints?: Checkpoints;
+  /** Commands of the `hooks` config run on engine events (src/agent/hooks/); absent: none. */
+  hooks?: Hooks;
 }

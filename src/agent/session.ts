@@ -261,9 +261,12 @@ export class AgentSession implements EngineSession {
   }
 
   private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
-    const decision = await this.options.gate.check(req, signal);
+    const checked = await this.options.gate.check(req, signal);
+    if (checked.kind === "deny") return { allowed: false, message: `Permission denied: ${checked.reason}. Do not retry this call; choose another approach or ask the user.` };
+    // A PreToolUse hook's decision (docs/hooks.md): it answers a question, or asks one the rules would not.
+    if (req.hook?.decision === "allow") return { allowed: true };
+    const decision = req.hook?.decision === "ask" && checked.kind === "allow" ? { kind: "ask" as const, reason: `a PreToolUse hook asks${req.hook.reason ? `: ${req.hook.reason}` : ""}`, suggestedRule: "" } : checked;
     if (decision.kind === "allow") return { allowed: true };
-    if (decision.kind === "deny") return { allowed: false, message: `Permission denied: ${decision.reason}. Do not retry this call; choose another approach or ask the user.` };
     if (!this.options.interactive) {
       return { allowed: false, message: `Permission denied: this call needs the user's approval (${decision.reason}), and nobody can answer in a headless run. Choose another approach, or tell the user which permission rule would allow it.` };
     }

@@ -93,6 +93,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
           created.live.mcp?.onChange(changed);
           created.extensions.onChange(changed);
           created.extensions.askApprovals();
+          void created.sessionStart();
         },
       };
     } catch (error) {

@@ -114,6 +114,7 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
   try {
     // One turn and done: its tools should all be there, so the servers get their startup time first.
     await created.live.mcp?.start();
+    await created.sessionStart();
     // `agent exec "/review 123"` runs the session command (a custom command sends its prompt).
     const slash = commandLine(prompt, session.commands());
     if (slash) {

@@ -36,6 +36,8 @@ export interface AgentRuntime {
   toolContext: ToolContext;
   /** 0: no limit. */
   maxToolTurns: number;
+  /** A JSON Schema the final answer must follow (agent exec --output-schema): asked of providers with structured output. */
+  outputSchema?: Record<string, unknown> | null;
   reminders: Reminders;
   authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization>;
   /** Secret redaction of tool output. */

@@ -12,6 +12,8 @@ import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts
 import { SessionActions, describeError } from "./session-actions.ts";
 import { readFacetColors, type FacetColorTable } from "./theme/facet-colors.ts";
 import { terminalTheme } from "./theme/resolve.ts";
+import { configuredTuiField } from "./theme/config.ts";
+import { resolveKeys } from "./keys/keymap.ts";
 import { ThemeProvider } from "./theme/theme.ts";
 import { ViewStore } from "./view-store.ts";
 
@@ -55,6 +57,9 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const store = new ViewStore();
   store.print([{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }], false);
   if (problem) store.print([{ kind: "notice", id: "header:theme", level: "error", message: problem, done: true }], false);
+  // tui.keys of the local config files (a remote view uses this machine's too: the keys are the person's).
+  const { keys, problems: keyProblems } = resolveKeys(await configuredTuiField(options.config?.cwd ?? process.cwd(), options.config?.env ?? process.env, "keys").catch(() => null));
+  keyProblems.forEach((message, i) => store.print([{ kind: "notice", id: `header:keys:${i}`, level: "error", message, done: true }], false));
   const facetColors: FacetColorTable = new Map();
   const stop = new AbortController();
   const conn = new Connection(null, store, { recover: options.recover });
@@ -79,6 +84,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
         files={options.files}
         reload={options.restartDaemon ? () => conn.replaceDaemon("restarting the daemon to load the config", options.restartDaemon!) : undefined}
         cwd={options.config?.cwd}
+        keys={keys}
         writeHistory
       />
     </ThemeProvider>,

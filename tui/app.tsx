@@ -356,6 +356,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
           sessionState={s.sessionState}
           costUsd={s.costUsd}
+          sandbox={s.sandbox}
+          autonomy={s.autonomy}
         />
       </Box>
     </>

@@ -63,6 +63,9 @@ export interface ViewState {
   turnId: string | null;
   model: string | null;
   facet: string | null;
+  /** Where shell commands run and what runs without a question (the snapshot's `active`). */
+  sandbox: string | null;
+  autonomy: string | null;
   /** The daemon catalog's revision (the context meter reads the models' windows again when it changes). */
   catalogRevision: string | null;
   /** The seq the snapshot's facet and model are true at: records up to it do not change them. */
@@ -99,6 +102,8 @@ export function emptyViewState(): ViewState {
     turnId: null,
     model: null,
     facet: null,
+    sandbox: null,
+    autonomy: null,
     activeSeq: 0,
     catalogRevision: null,
     lastUsage: null,
@@ -126,6 +131,8 @@ export function applySnapshot(state: ViewState, snap: SyncSnapshotBody): void {
   if (active) {
     state.facet = active.facet;
     state.model = active.model;
+    state.sandbox = active.sandbox ?? null;
+    state.autonomy = active.autonomy ?? null;
     state.activeSeq = Number(snap.seq);
   }
 }

@@ -84,7 +84,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
         // The offline demo is labelled where a person sees it: a notice at the top of the conversation.
         notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
-        active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef() }),
+        active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef(), sandbox: created.sandbox.description, autonomy: created.sandbox.autonomy }),
         idleExitSecs: created.loaded.config.daemon?.idle_exit_secs,
         logLevel: created.loaded.config.daemon?.log_level,
         // The daemon records from here on: extensions waiting for approval are asked now, and loading

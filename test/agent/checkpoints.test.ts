@@ -94,6 +94,23 @@ describe("a command's changes, seen by the project snapshot", () => {
   });
 });
 
+describe("a file tool's files", () => {
+  test("are saved before the call from its arguments (a patch's every file); a path outside the project is not copied", async () => {
+    const r = repo();
+    writeFileSync(r.file("a.txt"), "A0\n");
+    const outside = join(r.base, "secret.txt");
+    writeFileSync(outside, "not the project's\n");
+    r.startTurn();
+    await r.cp.beforeCall({ call_id: "c1", name: "edit", arguments: { patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-A0\n+A1\n*** Add File: new.txt\n+N\n*** End Patch\n" } }, { name: "edit" } as Tool, r.ctx);
+    await r.cp.beforeCall({ call_id: "c2", name: "write", arguments: { path: outside, content: "x" } }, write, r.ctx);
+    await r.cp.beforeCall({ call_id: "c3", name: "write", arguments: { path: "a.txt", content: "again" } }, write, r.ctx);
+    const files = saved(r.events);
+    expect(files.map((f) => f.path)).toEqual([r.file("a.txt"), r.file("new.txt")]);
+    expect(r.cp.blobs.get(files[0]!.before!).toString()).toBe("A0\n");
+    expect(files[1]!.before).toBeNull();
+  });
+});
+
 describe("what counts as someone else's change", () => {
   test("a file the user changed between two turns conflicts; one only the agent changed does not", async () => {
     const r = repo();

@@ -44,6 +44,8 @@ function project() {
   // The project's .agent/commands wins over its .claude/commands.
   write(join(root, ".claude", "commands", "review.md"), "the Claude Code copy\n");
   write(join(config, "commands", "frontend", "button.md"), "---\ndescription: Make a button\n---\nMake a button labelled $1.\n");
+  write(join(root, ".agent", "commands", "narrow.md"), "---\nallowed-tools: Bash(git status:*)\n---\n!printf 'NARROW%s' -RAN\nDone.\n");
+  write(join(config, "commands", "fast.md"), "---\nmodel: m2\n---\nQuick: $ARGUMENTS\n");
   write(join(root, ".agent", "skills", "deploy", "SKILL.md"), "---\ndescription: Deploy the app\n---\nDeploy steps for $1: build, then upload.\n");
   const env = { HOME: home, XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
   return {
@@ -53,7 +55,7 @@ function project() {
       write(
         join(config, "config.yaml"),
         `providers:\n  local: { kind: { type: custom_b_compatible }, url: "${fake.base}" }\n` +
-          "models:\n  m: { provider: local, class: full, context_window: 32000 }\n" +
+          "models:\n  m: { provider: local, class: full, context_window: 32000 }\n  m2: { provider: local, class: mini, context_window: 32000 }\n" +
           "defaults: { full: m, mini: m }\ndefault_permission_matcher: standard\n",
       );
       return fake;
@@ -147,6 +149,35 @@ describe("custom commands (compiled binary, agent exec)", () => {
     expect(prompt(f)).toContain("$ printf 'SHELL%s' -RAN-OUT\nSHELL-RAN-OUT");
     expect(prompt(f)).toContain("Summarize the status above.");
   }, 90_000);
+
+  test("allowed-tools narrows which ! lines run: an allowed rule does not widen it", async () => {
+    const p = project();
+    const f = p.model();
+    p.allow("shell(printf:*)");
+    const r = await p.exec("--trust-project", "/narrow");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("the command's allowed-tools (Bash(git status:*)) do not include it");
+    expect(JSON.stringify(f.requests)).not.toContain("NARROW-RAN");
+  }, 60_000);
+
+  test("a command's model runs its turn", async () => {
+    const p = project();
+    const f = p.model();
+    expect((await p.exec("/fast go")).code).toBe(0);
+    expect(prompt(f)).toBe("Quick: go");
+    expect(f.requests.at(-1)!.body.model).toBe("m2");
+  }, 60_000);
+
+  test("/init asks the model to write AGENTS.md; /shell is denied in exec without a rule", async () => {
+    const p = project();
+    const f = p.model();
+    expect((await p.exec("/init")).code).toBe(0);
+    expect(prompt(f)).toContain("Write an AGENTS.md file at the root of this project");
+    const r = await p.exec("/shell printf 'X%s' Y");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("/shell: Permission denied: this call needs the user's approval");
+    expect(r.stdout + r.stderr).not.toContain("XY");
+  }, 60_000);
 
   test("a prompt that starts with a slash but names no command is sent as written", async () => {
     const p = project();

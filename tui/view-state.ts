@@ -4,6 +4,7 @@
 // screen is a list of blocks in arrival order; a block never changes once `done`, so the leading run of
 // done blocks can be printed once (Ink's <Static>) and only the live tail re-renders.
 import { applyEvent, type Interrogative, type QueuedInput, type TurnStopReason } from "../src/agent/events.ts";
+import { describeRewound } from "../src/agent/checkpoints/describe.ts";
 import type { Conversation, ToolResultEntry } from "../src/agent/conversation.ts";
 import type { Usage } from "../src/providers/events.ts";
 import { isEngineRecordType } from "../src/protocol/record-types.ts";
@@ -81,13 +82,6 @@ export interface ViewState {
   progress: string | null;
   sessionState: "running" | "stopping" | "stopped";
   lastSeq: number;
-}
-
-/** What an /undo or /rewind did, for the transcript (what was shown before it stays in the scrollback). */
-function rewoundText(r: { action: string; mode: string; restored: string[]; kept: string[] }): string {
-  const files = r.mode === "conversation" ? "files left as they are" : `${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.kept.length ? `, ${r.kept.length} kept as changed since` : ""}`;
-  if (r.action === "undo") return `undid the last turn's file changes: ${files}`;
-  return `rewound to before a prompt: ${files}${r.mode === "code" ? "" : "; the model no longer sees the conversation from that prompt on"}`;
 }
 
 function info(seq: string, message: string): Block {
@@ -360,7 +354,7 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         // Restore points are bookkeeping for /undo and /rewind, not something to show.
         break;
       case "rewound":
-        push(info(r.seq, rewoundText(r)));
+        push(info(r.seq, describeRewound(r)));
         break;
       case "operation_result":
         // Ignored: SessionActions reads a command's result from its response, and a retry with the same

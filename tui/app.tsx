@@ -3,6 +3,7 @@
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
 import { Box, Static, Text, useInput, useStdin, useStdout, useWindowSize } from "ink";
+import { nextPermissionMode } from "./permission-mode.ts";
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
@@ -163,7 +164,23 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (matches(keys, "external_editor", input, key) && !dialog) return openEditor();
     if (matches(keys, "paste_image", input, key) && !dialog) return attachClipboard();
     if (matches(keys, "interrupt", input, key) && !dialog && !menuOpen && s.busy && live) interrupt();
+    if (key.tab && key.shift && !dialog && !menuOpen && live) cycleMode();
   });
+
+  /** Shift+Tab: the next permission mode (tui/permission-mode.ts), through the session's own commands. */
+  function cycleMode() {
+    const step = nextPermissionMode(s.facet, s.autonomy, s.sandbox);
+    (async () => {
+      for (const [name, args] of step.commands) {
+        const result = await actions.sessionCommand(name, args);
+        const autonomy = (result.data as { autonomy?: string } | undefined)?.autonomy;
+        if (autonomy) {
+          store.state.autonomy = autonomy;
+          store.changed();
+        }
+      }
+    })().catch((e: unknown) => setFlash(`mode not changed to ${step.label}: ${describeError(e)}`));
+  }
 
   /** The prompt in the person's editor; the view waits until it exits. */
   function openEditor() {

@@ -50,6 +50,7 @@ import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { sessionSandbox } from "../sandbox/session-sandbox.ts";
+import type { CommandServices } from "./commands/types.ts";
 import type { Autonomy, SandboxOverrides } from "../sandbox/settings.ts";
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
@@ -239,6 +240,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   warnings.push(...contained.notices);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
+  let permissions: CommandServices["permissions"];
   if (opts.gate) gate = opts.gate;
   else {
     try {
@@ -256,6 +258,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       warnings.push(...loadedGate.warnings);
       secrets = loadedGate.secrets;
       gate = loadedGate;
+      permissions = { get autonomy() { return loadedGate.autonomy; }, setAutonomy: (level) => loadedGate.setAutonomy(level), sandbox: contained.description };
     } catch (error) {
       if (error instanceof PermissionRuleError) throw new SessionSetupError("config_invalid", error.message);
       throw error;
@@ -412,7 +415,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     gate,
     interactive: opts.interactive,
     initialEvents,
-    services: { mcp, modes, goals, extensions, checkpoints },
+    services: { mcp, modes, goals, extensions, checkpoints, ...(permissions ? { permissions } : {}) },
     dynamicCommands: () => (promptCommands ? [...customCommands, ...promptCommands.commands()] : customCommands),
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
@@ -477,5 +480,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reachedPath(path);
     }
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, autonomy: contained.autonomy }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, get autonomy() { return permissions?.autonomy ?? contained.autonomy; } }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
 }

@@ -31,6 +31,10 @@ export interface PermissionGate extends EngineGate {
   readonly secrets: Secrets;
   /** Things the user should know (a skipped symlinked rule file). */
   readonly warnings: readonly string[];
+  /** What runs without a question now (`/autonomy`, Shift+Tab in the view). */
+  readonly autonomy: Autonomy;
+  /** Throws when `sandboxed` is asked for and no sandbox runs. */
+  setAutonomy(level: Autonomy): void;
 }
 
 export interface GateOptions {
@@ -116,16 +120,21 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     const parsed = parseRule(`read(${escapeGlob(resolve(opts.toolOutputDir))}/**)`);
     if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: "built-in" });
   }
-  const autonomy = opts.sandbox?.autonomy ?? "ask";
-  // Accepting edits is a built-in rule, so deny and ask rules, secret files and symlinks hold as for read(./**).
-  if (autonomy !== "ask") {
-    const parsed = parseRule("edit(./**)");
-    if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: `autonomy ${autonomy}` });
-  }
   const sandboxed = opts.sandbox?.active === true;
+  let autonomy: Autonomy = opts.sandbox?.autonomy ?? "ask";
+  // Accepting edits is a built-in rule, so deny and ask rules, secret files and symlinks hold as for read(./**).
+  const autonomyRules: Rule[] = [];
+  const setAutonomy = (level: Autonomy) => {
+    if (level === "sandboxed" && !sandboxed) throw new Error("autonomy sandboxed needs a sandbox, and shell commands run without one in this session");
+    autonomy = level;
+    autonomyRules.length = 0;
+    const parsed = parseRule("edit(./**)");
+    if (level !== "ask" && parsed.ok) autonomyRules.push({ ...parsed.rule, effect: "allow", origin: `autonomy ${level}` });
+  };
+  setAutonomy(autonomy === "sandboxed" && !sandboxed ? "accept_edits" : autonomy);
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
-  const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
+  const evaluator = new RuleEvaluator(() => [...defaultRules, ...autonomyRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;
@@ -144,6 +153,10 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     matcher,
     secrets,
     warnings,
+    get autonomy() {
+      return autonomy;
+    },
+    setAutonomy,
     async check(req, signal) {
       if (NO_PERMISSION_TOOLS.includes(req.tool) || matcher === "bypass") return { kind: "allow" };
       const call = { tool: req.tool, input: req.input, cwd: req.cwd };

@@ -6,6 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Checkpoints } from "../../src/agent/checkpoints/recorder.ts";
 import { planRestore } from "../../src/agent/checkpoints/restore.ts";
+import { rewind, undo } from "../../src/agent/checkpoints/rewind.ts";
+import { SessionCommandError } from "../../src/agent/commands/types.ts";
+import type { AgentSession } from "../../src/agent/session.ts";
 import { applyEvent, type EngineEvent } from "../../src/agent/events.ts";
 import type { Conversation } from "../../src/agent/conversation.ts";
 import { contextEntries } from "../../src/agent/compaction/context.ts";
@@ -165,5 +168,55 @@ describe("rewinding the conversation", () => {
     // Files only: the conversation stays.
     applyEvent(c, { type: "rewound", action: "undo", prompt_id: "msg_1", mode: "code", turn_ids: [], restored: [], kept: [] });
     expect(c.entries).toHaveLength(2);
+  });
+});
+
+describe("/undo and /rewind on the restore points", () => {
+  /** Two turns of a session (prompts msg_1, msg_2), each changing a.txt; a stand-in session that folds what the commands record. */
+  async function twoTurns() {
+    const r = repo();
+    writeFileSync(r.file("a.txt"), "A0\n");
+    const conversation: Conversation = { entries: [] };
+    const session = { conversation, record: (e: EngineEvent) => (applyEvent(conversation, e), r.events.push(e), r.cp.apply(e)) } as unknown as AgentSession;
+    for (const content of ["A1\n", "A2\n"]) {
+      const t = r.startTurn();
+      const id = `msg_${conversation.entries.length + 1}`;
+      applyEvent(conversation, { type: "user_message", turn_id: "t", message: { id, role: "user", origin: "prompt", content: [{ type: "text", text: content.trim() }], created_at: 0 } });
+      await r.cp.beforeCall({ call_id: "c", name: "write", arguments: { path: "a.txt" } }, write, r.ctx);
+      writeFileSync(r.file("a.txt"), content);
+      t.end();
+    }
+    return { r, session, read: () => readFileSync(r.file("a.txt"), "utf8") };
+  }
+
+  test("/undo twice walks back one turn at a time, then says there is nothing left", async () => {
+    const { r, session, read } = await twoTurns();
+    undo(session, r.cp, null);
+    expect(read()).toBe("A1\n");
+    undo(session, r.cp, null);
+    expect(read()).toBe("A0\n");
+    expect(() => undo(session, r.cp, null)).toThrow("no turn has file changes left to undo");
+  });
+
+  test("a conflict refuses without a choice and changes nothing; --force overwrites the user's change", async () => {
+    const { r, session, read } = await twoTurns();
+    writeFileSync(r.file("a.txt"), "mine\n");
+    let refused: unknown;
+    try {
+      rewind(session, r.cp, "1", "code", null);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(SessionCommandError);
+    expect((refused as SessionCommandError).code).toBe("checkpoint_conflict");
+    expect((refused as SessionCommandError).message).toContain("a.txt (changed since the agent changed it)");
+    expect(read()).toBe("mine\n");
+    expect(r.events.some((e) => e.type === "rewound")).toBe(false);
+    const done = rewind(session, r.cp, "1", "code", "force");
+    expect(done.data).toMatchObject({ restored: ["a.txt"], kept: [] });
+    expect(read()).toBe("A0\n");
+    // Files only: both prompts stay in the conversation, and nothing is left to undo.
+    expect(session.conversation.entries).toHaveLength(2);
+    expect(r.cp.liveTurns()).toHaveLength(0);
   });
 });

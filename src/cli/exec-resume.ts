@@ -51,7 +51,5 @@ export async function sessionToContinue(args: ParsedArgs, io: Io): Promise<Resum
   // What a crashed or killed run left open (a turn, a tool call) is closed first, as a daemon does on restart.
   const closing = closingRecords(store.events(), Date.now());
   if (closing.length > 0) store.appendEvents(closing);
-  store.appendEvents([{ type: "session_state", state: "running", finalized: false }]);
-  store.setState("running");
   return { store, project: store.meta().project, events: store.events() };
 }

@@ -16,6 +16,7 @@ import { configuredTuiField } from "./theme/config.ts";
 import { resolveKeys } from "./keys/keymap.ts";
 import { ThemeProvider } from "./theme/theme.ts";
 import { ViewStore } from "./view-store.ts";
+import { alertForm, terminalAlert, terminalEvents } from "./terminal-alert.ts";
 
 export interface TuiOptions {
   /** The /kill-session confirmation text, when the session is resumed some other way than `agent continue`. */
@@ -42,6 +43,21 @@ export interface TuiOptions {
   config?: { cwd: string; env: Record<string, string | undefined> };
   /** `/reload` (local sessions): stops the session's daemon and starts it again, resumed, with the config files as they are now. */
   restartDaemon?: () => Promise<DaemonClient>;
+}
+
+/**
+ * The terminal channel of the notifications (tui/terminal-alert.ts): `notify_events` of this machine's
+ * config files (the person's terminal), read after the first frame with the full loader.
+ */
+async function ringOnAlerts(out: NodeJS.WriteStream, store: ViewStore, config: { cwd: string; env: Record<string, string | undefined> }): Promise<void> {
+  const { loadConfig } = await import("../src/config/load.ts");
+  const events = terminalEvents(loadConfig({ cwd: config.cwd, env: config.env }).config.notify_events);
+  const form = alertForm(config.env);
+  if (events.size === 0) return;
+  store.onLive = (records) => {
+    const alert = terminalAlert(records, events, form);
+    if (alert) out.write(alert);
+  };
 }
 
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
@@ -98,6 +114,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
     },
   );
   const stopReflow = reflowOnResize(options.stdout ?? process.stdout, store);
+  // A config that cannot be read rings nothing (the daemon reports its problems).
+  void ringOnAlerts(options.stdout ?? process.stdout, store, options.config ?? { cwd: process.cwd(), env: process.env }).catch(() => {});
   const stopWatch = options.config ? await configChanges(options.config, store) : () => {};
   const finish = async (leaving = true) => {
     stopReflow();

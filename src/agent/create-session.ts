@@ -451,7 +451,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   session.subscribe((e) => alerts.observe(e));
   const sessionStart = async () => {
     if (!hooks.has("SessionStart")) return;
-    const v = await hooks.run("SessionStart", { source: initialEvents.length > 0 ? "resume" : "startup" }, { turnId: "" });
+    const source = initialEvents.length > 0 ? "resume" : "startup";
+    const v = await hooks.run("SessionStart", { source }, { turnId: "", target: source });
     if (v.context) session.addContext(`<hook-context event="SessionStart">\n${v.context}\n</hook-context>`);
   };
   checkpoints.bind((e) => session.record(e));

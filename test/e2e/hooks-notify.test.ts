@@ -117,10 +117,10 @@ describe("hooks (compiled binary, agent exec)", () => {
   test("a PostToolUse hook receives the edited file's path and the call; what it says on exit 2 reaches the model", async () => {
     const p = project(
       [turn("Reading.", [call("read", { path: "math.ts" })]), turn("Editing.", [call("edit", { path: "math.ts", old_string: "one = 1", new_string: "one = 1.0" })]), turn("Edited.")],
-      ({ config, base }) => {
-        const log = join(base, "post.jsonl");
-        const hook = script(join(config, "post.sh"), `cat >> "${log}"; echo >> "${log}"; echo "formatting check: use integers" >&2; exit 2`);
-        return `hooks:\n  PostToolUse:\n    - matcher: Edit|Write\n      hooks:\n        - { type: command, command: "${hook}" }\n`;
+      ({ base }) => {
+        // Inline shell text: $(...) and $VAR are the shell's at run time, not the config loader's.
+        const command = `input=$(cat); printf '%s\\n' "$input" >> "${join(base, "post.jsonl")}"; echo "formatting check: use integers in $AGENT_PROJECT_DIR" >&2; exit 2`;
+        return `hooks:\n  PostToolUse:\n    - matcher: Edit|Write\n      hooks:\n        - { type: command, command: ${JSON.stringify(command)} }\n`;
       },
     );
     const r = await p.exec(["edit math"]);
@@ -133,7 +133,7 @@ describe("hooks (compiled binary, agent exec)", () => {
     expect(event).toMatchObject({ hook_event_name: "PostToolUse", tool_name: "edit", cwd: p.root, tool_input: { path: "math.ts", file_path: join(p.root, "math.ts"), old_string: "one = 1" } });
     expect(typeof event.session_id).toBe("string");
     expect(event.tool_response.is_error).toBe(false);
-    expect(lastResults(p.fake).at(-1)).toContain("PostToolUse hook feedback: formatting check: use integers");
+    expect(lastResults(p.fake).at(-1)).toContain(`PostToolUse hook feedback: formatting check: use integers in ${p.root}`);
   }, 120_000);
 
   test("an untrusted project's hooks do not run, and the trust line names them", async () => {

@@ -50,5 +50,6 @@ export async function stopHook(hooks: Hooks | undefined, active: boolean, turnId
 /** PreCompact, before a compaction starts (`manual`: /compact). It cannot stop it; its errors are shown to the person. */
 export async function preCompact(hooks: Hooks | undefined, manual: boolean, instructions: string | undefined, turnId: string | null, signal: AbortSignal): Promise<void> {
   if (!hooks || hooks.role !== "root" || !hooks.has("PreCompact")) return;
-  await hooks.run("PreCompact", { trigger: manual ? "manual" : "auto", custom_instructions: instructions ?? "" }, { turnId: turnId ?? "", signal });
+  const trigger = manual ? "manual" : "auto";
+  await hooks.run("PreCompact", { trigger, custom_instructions: instructions ?? "" }, { turnId: turnId ?? "", target: trigger, signal });
 }

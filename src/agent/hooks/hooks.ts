@@ -14,8 +14,8 @@ import { runHookCommand } from "./run-command.ts";
 /** What each hook_ran record and notice keeps of a hook's message. */
 const MAX_MESSAGE_CHARS = 4000;
 
-/** Events a matcher applies to (tool name, or Notification's type); the others run every hook. */
-const MATCHED_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "Notification"]);
+/** Events a matcher applies to (the tool, the notification type, SessionStart's source, PreCompact's trigger); the others run every hook. */
+const MATCHED_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "Notification", "SessionStart", "PreCompact"]);
 
 export interface HookCommandEntry {
   event: HookEventName;
@@ -132,7 +132,7 @@ export class Hooks {
       command: h.command,
       origin: h.origin,
       ...(opts.callId ? { call_id: opts.callId } : {}),
-      ...(opts.target !== undefined && h.event !== "Notification" ? { tool: opts.target } : {}),
+      ...(opts.target !== undefined && (h.event === "PreToolUse" || h.event === "PostToolUse") ? { tool: opts.target } : {}),
       outcome: verdict.outcome,
       exit_code: run.exitCode,
       duration_ms: Math.max(0, this.deps.clock.now() - started),

@@ -98,6 +98,14 @@ export class UserAlerts {
   }
 }
 
+/** The notification an event raises, if any (the TUI's terminal channel reads records with this too). */
+export function notifyEventOf(e: { type: string; change?: string }): NotifyEvent | null {
+  if (e.type === "turn_completed") return "turn_completed";
+  if (e.type === "interrogative_opened") return "question_waiting";
+  if (e.type === "goal_changed" && (e.change === "completed" || e.change === "limit_reached")) return "goal_finished";
+  return null;
+}
+
 function short(text: string): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length > MAX_TEXT_CHARS ? `${one.slice(0, MAX_TEXT_CHARS - 1)}…` : one;

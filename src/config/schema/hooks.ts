@@ -21,7 +21,7 @@ const HookCommand = Type.Object(
 
 const HookMatcher = Type.Object(
   {
-    matcher: Type.Optional(Type.String({ description: "Tool names (ours or Claude Code's: Bash, Edit, Write, Read...) as a regular expression matched whole; `*` or empty: every tool. Tool events only." })),
+    matcher: Type.Optional(Type.String({ description: "Which runs: tool names for PreToolUse/PostToolUse (ours or Claude Code's: Bash, Edit, Write, Read...), the type for Notification, startup|resume for SessionStart, manual|auto for PreCompact; names joined by | match whole, anything else is a regular expression; `*` or empty: all. Ignored by the other events." })),
     hooks: Type.Array(HookCommand),
   },
   { additionalProperties: false },

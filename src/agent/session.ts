@@ -4,7 +4,7 @@ import { SESSION_COMMANDS } from "./commands/index.ts";
 import { SessionCommandError, type CommandServices, type SessionCommand, type SessionCommandInfo, type SessionCommandResult } from "./commands/types.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import { applyEvent, foldEvents, type EngineEvent, type Interrogative, type InterrogativeAnswer, type QueuedInput } from "./events.ts";
-import type { Authorization, PermissionGate, PermissionRequest } from "./permission.ts";
+import type { Authorization, PermissionDecision, PermissionGate, PermissionRequest } from "./permission.ts";
 import type { AgentRuntime } from "./runtime.ts";
 import { InterrogativeError, type EngineSession, type SubmitInput } from "./session-api.ts";
 import { runTurn } from "./turn.ts";
@@ -230,6 +230,11 @@ export class AgentSession implements EngineSession {
   /** Text the model reads before the next prompt (the output of a `!command` the person ran). */
   addContext(text: string): void {
     this.context.push(text);
+  }
+
+  /** What the permission rules say of a call, without asking anyone (a command's `@file` is inlined only when a read is allowed). */
+  checkCall(req: PermissionRequest): Promise<PermissionDecision> {
+    return this.options.gate.check(req);
   }
 
   /** A call the person asked for outside the model's turn (`!command`), through the same gate and asks as the model's. */

@@ -39,7 +39,8 @@ function project() {
     "---\ndescription: Review a pull request\nargument-hint: PR-NUMBER [FOCUS]\n---\nReview pull request #$1, focusing on $2. All arguments: $ARGUMENTS.\nRead @docs/guide.md first.\n",
   );
   write(join(root, ".agent", "commands", "status.md"), "---\ndescription: Summarize the status\n---\n!printf 'SHELL%s' -RAN-OUT\nSummarize the status above.\n");
-  write(join(root, ".agent", "commands", "leak.md"), "Look at @../secret.txt and @docs/linked.md\n");
+  write(join(root, ".agent", "commands", "leak.md"), "Look at @../secret.txt and @docs/linked.md and @private/key.txt\n");
+  write(join(root, "private", "key.txt"), `${CANARY}-denied-by-rule\n`);
   write(join(root, ".claude", "commands", "explain.md"), "Explain $ARGUMENTS simply.\n");
   // The project's .agent/commands wins over its .claude/commands.
   write(join(root, ".claude", "commands", "review.md"), "the Claude Code copy\n");
@@ -63,6 +64,10 @@ function project() {
     /** An allow rule in the user's own permissions.yaml. */
     allow(rule: string) {
       write(join(config, "permissions.yaml"), `allow:\n  - ${rule}\n`);
+    },
+    /** The user's own permissions.yaml. */
+    rules(text: string) {
+      write(join(config, "permissions.yaml"), text);
     },
     async exec(...args: string[]) {
       const proc = Bun.spawn([BINARY, "exec", ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
@@ -114,14 +119,16 @@ describe("custom commands (compiled binary, agent exec)", () => {
     expect(prompt(f)).toContain("Use the skill deploy");
   }, 60_000);
 
-  test("@file never inlines a file outside the project, directly or through a link", async () => {
+  test("@file never inlines a file outside the project, directly or through a link, nor one the rules deny reading", async () => {
     const p = project();
     const f = p.model();
+    p.rules("deny:\n  - read(private/**)\n");
     const r = await p.exec("/leak");
     expect(r.code).toBe(0);
     expect(JSON.stringify(f.requests)).not.toContain(CANARY);
     expect(r.stderr).toContain("@docs/linked.md was not inlined");
     expect(r.stderr).toContain("@../secret.txt was not inlined");
+    expect(r.stderr).toContain("@private/key.txt was not inlined: the permission rules deny reading it");
     expect(r.stdout + r.stderr).not.toContain(CANARY);
   }, 60_000);
 

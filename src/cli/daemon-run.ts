@@ -2,6 +2,8 @@
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
 import { join, resolve } from "node:path";
 import { DEMO_NOTICE } from "../agent/demo.ts";
+import { withdrawSecretsFromEnvironment } from "../platform/withdraw-secrets.ts";
+import { looksLikeSecretVariable } from "../tools/shell-env.ts";
 import type { SandboxOverrides } from "../sandbox/settings.ts";
 import { runPermissions } from "./run-permission-flags.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
@@ -33,7 +35,11 @@ export interface DaemonProcessOptions {
   tracer?: Tracer;
 }
 
-export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
+export async function daemonRun(args: ParsedArgs, given: Io): Promise<number> {
+  // The daemon works from a copy of its environment; the credentials leave the process's own (children
+  // started with the default environment, /proc/<pid>/environ), docs/security.md.
+  const io = { ...given, env: { ...given.env } };
+  withdrawSecretsFromEnvironment((name) => looksLikeSecretVariable(name));
   const sessionDir = args.flags["session-dir"] as string | undefined;
   if (!sessionDir) throw new UsageError("agent daemon needs --session-dir D");
   const credentialFile = (args.flags["credential-file"] as string | undefined) ?? io.env[CREDENTIAL_ENV];

@@ -106,6 +106,7 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   // Project trust (src/config/trust): the file's allow rules are used only when the user added them
   // ("allow always in this project") or trusted the project; the loader's notice names the others.
   const usableAllows = new Set(opts.loaded.trust.projectAllowRules);
+  const waitingAllows = projectRules.filter((r) => r.effect === "allow" && !usableAllows.has(r.text));
   projectRules = projectRules.filter((r) => r.effect !== "allow" || usableAllows.has(r.text));
   const answers = new RuleAnswerStore(opts.loaded.trust.ruleAnswersFile);
 
@@ -135,6 +136,14 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
   const evaluator = new RuleEvaluator(() => [...defaultRules, ...autonomyRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
+  // A call that only a project allow rule waiting for trust would allow: the reason says so, not "no rule".
+  const waiting = new RuleEvaluator(() => waitingAllows, base, secrets, shellDialect);
+  const untrustedReason = (call: { tool: string; input: Record<string, unknown>; cwd: string }, ev: Evaluation): Evaluation => {
+    if (ev.effect !== null || waitingAllows.length === 0) return ev;
+    const would = waiting.evaluate(call, "all");
+    if (would.effect !== "allow") return ev;
+    return { ...ev, reason: `the project is not trusted: its allow rule ${would.rule ?? `in ${projectShown}`} is not used until you run 'agent trust' (${ev.reason})` };
+  };
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;
@@ -168,7 +177,7 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
         return { kind: "ask", reason: `the command asks to run OUTSIDE the sandbox (${opts.sandbox!.description}), with full access to your files and the network${rules}`, suggestedRule: "" };
       }
       if (matcher === "bypass_plus") return fromRules(evaluator.evaluate(call, "deny_only")) ?? { kind: "allow" };
-      const ev = evaluator.evaluate(call, "all");
+      const ev = untrustedReason(call, evaluator.evaluate(call, "all"));
       // Sandboxed autonomy: a command no rule decides (or that cannot be read, when no deny rule could
       // match it) runs contained without a question. Ask rules written by the user still ask.
       if (req.tool === "shell" && sandboxed && autonomy === "sandboxed" && (ev.effect === null || ev.unreadable)) {

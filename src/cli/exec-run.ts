@@ -159,6 +159,8 @@ export async function execRun(args: ParsedArgs, io: Io): Promise<number> {
     if (slash) {
       try {
         io.err(`${(await session.command(slash.name, slash.args)).message}\n`);
+        // A command that started no turn (/undo, /rewind, /compact) is done once it answered.
+        if (!session.busy) stop = "end_turn";
       } catch (error) {
         if (error instanceof SessionCommandError) throw new CliError(`/${slash.name}: ${error.message}`);
         throw error;

@@ -114,6 +114,26 @@ describe("a file tool's files", () => {
   });
 });
 
+describe("a restore point that cannot be saved", () => {
+  test("the call still runs, and a warning says its files have no restore point", async () => {
+    const base = mkdtempSync(join(tmpdir(), "agent-checkpoints-full-"));
+    const root = join(base, "proj");
+    mkdirSync(root);
+    writeFileSync(join(root, "a.txt"), "A0\n");
+    // A file where the store's directory should be: every write into it fails.
+    writeFileSync(join(base, "checkpoints"), "");
+    const events: EngineEvent[] = [];
+    const cp = new Checkpoints(join(base, "checkpoints"), root, process.env);
+    cp.bind((e) => events.push(e));
+    cp.apply({ type: "turn_started", turn_id: "t1", model: "m", facet: "execute" });
+    cp.apply({ type: "user_message", turn_id: "t1", message: { id: "msg_1", role: "user", origin: "prompt", content: [], created_at: 0 } });
+    const guard = await cp.beforeCall({ call_id: "c1", name: "write", arguments: { path: "a.txt" } }, write, { cwd: root, projectRoot: root } as ToolContext);
+    expect(guard).toBeNull();
+    expect(events.map((e) => e.type)).toEqual(["notice"]);
+    expect((events[0] as Extract<EngineEvent, { type: "notice" }>).message).toContain("no restore point for the write call");
+  });
+});
+
 describe("what counts as someone else's change", () => {
   test("a file the user changed between two turns conflicts; one only the agent changed does not", async () => {
     const r = repo();

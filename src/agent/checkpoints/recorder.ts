@@ -109,6 +109,21 @@ export class Checkpoints {
    * for a command. The guard's `after` records what the command changed.
    */
   async beforeCall(call: { call_id: string; name: string; arguments: Record<string, unknown> }, tool: Tool, ctx: ToolContext): Promise<CallGuard | null> {
+    try {
+      const guard = await this.guard(call, tool, ctx);
+      return guard ? { after: () => guard.after().catch((error: unknown) => this.failed(call.name, error)) } : null;
+    } catch (error) {
+      this.failed(call.name, error);
+      return null;
+    }
+  }
+
+  /** The call runs anyway (the session's storage reports a full disk on its own); the person is told its files have no restore point. */
+  private failed(tool: string, error: unknown): void {
+    this.emit({ type: "notice", level: "warning", message: `no restore point for the ${tool} call: ${(error as Error)?.message ?? String(error)}; /undo and /rewind cannot put back what it changed` });
+  }
+
+  private async guard(call: { call_id: string; name: string; arguments: Record<string, unknown> }, tool: Tool, ctx: ToolContext): Promise<CallGuard | null> {
     const turn = this.current;
     if (!turn || turn.promptId === null) return null;
     const named = changedPaths(tool, call.arguments, ctx);

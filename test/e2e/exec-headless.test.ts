@@ -244,3 +244,13 @@ describe("agent exec limits, deltas and the summary line", () => {
     expect(plain.stderr.trim().split("\n").at(-1)).toBe("1 model call · tokens: 11 in, 2 out · cost unknown (no price for this model)");
   }, 60_000);
 });
+
+describe("the offline demo (issue 37 item 6)", () => {
+  test("its answer suggests agent setup and shows no ${VAR} placeholder", async () => {
+    const p = project();
+    const r = await p.exec(["--demo", "hello"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("run `agent setup` in a terminal");
+    expect(r.stdout).not.toContain("${");
+  }, 60_000);
+});

@@ -43,6 +43,7 @@ export function sessionSandbox(loaded: LoadedConfig, env: Env, projectRoot: stri
     home,
     agentDirs: [globalConfigDir(env), dataRoot(env)],
     secretPaths: literalSecretPaths(loaded.config.permissions?.secret_files ?? [], projectRoot, home),
+    ...(env.XDG_RUNTIME_DIR?.startsWith("/") ? { runtimeDir: env.XDG_RUNTIME_DIR } : {}),
   };
   const started = startSandbox(settings, places, host);
   const notices = [...settings.notes, ...(started.notice ? [started.notice] : [])];

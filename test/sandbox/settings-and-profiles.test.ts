@@ -88,6 +88,15 @@ describe("policy and bubblewrap arguments", () => {
     expect(bwrapArgs({ ...policy, network: true }, "/t")).not.toContain("--unshare-net");
   });
 
+  test("the user's runtime directory (session bus) is covered like a secret", () => {
+    const env = configEnv();
+    const p = places(env.root);
+    const runtimeDir = join(env.root, "run-user-1000");
+    mkdirSync(runtimeDir);
+    const policy = sandboxPolicy({ mode: "workspace_write", network: false, writableRoots: [], autonomy: "ask", notes: [] }, { ...p, runtimeDir })!;
+    expect(bwrapArgs(policy, "/t").join(" ")).toContain(`--tmpfs ${runtimeDir} --remount-ro ${runtimeDir}`);
+  });
+
   test("read_only writes nothing but the shell's own temp dir; off is no policy", () => {
     const env = configEnv();
     const p = places(env.root);

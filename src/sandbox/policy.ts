@@ -24,6 +24,8 @@ export interface PolicyPlaces {
   secretPaths: string[];
   /** `$XDG_RUNTIME_DIR`: the user's session bus and service sockets live there. */
   runtimeDir?: string;
+  /** `$SSH_AUTH_SOCK`: the SSH agent signs with the user's keys for whoever connects. */
+  sshAgentSocket?: string;
 }
 
 const inside = (dir: string, path: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -53,7 +55,7 @@ export function sandboxPolicy(settings: SandboxSettings, places: PolicyPlaces): 
   const listed = (p: string) => settings.writableRoots.some((r) => real(r) === p);
   const readOnly = settings.mode === "workspace_write" ? [".git", ".agent"].map((d) => join(project, d)).filter((p) => existsSync(p) && !listed(p)) : [];
   const hidden: SandboxPolicy["hidden"] = [];
-  const candidates = [...SECRET_HOME_DIRS.map((d) => join(places.home, d)), ...places.agentDirs, ...places.secretPaths, ...ESCAPE_SOCKETS, ...(places.runtimeDir ? [places.runtimeDir] : [])];
+  const candidates = [...SECRET_HOME_DIRS.map((d) => join(places.home, d)), ...places.agentDirs, ...places.secretPaths, ...ESCAPE_SOCKETS, ...[places.runtimeDir, places.sshAgentSocket].filter((p): p is string => p !== undefined)];
   for (const candidate of candidates) {
     if (!existsSync(candidate)) continue;
     const path = real(candidate);

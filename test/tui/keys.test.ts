@@ -60,6 +60,9 @@ describe("key map", () => {
     expect(fixed.problems[0]).toContain("tui.keys.detach: 'ctrl+c' is not a key the view can rebind");
     expect(fixed.problems[1]).toContain("tui.keys.nope is not an action");
     expect(matches(fixed.keys, "detach", "d", key({ ctrl: true }))).toBe(true);
+    const unbound = resolveKeys({ paste_image: [] });
+    expect(unbound.problems).toEqual([]);
+    expect(matches(unbound.keys, "paste_image", "v", key({ ctrl: true }))).toBe(false);
   });
 });
 

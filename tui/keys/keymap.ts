@@ -75,7 +75,8 @@ export function resolveKeys(value: unknown): { keys: KeyMap; problems: string[] 
     if (raw === null) continue;
     const specs = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : null;
     const bad = specs === null ? [String(raw)] : specs.filter((s) => typeof s !== "string" || !PATTERN.test(s) || FIXED.has(s));
-    if (specs === null || bad.length || specs.length === 0) {
+    // An empty list unbinds the action.
+    if (specs === null || bad.length) {
       problems.push(`tui.keys.${action}: '${bad.join("', '")}' is not a key the view can rebind (ctrl+LETTER, alt+LETTER, alt+enter, shift+enter, escape, home, end; not ${[...FIXED].join(", ")}); its default is used`);
       continue;
     }

@@ -24,8 +24,8 @@ export const KEY_PATTERN = "^(?:(?:ctrl|alt)\\+[a-z]|(?:alt|shift)\\+enter|escap
 const KeyList = (summary: string, defaults: readonly string[]) =>
   Type.Optional(
     Nullable(
-      Type.Union([Type.String({ pattern: KEY_PATTERN }), Type.Array(Type.String({ pattern: KEY_PATTERN }), { minItems: 1, uniqueItems: true })], {
-        description: `Key or keys that ${summary}; default ${defaults.join(", ")}. Forms: ctrl+LETTER, alt+LETTER, alt+enter, shift+enter, escape, home, end.`,
+      Type.Union([Type.String({ pattern: KEY_PATTERN }), Type.Array(Type.String({ pattern: KEY_PATTERN }), { uniqueItems: true })], {
+        description: `Key or keys that ${summary}; default ${defaults.join(", ")}; [] unbinds it. Forms: ctrl+LETTER, alt+LETTER, alt+enter, shift+enter, escape, home, end.`,
       }),
     ),
   );

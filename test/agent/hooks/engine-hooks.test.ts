@@ -2,13 +2,13 @@
 // never enters the conversation, a prompt hook's output is context, a Stop hook sends the model back once,
 // a PreToolUse decision answers or asks the permission question.
 import { describe, expect, test } from "bun:test";
+import type { EngineEvent } from "../../../src/agent/events.ts";
 import { makeProject, scriptedConfig, startSession } from "../harness.ts";
 
 const hooksBlock = (event: string, command: string, matcher = "") =>
   `hooks:\n  ${event}:\n    - matcher: "${matcher}"\n      hooks:\n        - { type: command, command: ${JSON.stringify(command)} }\n`;
 
-const userTexts = (events: { type: string; message?: { role: string; content: { type: string; text?: string }[] } }[]) =>
-  events.flatMap((e) => (e.type === "user_message" ? e.message!.content.map((p) => p.text ?? "") : []));
+const userTexts = (events: readonly EngineEvent[]) => events.flatMap((e) => (e.type === "user_message" ? e.message.content.map((p) => (p.type === "text" ? p.text : "")) : []));
 
 describe("hooks in the turn loop", () => {
   test("UserPromptSubmit exit 2: the prompt is not sent, the person is told, the turn ends hook_blocked", async () => {

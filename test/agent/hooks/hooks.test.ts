@@ -7,12 +7,13 @@ import { join } from "node:path";
 import { Hooks } from "../../../src/agent/hooks/hooks.ts";
 import { hookSources } from "../../../src/agent/hooks/sources.ts";
 import type { EngineEvent } from "../../../src/agent/events.ts";
+import { systemClock } from "../../../src/util/clock.ts";
 
 function hooks(block: unknown, origin: "global" | "project" = "global") {
   const root = mkdtempSync(join(tmpdir(), "agent-hooks-"));
   const records: EngineEvent[] = [];
   const warnings: string[] = [];
-  const h = new Hooks([{ origin, block }], { sessionId: "ses_1", projectRoot: root, env: () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", SECRET_FREE: "yes" }), clock: { now: () => Date.now() }, record: (e) => records.push(e), scrub: (t) => t.replaceAll("hunter2", "[redacted]") }, warnings);
+  const h = new Hooks([{ origin, block }], { sessionId: "ses_1", projectRoot: root, env: () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", SECRET_FREE: "yes" }), clock: systemClock, record: (e) => records.push(e), scrub: (t) => t.replaceAll("hunter2", "[redacted]") }, warnings);
   return { h, root, records, warnings };
 }
 

@@ -275,7 +275,16 @@ export class AgentSession implements EngineSession {
     if (!this.options.interactive) {
       return { allowed: false, message: `Permission denied: this call needs the user's approval (${decision.reason}), and nobody can answer in a headless run. Choose another approach, or tell the user which permission rule would allow it.` };
     }
-    const asked: Interrogative = { id: this.runtime.newId("ask"), kind: "permission", turn_id: this.turnId, tool: req.tool, arguments: req.input, reason: decision.reason };
+    const asked: Interrogative = {
+      id: this.runtime.newId("ask"),
+      kind: "permission",
+      turn_id: this.turnId,
+      tool: req.tool,
+      arguments: req.input,
+      reason: decision.reason,
+      // What "allow always" will write, so the person sees the rule before choosing it.
+      ...(decision.suggestedRule ? { suggested_rule: decision.suggestedRule } : {}),
+    };
     const answer = await this.ask(req.subagent ? { ...asked, subagent: req.subagent } : asked, signal);
     const allowed = answer.decision === "allow_once" || answer.decision === "allow_always";
     this.options.gate.recordAnswer(req, allowed);

@@ -1,6 +1,7 @@
 // Starts the conversation view on a terminal for one session, given a DaemonClient (a local daemon, or
 // a remote one through the gateway proxy) and, for local sessions, a way to restart a dead daemon.
 // Resolves with the exit code when the user detaches; the session keeps running.
+import wrapAnsi from "wrap-ansi";
 import { render } from "ink";
 import type { DaemonClient } from "../src/client/daemon-client.ts";
 import { App } from "./app.tsx";
@@ -58,6 +59,14 @@ async function ringOnAlerts(out: NodeJS.WriteStream, store: ViewStore, config: {
     const alert = terminalAlert(records, events, form);
     if (alert) out.write(alert);
   };
+}
+
+/**
+ * A line printed after the view is gone, broken between words at the terminal's width: left to the
+ * terminal it is cut wherever the column ends, mid-word (`agent continue ses_…` split in two).
+ */
+export function byWords(text: string, columns: number | undefined): string {
+  return columns && columns > 0 ? wrapAnsi(text, columns, { hard: true }) : text;
 }
 
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
@@ -127,7 +136,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     const out = options.stdout ?? process.stdout;
     if (draft.trim()) out.write(`Unsent prompt (not sent):\n${draft}\n`);
     const stopped = killed || store.health.state === "ended" || store.state.sessionState === "stopped";
-    if (leaving) out.write(`${leavingLine(options.sessionId, { stopped, busy: store.state.busy }, options.reattach)}\n`);
+    if (leaving) out.write(`${byWords(leavingLine(options.sessionId, { stopped, busy: store.state.busy }, options.reattach), (out as { columns?: number }).columns)}\n`);
   };
   let first: DaemonClient | null;
   try {

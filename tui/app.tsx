@@ -2,7 +2,8 @@
 // reflow's reprint written as rows in one piece, print-blocks.tsx), then the live tail, the
 // queue, the open question or the prompt editor, and the status line. The same tree serves a local
 // daemon and a remote one through the gateway proxy: it only speaks through SessionActions.
-import { Box, Static, Text, useInput, useStdout, useWindowSize } from "ink";
+import { Box, Static, Text, useInput, useStdin, useStdout, useWindowSize } from "ink";
+import { nextPermissionMode } from "./permission-mode.ts";
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { InterrogativeAnswer } from "../src/agent/events.ts";
 import { BlockView } from "./components/block-view.tsx";
@@ -16,8 +17,11 @@ import { ElicitationForm } from "./components/elicitation-form.tsx";
 import { ConnectionBanner, StatusLine } from "./components/status-line.tsx";
 import { EMPTY_EDITOR, editorOf, PromptHistory, type EditorState } from "./editor-model.ts";
 import { readImage, type Attachment } from "./image-attach.ts";
+import { clipboardImage } from "./keys/clipboard-image.ts";
+import { editInEditor, type RawInput } from "./keys/external-editor.ts";
+import { DEFAULT_KEYS, matches, type KeyMap } from "./keys/keymap.ts";
 import { describeError, type SessionActions } from "./session-actions.ts";
-import { helpTable, helpText, LOCAL_COMMANDS, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
+import { helpTable, helpText, LOCAL_COMMANDS, parseShell, parseSlash, unescapePrompt, type SlashCommand } from "./slash.ts";
 import type { FacetColorTable } from "./theme/facet-colors.ts";
 import { useTheme } from "./theme/theme.ts";
 import type { ViewStore } from "./view-store.ts";
@@ -47,9 +51,15 @@ export interface AppProps {
    * every printed line. Off for renderers that keep only <Static>'s output (ink-testing-library's frames).
    */
   writeHistory?: boolean;
+  /** The view's keys (tui.keys, tui/keys/keymap.ts). */
+  keys?: KeyMap;
+  /** The external editor (tui.keys.external_editor): the prompt's new text, or why it is unchanged. */
+  editPrompt?: (text: string, input: RawInput) => { text: string } | { error: string };
+  /** The clipboard's image (tui.keys.paste_image). */
+  pasteImage?: () => Attachment | { error: string };
 }
 
-export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles, reload, cwd = process.cwd(), writeHistory = false }: AppProps): ReactNode {
+export function App({ store, actions, onExit, killQuestion = "Stop this session? Its daemon exits; 'agent continue' starts it again.", history: shared, facetColors, ctrlCInterrupts = false, files: listFiles, reload, cwd = process.cwd(), writeHistory = false, keys = DEFAULT_KEYS, editPrompt = (text, input) => editInEditor(text, process.env, input), pasteImage = () => clipboardImage() }: AppProps): ReactNode {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const theme = useTheme();
   const colors = theme.colors;
@@ -71,6 +81,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
   // A live area taller than the screen cannot be redrawn in place; streaming text shows its last lines.
   const size = useWindowSize();
   const { write } = useStdout();
+  const { stdin } = useStdin();
   // Printed blocks are drawn by the store's rowsOf when they are printed (outside React's commit: Ink's
   // renderToString cannot run inside one), with what the view shows now.
   const printing = useRef({ columns: size.columns, theme, details });
@@ -145,18 +156,55 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       }
       return onExit(0, editor.text);
     }
-    if (key.ctrl && input === "d" && !editor.text && !dialog) return onExit(0);
-    if (key.ctrl && input === "o") {
+    if (matches(keys, "detach", input, key) && !editor.text && !dialog) return onExit(0);
+    if (matches(keys, "details", input, key)) {
       if (!details) store.reprintLastTurn();
       return setDetails(!details);
     }
-    if (key.escape && !dialog && !menuOpen && s.busy && live) interrupt();
+    if (matches(keys, "external_editor", input, key) && !dialog) return openEditor();
+    if (matches(keys, "paste_image", input, key) && !dialog) return attachClipboard();
+    if (matches(keys, "interrupt", input, key) && !dialog && !menuOpen && s.busy && live) interrupt();
+    if (key.tab && key.shift && !dialog && !menuOpen && live) cycleMode();
   });
+
+  /** Shift+Tab: the next permission mode (tui/permission-mode.ts), through the session's own commands. */
+  function cycleMode() {
+    const step = nextPermissionMode(s.facet, s.autonomy, s.sandbox);
+    (async () => {
+      for (const [name, args] of step.commands) {
+        const result = await actions.sessionCommand(name, args);
+        const autonomy = (result.data as { autonomy?: string } | undefined)?.autonomy;
+        if (autonomy) {
+          store.state.autonomy = autonomy;
+          store.changed();
+        }
+      }
+    })().catch((e: unknown) => setFlash(`mode not changed to ${step.label}: ${describeError(e)}`));
+  }
+
+  /** The prompt in the person's editor; the view waits until it exits. */
+  function openEditor() {
+    const done = editPrompt(editor.text, stdin as RawInput);
+    if ("error" in done) return setFlash(done.error);
+    setFlash(null);
+    setEditor(editorOf(done.text));
+  }
+
+  function attachClipboard() {
+    const model = s.model?.replace(/\(.*\)$/, "") ?? null;
+    if (model && store.visionModels.get(model) === false) return setFlash(`the model ${model} cannot see images; nothing was attached`);
+    const read = pasteImage();
+    if ("error" in read) return setFlash(read.error);
+    setFlash(null);
+    setAttached((a) => [...a, read]);
+  }
 
   function submit(text: string) {
     history.add(text);
     setEditor(EMPTY_EDITOR);
     setFlash(null);
+    const shell = parseShell(text);
+    if (shell) return runShell(text, shell);
     const command = parseSlash(text);
     if (command) return runCommand(text, command);
     setSending((n) => n + 1);
@@ -173,6 +221,15 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
       .finally(() => setSending((n) => n - 1));
   }
 
+  /** `!COMMAND`: the session's /shell (asks permission like the model's calls); the output goes to the model with the next prompt. */
+  function runShell(text: string, command: string) {
+    const at = store.commandStarted();
+    actions
+      .sessionCommand("shell", [command])
+      .then((r) => store.addCommandOutput(text, `${r.message.trimEnd()}\n(the model sees this with your next prompt)`, (r.data as { failed?: boolean } | undefined)?.failed === true, undefined, at))
+      .catch((e: unknown) => store.addCommandOutput(text, describeError(e), true, undefined, at));
+  }
+
   function runCommand(text: string, command: SlashCommand) {
     if (command.name === "exit") return onExit(0);
     if (command.name === "kill-session") return setConfirmKill(true);
@@ -182,8 +239,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
     if (command.name === "help") {
       actions
         .commands()
-        .then((r) => store.addCommandOutput(text, helpText(r.commands, null, ctrlCInterrupts), false, helpTable(r.commands, null, ctrlCInterrupts)))
-        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts), false, helpTable(null, describeError(e), ctrlCInterrupts)));
+        .then((r) => store.addCommandOutput(text, helpText(r.commands, null, ctrlCInterrupts, keys), false, helpTable(r.commands, null, ctrlCInterrupts, keys)))
+        .catch((e: unknown) => store.addCommandOutput(text, helpText(null, describeError(e), ctrlCInterrupts, keys), false, helpTable(null, describeError(e), ctrlCInterrupts, keys)));
       return;
     }
     const at = store.commandStarted();
@@ -298,6 +355,7 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           onEdit={setEditor}
           onSubmit={submit}
           onHistory={onHistory}
+          keys={keys}
           active={!dialog}
           placeholder={s.busy ? "Type to queue a message…" : "Type a message, / for commands, @ for files and resources"}
           menu={menu}
@@ -315,6 +373,8 @@ export function App({ store, actions, onExit, killQuestion = "Stop this session?
           contextWindow={s.model ? store.contextWindows.get(s.model) : undefined}
           sessionState={s.sessionState}
           costUsd={s.costUsd}
+          sandbox={s.sandbox}
+          autonomy={s.autonomy}
         />
       </Box>
     </>

@@ -28,7 +28,8 @@ export function completionToken(editor: EditorState): CompletionToken | null {
   const { text, cursor } = editor;
   const before = text.slice(0, cursor);
   // A command name: the prompt is `/word` so far (not `//`, which sends a slash as text).
-  let m = /^\/([\w-]*)$/.exec(before);
+  // `:` joins a custom command's folder and name (`/frontend:button`).
+  let m = /^\/([\w:-]*)$/.exec(before);
   if (m && !text.slice(cursor).match(/^\S/) && !before.startsWith("//")) return { kind: "command", query: m[1]!, start: 0, end: cursor };
   m = /^\/(model|facet)\s+(\S*)$/.exec(before);
   if (m) return { kind: m[1] as "model" | "facet", query: m[2]!, start: cursor - m[2]!.length, end: cursor + (/^\S*/.exec(text.slice(cursor))?.[0].length ?? 0) };

@@ -47,8 +47,13 @@ export function readImage(text: string, cwd: string): Attachment | { error: stri
     return { error: `no file at ${path}` };
   }
   if (size > MAX_IMAGE_BYTES) return { error: `${path} is ${(size / 1e6).toFixed(1)} MB; an image may be at most ${MAX_IMAGE_BYTES / 1e6} MB` };
-  const bytes = readFileSync(path);
+  return imageAttachment(readFileSync(path), basename(path), path);
+}
+
+/** Image bytes as an attachment (`what` names them in the error: a path, the clipboard). */
+export function imageAttachment(bytes: Uint8Array, name: string, what: string): Attachment | { error: string } {
+  if (bytes.length > MAX_IMAGE_BYTES) return { error: `${what} holds ${(bytes.length / 1e6).toFixed(1)} MB; an image may be at most ${MAX_IMAGE_BYTES / 1e6} MB` };
   const type = mediaType(bytes);
-  if (!type) return { error: `${path} is not a PNG, JPEG, GIF or WebP image` };
-  return { name: basename(path), bytes: size, image: { media_type: type, data_base64: bytes.toString("base64") } };
+  if (!type) return { error: `${what} is not a PNG, JPEG, GIF or WebP image` };
+  return { name, bytes: bytes.length, image: { media_type: type, data_base64: Buffer.from(bytes).toString("base64") } };
 }

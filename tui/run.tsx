@@ -1,6 +1,7 @@
 // Starts the conversation view on a terminal for one session, given a DaemonClient (a local daemon, or
 // a remote one through the gateway proxy) and, for local sessions, a way to restart a dead daemon.
 // Resolves with the exit code when the user detaches; the session keeps running.
+import wrapAnsi from "wrap-ansi";
 import { render } from "ink";
 import type { DaemonClient } from "../src/client/daemon-client.ts";
 import { App } from "./app.tsx";
@@ -12,8 +13,11 @@ import { appendPromptHistory, loadPromptHistory } from "./prompt-history-file.ts
 import { SessionActions, describeError } from "./session-actions.ts";
 import { readFacetColors, type FacetColorTable } from "./theme/facet-colors.ts";
 import { terminalTheme } from "./theme/resolve.ts";
+import { configuredTuiField } from "./theme/config.ts";
+import { resolveKeys } from "./keys/keymap.ts";
 import { ThemeProvider } from "./theme/theme.ts";
 import { ViewStore } from "./view-store.ts";
+import { alertForm, terminalAlert, terminalEvents } from "./terminal-alert.ts";
 
 export interface TuiOptions {
   /** The /kill-session confirmation text, when the session is resumed some other way than `agent continue`. */
@@ -42,6 +46,29 @@ export interface TuiOptions {
   restartDaemon?: () => Promise<DaemonClient>;
 }
 
+/**
+ * The terminal channel of the notifications (tui/terminal-alert.ts): `notify_events` of this machine's
+ * config files (the person's terminal), read after the first frame with the full loader.
+ */
+async function ringOnAlerts(out: NodeJS.WriteStream, store: ViewStore, config: { cwd: string; env: Record<string, string | undefined> }): Promise<void> {
+  const { loadConfig } = await import("../src/config/load.ts");
+  const events = terminalEvents(loadConfig({ cwd: config.cwd, env: config.env }).config.notify_events);
+  const form = alertForm(config.env);
+  if (events.size === 0) return;
+  store.onLive = (records) => {
+    const alert = terminalAlert(records, events, form);
+    if (alert) out.write(alert);
+  };
+}
+
+/**
+ * A line printed after the view is gone, broken between words at the terminal's width: left to the
+ * terminal it is cut wherever the column ends, mid-word (`agent continue ses_…` split in two).
+ */
+export function byWords(text: string, columns: number | undefined): string {
+  return columns && columns > 0 ? wrapAnsi(text, columns, { hard: true }) : text;
+}
+
 /** The one line printed on leaving the view: the session, whether a turn still runs, and how to return. */
 export function leavingLine(sessionId: string, state: { stopped: boolean; busy: boolean }, reattach: string): string {
   if (state.stopped) return `Session ${sessionId} stopped.`;
@@ -55,6 +82,9 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const store = new ViewStore();
   store.print([{ kind: "notice", id: "header", level: "info", message: `session ${options.sessionId} · ${options.where} · /help for commands, Ctrl+D detaches`, done: true }], false);
   if (problem) store.print([{ kind: "notice", id: "header:theme", level: "error", message: problem, done: true }], false);
+  // tui.keys of the local config files (a remote view uses this machine's too: the keys are the person's).
+  const { keys, problems: keyProblems } = resolveKeys(await configuredTuiField(options.config?.cwd ?? process.cwd(), options.config?.env ?? process.env, "keys").catch(() => null));
+  keyProblems.forEach((message, i) => store.print([{ kind: "notice", id: `header:keys:${i}`, level: "error", message, done: true }], false));
   const facetColors: FacetColorTable = new Map();
   const stop = new AbortController();
   const conn = new Connection(null, store, { recover: options.recover });
@@ -79,6 +109,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
         files={options.files}
         reload={options.restartDaemon ? () => conn.replaceDaemon("restarting the daemon to load the config", options.restartDaemon!) : undefined}
         cwd={options.config?.cwd}
+        keys={keys}
         writeHistory
       />
     </ThemeProvider>,
@@ -92,6 +123,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
     },
   );
   const stopReflow = reflowOnResize(options.stdout ?? process.stdout, store);
+  // A config that cannot be read rings nothing (the daemon reports its problems).
+  void ringOnAlerts(options.stdout ?? process.stdout, store, options.config ?? { cwd: process.cwd(), env: process.env }).catch(() => {});
   const stopWatch = options.config ? await configChanges(options.config, store) : () => {};
   const finish = async (leaving = true) => {
     stopReflow();
@@ -103,7 +136,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     const out = options.stdout ?? process.stdout;
     if (draft.trim()) out.write(`Unsent prompt (not sent):\n${draft}\n`);
     const stopped = killed || store.health.state === "ended" || store.state.sessionState === "stopped";
-    if (leaving) out.write(`${leavingLine(options.sessionId, { stopped, busy: store.state.busy }, options.reattach)}\n`);
+    if (leaving) out.write(`${byWords(leavingLine(options.sessionId, { stopped, busy: store.state.busy }, options.reattach), (out as { columns?: number }).columns)}\n`);
   };
   let first: DaemonClient | null;
   try {

@@ -4,6 +4,7 @@
 // screen is a list of blocks in arrival order; a block never changes once `done`, so the leading run of
 // done blocks can be printed once (Ink's <Static>) and only the live tail re-renders.
 import { applyEvent, type Interrogative, type QueuedInput, type TurnStopReason } from "../src/agent/events.ts";
+import { describeRewound } from "../src/agent/checkpoints/describe.ts";
 import type { Conversation, ToolResultEntry } from "../src/agent/conversation.ts";
 import type { Usage } from "../src/providers/events.ts";
 import { isEngineRecordType } from "../src/protocol/record-types.ts";
@@ -63,6 +64,9 @@ export interface ViewState {
   turnId: string | null;
   model: string | null;
   facet: string | null;
+  /** Where shell commands run and what runs without a question (the snapshot's `active`). */
+  sandbox: string | null;
+  autonomy: string | null;
   /** The daemon catalog's revision (the context meter reads the models' windows again when it changes). */
   catalogRevision: string | null;
   /** The seq the snapshot's facet and model are true at: records up to it do not change them. */
@@ -80,13 +84,6 @@ export interface ViewState {
   lastSeq: number;
 }
 
-/** What an /undo or /rewind did, for the transcript (what was shown before it stays in the scrollback). */
-function rewoundText(r: { action: string; mode: string; restored: string[]; kept: string[] }): string {
-  const files = r.mode === "conversation" ? "files left as they are" : `${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.kept.length ? `, ${r.kept.length} kept as changed since` : ""}`;
-  if (r.action === "undo") return `undid the last turn's file changes: ${files}`;
-  return `rewound to before a prompt: ${files}${r.mode === "code" ? "" : "; the model no longer sees the conversation from that prompt on"}`;
-}
-
 function info(seq: string, message: string): Block {
   return { kind: "notice", id: `notice:${seq}`, level: "info", message, done: true };
 }
@@ -99,6 +96,8 @@ export function emptyViewState(): ViewState {
     turnId: null,
     model: null,
     facet: null,
+    sandbox: null,
+    autonomy: null,
     activeSeq: 0,
     catalogRevision: null,
     lastUsage: null,
@@ -126,6 +125,8 @@ export function applySnapshot(state: ViewState, snap: SyncSnapshotBody): void {
   if (active) {
     state.facet = active.facet;
     state.model = active.model;
+    state.sandbox = active.sandbox ?? null;
+    state.autonomy = active.autonomy ?? null;
     state.activeSeq = Number(snap.seq);
   }
 }
@@ -344,12 +345,16 @@ export function applyRecords(state: ViewState, records: readonly SyncRecord[]): 
         // The context meter's model windows come from the catalog: a new revision is read again.
         state.catalogRevision = r.catalog_revision;
         break;
+      case "hook_ran":
+        // A hook's error reaches the person as a notice; a block is shown where it happened.
+        if (r.hook.outcome === "blocked") push(info(r.seq, `${r.hook.event} hook blocked${r.hook.tool ? ` ${r.hook.tool}` : ""}: ${r.hook.message ?? "no reason given"}`));
+        break;
       case "checkpoint_saved":
       case "checkpoint_settled":
         // Restore points are bookkeeping for /undo and /rewind, not something to show.
         break;
       case "rewound":
-        push(info(r.seq, rewoundText(r)));
+        push(info(r.seq, describeRewound(r)));
         break;
       case "operation_result":
         // Ignored: SessionActions reads a command's result from its response, and a retry with the same

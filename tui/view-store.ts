@@ -123,8 +123,13 @@ export class ViewStore {
     this.changed();
   }
 
+  /** Records as they happen (never the replay of an attach): the terminal channel of the notifications. */
+  onLive: ((records: readonly SyncRecord[]) => void) | null = null;
+
   onRecords(records: readonly SyncRecord[]): void {
+    const live = !this.catchingUp;
     applyRecords(this.state, records);
+    if (live) this.onLive?.(records);
     if (this.catchingUp && this.state.lastSeq >= this.catchUpSeq) this.finishCatchUp();
     if (!this.catchingUp) this.commit();
     this.changed();

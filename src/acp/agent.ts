@@ -35,6 +35,8 @@ export interface AcpHost {
   writeToolServers(dir: string, servers: Record<string, ToolServerConfig>): void;
   /** Device logins of the providers the config in `cwd` names (none needed: empty). */
   logins(cwd: string): LoginMethod[];
+  /** What must be set up before a session in `cwd` can start (no model provider configured), or null. */
+  setupProblem?(cwd: string): string | null;
   launch(dir: string, resume: boolean): Promise<DaemonHandle>;
   log(message: string): void;
   retryDelayMs?: number;
@@ -66,6 +68,15 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
   const requireLogins = (cwd: string) => {
     const missing = host.logins(cwd).filter((m) => m.required && !m.loggedIn);
     if (missing.length > 0) throw RequestError.authRequired({ methods: missing.map((m) => m.id) }, `log in first: ${missing.map((m) => `agent ${m.args.join(" ")}`).join("; ")}`);
+  };
+
+  /**
+   * No provider: said before a session is made, as an error the editor shows, instead of a daemon that
+   * exits during startup (auth_required: a key or a provider is the credential the editor's user lacks).
+   */
+  const requireSetup = (cwd: string) => {
+    const problem = host.setupProblem?.(cwd);
+    if (problem) throw RequestError.authRequired({ reason: "no_model_provider" }, problem);
   };
 
   const toolServers = (dir: string, servers: Parameters<typeof toolServersFrom>[0]) => {
@@ -107,6 +118,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     })
     .onRequest("session/new", async ({ params, client: ctx }) => {
       if (!isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, "cwd must be an absolute path");
+      requireSetup(params.cwd);
       requireLogins(params.cwd);
       const created = host.createSession(params.cwd);
       toolServers(created.dir, params.mcpServers);

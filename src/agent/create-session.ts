@@ -37,6 +37,9 @@ import { startModes } from "./facets/start.ts";
 import { GoalDriver, goalSettings } from "./goals/driver.ts";
 import { createGoalTools } from "./goals/tools.ts";
 import { NotificationCenter } from "./notifications/center.ts";
+import { notifyChannels, UserAlerts } from "./notifications/user-alerts.ts";
+import { Hooks } from "./hooks/hooks.ts";
+import { hookSources } from "./hooks/sources.ts";
 import { facetTools } from "./facets/tool-filter.ts";
 import { loadSkills, type Skill } from "./context/skills.ts";
 import { gitFacts, localTime } from "./context/environment.ts";
@@ -47,6 +50,7 @@ import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
 import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
 import { sessionSandbox } from "../sandbox/session-sandbox.ts";
+import type { CommandServices } from "./commands/types.ts";
 import type { Autonomy, SandboxOverrides } from "../sandbox/settings.ts";
 import { Reminders } from "./reminders.ts";
 import { sessionLogSink } from "./session-log.ts";
@@ -140,6 +144,8 @@ export interface CreatedSession {
   notifications: NotificationCenter;
   /** The session's extensions; a host that records questions calls `askApprovals()` once it listens. */
   extensions: ExtensionManager;
+  /** Runs the SessionStart hooks (startup, or resume); a host calls it once it records the session's events. */
+  sessionStart(): Promise<void>;
 }
 
 export interface SessionCatalogView {
@@ -234,6 +240,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   warnings.push(...contained.notices);
   let gate: PermissionGate;
   let secrets: Secrets | null = null;
+  let permissions: CommandServices["permissions"];
   if (opts.gate) gate = opts.gate;
   else {
     try {
@@ -251,6 +258,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       warnings.push(...loadedGate.warnings);
       secrets = loadedGate.secrets;
       gate = loadedGate;
+      permissions = { get autonomy() { return loadedGate.autonomy; }, setAutonomy: (level) => loadedGate.setAutonomy(level), sandbox: contained.description };
     } catch (error) {
       if (error instanceof PermissionRuleError) throw new SessionSetupError("config_invalid", error.message);
       throw error;
@@ -291,6 +299,8 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     ...(opts.extraTools ?? []),
   ];
   const baseEnv = () => defaultShellEnv(opts.env);
+  /** What child processes (the shell, hooks, the notify program) get: no secret words. */
+  const childEnv = () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv());
   const registry = createToolRegistry({
     editFormat: model.edit_format,
     // OpenAI's models are trained on `apply_patch` (the `gpt` prompt variant's families).
@@ -302,7 +312,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       projectRoot: project.root,
       shell: config.agent_behavior?.shell ?? { command: "bash" },
       // secret_words never reach the shell's environment.
-      shellEnv: () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv()),
+      shellEnv: childEnv,
       web: daemon.web ?? null,
       trustStore: loaded.trustStore ?? null,
       search: config.integrations?.search ?? null,
@@ -312,6 +322,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   });
   warnings.push(...registry.warnings);
   const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
+  const hooks = new Hooks(hookSources(loaded), { sessionId, projectRoot: project.root, env: childEnv, clock, record: (e) => session.record(e), scrub }, warnings);
   const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
   // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
   // An editor's servers (agent acp) join the config's; a config server of the same name wins.
@@ -399,11 +410,12 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       compaction: compactionSettings(loaded, warnings),
       costOf: messageCost(loaded, opts.env),
       checkpoints,
+      hooks,
     },
     gate,
     interactive: opts.interactive,
     initialEvents,
-    services: { mcp, modes, goals, extensions, checkpoints },
+    services: { mcp, modes, goals, extensions, checkpoints, ...(permissions ? { permissions } : {}) },
     dynamicCommands: () => (promptCommands ? [...customCommands, ...promptCommands.commands()] : customCommands),
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
@@ -425,6 +437,24 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   goals.bind(session);
   notifications.bind(session);
   session.subscribe((e) => goals.apply(e));
+  // Turn ends, waiting questions and finished goals reach the person with no view attached (notify program, Notification hooks).
+  const alerts = new UserAlerts({
+    sessionId,
+    projectRoot: project.root,
+    program: config.notify ?? null,
+    channels: notifyChannels(config.notify_events),
+    env: childEnv,
+    conversation: () => session.conversation,
+    hooks,
+    warn: (message) => session.notice("warning", message),
+  });
+  session.subscribe((e) => alerts.observe(e));
+  const sessionStart = async () => {
+    if (!hooks.has("SessionStart")) return;
+    const source = initialEvents.length > 0 ? "resume" : "startup";
+    const v = await hooks.run("SessionStart", { source }, { turnId: "", target: source });
+    if (v.context) session.addContext(`<hook-context event="SessionStart">\n${v.context}\n</hook-context>`);
+  };
   checkpoints.bind((e) => session.record(e));
   session.subscribe((e) => checkpoints.apply(e));
   if (mcp) {
@@ -451,5 +481,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reachedPath(path);
     }
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, autonomy: contained.autonomy }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, get autonomy() { return permissions?.autonomy ?? contained.autonomy; } }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
 }

@@ -3,6 +3,7 @@
 // it here, so the summary request starts with exactly the bytes the previous call sent and the provider's
 // cached prefix is reused.
 import type { ConversationMessage, ProviderRequest, ToolChoice } from "../providers/request.ts";
+import { structuredOutputOptions } from "../providers/structured-output.ts";
 import type { Conversation } from "./conversation.ts";
 import { toProviderMessages } from "./provider-messages.ts";
 import type { AgentRuntime } from "./runtime.ts";
@@ -23,7 +24,7 @@ export function modelRequest(rt: AgentRuntime, conversation: Conversation, opts:
     max_output_tokens: rt.model.max_output_tokens_per_turn,
     stop_sequences: rt.model.stop_sequences,
     reasoning: rt.reasoning,
-    request_options: { ...rt.model.request_option_defaults },
+    request_options: { ...rt.model.request_option_defaults, ...(rt.outputSchema ? structuredOutputOptions(rt.provider.dialect, rt.outputSchema, rt.model.request_option_defaults) : null) },
     prompt_cache_key: rt.sessionId,
     model_config: { key: rt.model.key, api: rt.model.api, interleaved: rt.model.interleaved },
     ...(opts.toolChoice && tools.length > 0 ? { tool_choice: opts.toolChoice } : {}),

@@ -9,6 +9,8 @@ export interface PermissionRequest {
   projectRoot: string;
   /** The subagent making the call, named in the ask the user sees. */
   subagent?: SubagentRef;
+  /** A PreToolUse hook's decision: `allow` answers an ask (deny rules still refuse), `ask` asks even where the rules allow. */
+  hook?: { decision: "allow" | "ask"; reason?: string };
 }
 
 export type PermissionDecision =

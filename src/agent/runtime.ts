@@ -16,6 +16,7 @@ import type { Authorization, PermissionRequest } from "./permission.ts";
 import type { Reminders } from "./reminders.ts";
 import type { ToolSet } from "./tool-set.ts";
 import type { Checkpoints } from "./checkpoints/recorder.ts";
+import type { Hooks } from "./hooks/hooks.ts";
 
 export interface AgentRuntime {
   sessionId: string;
@@ -35,6 +36,8 @@ export interface AgentRuntime {
   toolContext: ToolContext;
   /** 0: no limit. */
   maxToolTurns: number;
+  /** A JSON Schema the final answer must follow (agent exec --output-schema): asked of providers with structured output. */
+  outputSchema?: Record<string, unknown> | null;
   reminders: Reminders;
   authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization>;
   /** Secret redaction of tool output. */
@@ -49,4 +52,6 @@ export interface AgentRuntime {
   compaction: CompactionSettings;
   /** Restore points of the files each turn changes (/undo, /rewind); absent: none are kept. */
   checkpoints?: Checkpoints;
+  /** Commands of the `hooks` config run on engine events (src/agent/hooks/); absent: none. */
+  hooks?: Hooks;
 }

@@ -4,7 +4,7 @@ import { SESSION_COMMANDS } from "./commands/index.ts";
 import { SessionCommandError, type CommandServices, type SessionCommand, type SessionCommandInfo, type SessionCommandResult } from "./commands/types.ts";
 import type { Conversation, UserContentPart } from "./conversation.ts";
 import { applyEvent, foldEvents, type EngineEvent, type Interrogative, type InterrogativeAnswer, type QueuedInput } from "./events.ts";
-import type { Authorization, PermissionGate, PermissionRequest } from "./permission.ts";
+import type { Authorization, PermissionDecision, PermissionGate, PermissionRequest } from "./permission.ts";
 import type { AgentRuntime } from "./runtime.ts";
 import { InterrogativeError, type EngineSession, type SubmitInput } from "./session-api.ts";
 import { runTurn } from "./turn.ts";
@@ -232,6 +232,11 @@ export class AgentSession implements EngineSession {
     this.context.push(text);
   }
 
+  /** What the permission rules say of a call, without asking anyone (a command's `@file` is inlined only when a read is allowed). */
+  checkCall(req: PermissionRequest): Promise<PermissionDecision> {
+    return this.options.gate.check(req);
+  }
+
   /** A call the person asked for outside the model's turn (`!command`), through the same gate and asks as the model's. */
   authorizeCall(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
     return this.authorize(req, signal);
@@ -261,13 +266,25 @@ export class AgentSession implements EngineSession {
   }
 
   private async authorize(req: PermissionRequest, signal: AbortSignal): Promise<Authorization> {
-    const decision = await this.options.gate.check(req, signal);
+    const checked = await this.options.gate.check(req, signal);
+    if (checked.kind === "deny") return { allowed: false, message: `Permission denied: ${checked.reason}. Do not retry this call; choose another approach or ask the user.` };
+    // A PreToolUse hook's decision (docs/hooks.md): it answers a question, or asks one the rules would not.
+    if (req.hook?.decision === "allow") return { allowed: true };
+    const decision = req.hook?.decision === "ask" && checked.kind === "allow" ? { kind: "ask" as const, reason: `a PreToolUse hook asks${req.hook.reason ? `: ${req.hook.reason}` : ""}`, suggestedRule: "" } : checked;
     if (decision.kind === "allow") return { allowed: true };
-    if (decision.kind === "deny") return { allowed: false, message: `Permission denied: ${decision.reason}. Do not retry this call; choose another approach or ask the user.` };
     if (!this.options.interactive) {
       return { allowed: false, message: `Permission denied: this call needs the user's approval (${decision.reason}), and nobody can answer in a headless run. Choose another approach, or tell the user which permission rule would allow it.` };
     }
-    const asked: Interrogative = { id: this.runtime.newId("ask"), kind: "permission", turn_id: this.turnId, tool: req.tool, arguments: req.input, reason: decision.reason };
+    const asked: Interrogative = {
+      id: this.runtime.newId("ask"),
+      kind: "permission",
+      turn_id: this.turnId,
+      tool: req.tool,
+      arguments: req.input,
+      reason: decision.reason,
+      // What "allow always" will write, so the person sees the rule before choosing it.
+      ...(decision.suggestedRule ? { suggested_rule: decision.suggestedRule } : {}),
+    };
     const answer = await this.ask(req.subagent ? { ...asked, subagent: req.subagent } : asked, signal);
     const allowed = answer.decision === "allow_once" || answer.decision === "allow_always";
     this.options.gate.recordAnswer(req, allowed);

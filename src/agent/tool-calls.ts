@@ -10,6 +10,8 @@ import { runBatch, type BatchCall } from "./tool-batch.ts";
 import { traceToolCall } from "../telemetry/engine-spans.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
 import type { Checkpoints } from "./checkpoints/recorder.ts";
+import type { Hooks } from "./hooks/hooks.ts";
+import { postToolUse, preToolUse } from "./hooks/engine-hooks.ts";
 
 export type ToolCallPart = Extract<AssistantContentPart, { type: "tool_call" }>;
 
@@ -34,6 +36,8 @@ export interface ToolCallsDeps {
   tracer?: Tracer;
   /** Saves restore points of the files a call changes (src/agent/checkpoints/). */
   checkpoints?: Checkpoints;
+  /** PreToolUse / PostToolUse hooks (src/agent/hooks/); absent: none. */
+  hooks?: Hooks;
 }
 
 export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCallsDeps, signal: AbortSignal): Promise<ToolResultEntry[]> {
@@ -76,8 +80,11 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         // Refused before the permission check: nobody is asked about a call that cannot run here.
         const refusal = deps.refusal?.(call.name);
         if (refusal) return finish(call, "error", { output: refusal, isError: true }, started);
+        // A PreToolUse hook runs before the permission check: it may refuse the call, or answer the question for the person.
+        const pre = await preToolUse(deps.hooks, call, deps.ctx.cwd, deps.turnId, batchSignal);
+        if ("deny" in pre) return finish(call, "denied", { output: pre.deny, isError: true }, started);
         const as = tool.permissionAs?.(call.arguments as never);
-        const req: PermissionRequest = { tool: as?.tool ?? call.name, input: as?.input ?? call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot };
+        const req: PermissionRequest = { tool: as?.tool ?? call.name, input: as?.input ?? call.arguments, cwd: deps.ctx.cwd, projectRoot: deps.ctx.projectRoot, ...(pre.hook ? { hook: { decision: pre.hook, ...(pre.reason ? { reason: pre.reason } : {}) } } : {}) };
         let auth: Authorization;
         try {
           auth = await deps.authorize(req, batchSignal);
@@ -90,9 +97,10 @@ export async function runToolCalls(calls: readonly ToolCallPart[], deps: ToolCal
         if (!auth.allowed) return finish(call, "denied", { output: auth.message, isError: true }, ran);
         // Before the first change: a restore point of what the call will change (a command's, once it ran).
         const guard = await deps.checkpoints?.beforeCall(call, tool, deps.ctx).catch(() => null);
-        const r = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id, onProgress: progressReporter(deps, call) }, batchSignal);
+        const ranTool = await runTool(tool, call.arguments, { ...deps.ctx, callId: call.call_id, onProgress: progressReporter(deps, call) }, batchSignal);
         await guard?.after().catch(() => {});
-        if (batchSignal.aborted) return finish(call, "cancelled", { ...r, output: `Cancelled by the user. ${r.output}`.trim(), isError: true }, ran);
+        if (batchSignal.aborted) return finish(call, "cancelled", { ...ranTool, output: `Cancelled by the user. ${ranTool.output}`.trim(), isError: true }, ran);
+        const r = await postToolUse(deps.hooks, call, deps.ctx.cwd, deps.turnId, ranTool, batchSignal);
         finish(call, r.isError ? "error" : "completed", r, ran);
       }),
     };

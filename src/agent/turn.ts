@@ -16,9 +16,13 @@ import { runToolCalls, type ToolCallsDeps } from "./tool-calls.ts";
 import { wrapReminder } from "./reminders.ts";
 import { traceTurn } from "../telemetry/engine-spans.ts";
 import { compactAfterOverflow, compactIfNeeded } from "./compaction/compact.ts";
+import { stopHook, userPromptSubmit } from "./hooks/engine-hooks.ts";
 
 /** Continuation prompts after `provider_stream_max_lifetime_secs` cuts, per turn, before giving up. */
 export const MAX_CONTINUATIONS = 5;
+
+/** Times per turn a Stop hook may send the model back to work (each time it is told stop_hook_active). */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 
 export interface TurnInput {
   turnId: string;
@@ -40,9 +44,18 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   const emit = (e: EngineEvent) => rt.emit(e);
   let usage: Usage = emptyUsage();
   emit({ type: "turn_started", turn_id: turnId, model: rt.model.key, facet: rt.facet });
-  emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: input.origin ?? "prompt", content: input.content, created_at: rt.clock.now() } });
+  // A typed prompt passes the UserPromptSubmit hooks first: a blocked one never enters the conversation.
+  const submitted = (input.origin ?? "prompt") === "prompt" ? await userPromptSubmit(rt.hooks, promptText(input.content), turnId, signal) : {};
+  if (submitted.blocked) {
+    emit({ type: "notice", level: "warning", message: `Your prompt was blocked by a UserPromptSubmit hook: ${submitted.blocked}` });
+    emit({ type: "turn_completed", turn_id: turnId, stop_reason: "error", usage, error: { code: "hook_blocked", message: submitted.blocked } });
+    return;
+  }
+  const content = submitted.context ? [...input.content, { type: "text" as const, text: `<hook-context event="UserPromptSubmit">\n${submitted.context}\n</hook-context>` }] : input.content;
+  emit({ type: "user_message", turn_id: turnId, message: { id: input.messageId, role: "user", origin: input.origin ?? "prompt", content, created_at: rt.clock.now() } });
   const outcome = await traceTurn(rt, turnId, () => usage, async (): Promise<TurnOutcome> => {
     let toolTurns = 0;
+    let stopHookRuns = 0;
     let continuations = 0;
     let overflowCompacted = false;
     for (;;) {
@@ -70,7 +83,17 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
           addUserText(rt, turnId, "continuation", CONTINUATION_PROMPT);
           continue;
         }
-        return { stop: stopFromModel(call.stream.stopReason) };
+        const stop = stopFromModel(call.stream.stopReason);
+        // A Stop hook may send the model back to work, with its reason as a reminder.
+        if (stop === "end_turn" && stopHookRuns < MAX_STOP_HOOK_CONTINUATIONS) {
+          const goOn = await stopHook(rt.hooks, stopHookRuns > 0, turnId, signal);
+          if (goOn !== null && !signal.aborted) {
+            stopHookRuns++;
+            addUserText(rt, turnId, "reminder", `<hook-feedback event="${rt.hooks?.role === "subagent" ? "SubagentStop" : "Stop"}">\n${goOn}\n</hook-feedback>`);
+            continue;
+          }
+        }
+        return { stop };
       }
       const results = await runToolCalls(
         calls,
@@ -94,6 +117,11 @@ export async function runTurn(rt: AgentRuntime, conversation: Conversation, inpu
   });
   rt.checkpoints?.settle(turnId);
   emit({ type: "turn_completed", turn_id: turnId, stop_reason: outcome.stop, usage, ...(outcome.error ? { error: outcome.error } : {}) });
+}
+
+/** The typed text of a prompt (what UserPromptSubmit hooks get as `prompt`). */
+function promptText(content: readonly UserContentPart[]): string {
+  return content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 }
 
 /** A reminder or continuation prompt the engine adds to the conversation. */
@@ -172,7 +200,7 @@ async function callModel(rt: AgentRuntime, conversation: Conversation, turnId: s
 }
 
 /** What every batch of tool calls in this turn shares: the turn, the tools, their context and clock. */
-function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "refusal" | "ctx" | "clock" | "checkpoints"> {
+function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "turnId" | "resultsMessageId" | "tools" | "toolNames" | "refusal" | "ctx" | "clock" | "checkpoints" | "hooks"> {
   return {
     ...(rt.checkpoints ? { checkpoints: rt.checkpoints } : {}),
     turnId,
@@ -182,10 +210,13 @@ function toolCallsDeps(rt: AgentRuntime, turnId: string): Pick<ToolCallsDeps, "t
     refusal: (name) => rt.tools.refusal?.(name) ?? null,
     ctx: rt.toolContext,
     clock: rt.clock,
+    ...(rt.hooks ? { hooks: rt.hooks } : {}),
   };
 }
 
 /** Answers calls without running them: cancelled (aborted signal) or refused by `authorize`. */
 function unrunDeps(rt: AgentRuntime, turnId: string, authorize: ToolCallsDeps["authorize"]): ToolCallsDeps {
-  return { ...toolCallsDeps(rt, turnId), maxConcurrent: 1, emit: (e) => rt.emit(e), authorize, scrub: (t) => t };
+  // Calls answered without running pass no hooks.
+  const { hooks: _none, ...shared } = toolCallsDeps(rt, turnId);
+  return { ...shared, maxConcurrent: 1, emit: (e) => rt.emit(e), authorize, scrub: (t) => t };
 }

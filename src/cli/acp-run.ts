@@ -2,6 +2,7 @@
 // provider logins of this machine as its host. Sessions are made the way `agent new` makes them.
 import { dataRoot, findProject } from "../config/files.ts";
 import { loadConfig } from "../config/load.ts";
+import { chooseModel, ModelChoiceError } from "../agent/facets/model-choice.ts";
 import { loadProfile } from "../providers/device-auth/profiles.ts";
 import { ensureDaemon } from "../client/daemon-launch.ts";
 import { createAcpAgent, type AcpHost, type LoginMethod } from "../acp/agent.ts";
@@ -48,6 +49,7 @@ export async function acpRun(args: ParsedArgs, io: Io): Promise<number> {
     },
     writeToolServers: writeSessionToolServers,
     logins: (cwd) => logins(cwd, io.env, root),
+    setupProblem: (cwd) => (demo ? null : setupProblem(cwd, io.env)),
     launch: (dir, resume) => ensureDaemon({ sessionDir: dir, env: io.env, demo, resume }),
     log: (message) => io.err(`agent acp: ${message}\n`),
   };
@@ -56,6 +58,19 @@ export async function acpRun(args: ParsedArgs, io: Io): Promise<number> {
   // The editor went away; the sessions keep running in their daemons.
   await closeAll();
   return EXIT.ok;
+}
+
+/** The config's own problem (it does not load) or no model to talk to, said as exec says it. */
+function setupProblem(cwd: string, env: Record<string, string | undefined>): string | null {
+  const loaded = loadConfig({ cwd, env });
+  if (!loaded.ok) return null; // the daemon reports a broken config itself, naming the file
+  try {
+    chooseModel(loaded, null);
+    return null;
+  } catch (error) {
+    if (error instanceof ModelChoiceError && error.code === "no_model") return `${error.message.replace("add --demo", "start 'agent acp --demo'")}\nOr run 'agent setup' in a terminal to configure one.`;
+    return null;
+  }
 }
 
 /**

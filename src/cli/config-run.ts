@@ -1,5 +1,6 @@
 // Implementations of `agent config validate|show|path|upgrade`.
 import { statSync } from "node:fs";
+import { join } from "node:path";
 import { isMap, isScalar, parseDocument, stringify, type YAMLMap } from "yaml";
 import { findConfigIn, findProject, globalConfigDir } from "../config/files.ts";
 import { type LoadedConfig, loadConfig } from "../config/load.ts";
@@ -37,10 +38,27 @@ function summary(problems: Problem[]): string {
   return `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
 }
 
+/** The permission rule files are checked beside the config: a broken one stops every session too. */
+async function ruleProblems(loaded: LoadedConfig, io: Io): Promise<Problem[]> {
+  const { ruleFileProblems, RULE_FILE_NAME } = await import("../permissions/rule-file.ts");
+  const global = join(globalConfigDir(io.env), RULE_FILE_NAME);
+  const project = join(loaded.project.root, ".agent", RULE_FILE_NAME);
+  return ruleFileProblems([{ path: global, shownAs: global }, { path: project, shownAs: project }]).map((p) => ({
+    severity: "error" as const,
+    file: p.file,
+    line: p.line,
+    column: p.column,
+    path: "permissions.yaml",
+    message: p.message,
+  }));
+}
+
 export async function validate(args: ParsedArgs, io: Io): Promise<number> {
-  const loaded = load(args, io);
+  const config = load(args, io);
   const { configAdvice } = await import("./config-advice.ts");
-  const problems = [...loaded.problems, ...(await configAdvice(loaded, io.env))];
+  const rules = await ruleProblems(config, io);
+  const loaded = rules.length > 0 ? { ...config, ok: false } : config;
+  const problems = [...loaded.problems, ...rules, ...(await configAdvice(loaded, io.env))];
   if (args.flags.json) {
     io.out(`${JSON.stringify({
       ok: loaded.ok,

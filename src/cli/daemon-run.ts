@@ -2,6 +2,8 @@
 // project's config, prints the ready line, and stops cleanly on SIGTERM/SIGINT or a stop request.
 import { join, resolve } from "node:path";
 import { DEMO_NOTICE } from "../agent/demo.ts";
+import { withdrawSecretsFromEnvironment } from "../platform/withdraw-secrets.ts";
+import { looksLikeSecretVariable } from "../tools/shell-env.ts";
 import type { SandboxOverrides } from "../sandbox/settings.ts";
 import { runPermissions } from "./run-permission-flags.ts";
 import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
@@ -33,7 +35,11 @@ export interface DaemonProcessOptions {
   tracer?: Tracer;
 }
 
-export async function daemonRun(args: ParsedArgs, io: Io): Promise<number> {
+export async function daemonRun(args: ParsedArgs, given: Io): Promise<number> {
+  // The daemon works from a copy of its environment; the credentials leave the process's own (children
+  // started with the default environment, /proc/<pid>/environ), docs/security.md.
+  const io = { ...given, env: { ...given.env } };
+  withdrawSecretsFromEnvironment((name) => looksLikeSecretVariable(name));
   const sessionDir = args.flags["session-dir"] as string | undefined;
   if (!sessionDir) throw new UsageError("agent daemon needs --session-dir D");
   const credentialFile = (args.flags["credential-file"] as string | undefined) ?? io.env[CREDENTIAL_ENV];
@@ -84,7 +90,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
         // The offline demo is labelled where a person sees it: a notice at the top of the conversation.
         notices: demo ? [DEMO_NOTICE, ...created.notices] : created.notices,
         secrets,
-        active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef() }),
+        active: () => ({ facet: created.modes.facet.name, model: created.modes.modelRef(), sandbox: created.sandbox.description, autonomy: created.sandbox.autonomy }),
         idleExitSecs: created.loaded.config.daemon?.idle_exit_secs,
         logLevel: created.loaded.config.daemon?.log_level,
         // The daemon records from here on: extensions waiting for approval are asked now, and loading
@@ -93,6 +99,7 @@ export function configuredEngine(env: Record<string, string | undefined>, demo: 
           created.live.mcp?.onChange(changed);
           created.extensions.onChange(changed);
           created.extensions.askApprovals();
+          void created.sessionStart();
         },
       };
     } catch (error) {

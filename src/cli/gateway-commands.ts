@@ -23,7 +23,7 @@ const SESSION_ID = { name: "id", summary: "session id (ses_...)", required: true
 
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
-  summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients, audit log, configurations and projects",
+  summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients, audit log, configurations, projects and database",
   subcommands: [
     {
       name: "serve",
@@ -131,6 +131,30 @@ export const gatewayCommand: CommandSpec = {
             { name: "limit", type: "string", valueName: "N", summary: "At most N events (default 100)" },
           ],
           run: async (a, io) => (await import("../gateway/admin/audit-cli.ts")).list(a, io),
+        },
+      ],
+    },
+    {
+      name: "db",
+      summary: "Move the gateway's database from SQLite to PostgreSQL",
+      subcommands: [
+        {
+          name: "export",
+          summary: "Write every table of the SQLite database to a JSON file (mode 0600: it holds password and token hashes)",
+          flags: [...common, { name: "output", type: "string", valueName: "FILE", summary: "The export file to write" }],
+          run: async (a, io) => (await import("../gateway/admin/db-cli.ts")).exportDb(a, io),
+        },
+        {
+          name: "import",
+          summary: "Write an export into a PostgreSQL database in one transaction (migrations first; a database holding gateway rows is refused without --replace)",
+          positionals: [{ name: "file", summary: "an export written by `agent gateway db export`", required: true }],
+          flags: [
+            JSON_FLAG,
+            { name: "database-url", type: "string", valueName: "URL", summary: "postgres://user@host:5432/database, without the password" },
+            { name: "password-file", type: "string", valueName: "FILE", summary: "A file holding the database password (default $AGENT_GATEWAY_DATABASE_PASSWORD)" },
+            { name: "replace", type: "boolean", summary: "Delete the gateway data the target holds before importing (same transaction)" },
+          ],
+          run: async (a, io) => (await import("../gateway/admin/db-cli.ts")).importDb(a, io),
         },
       ],
     },

@@ -31,17 +31,21 @@ export const continueCommand: CommandSpec = {
   run: async (args, io) => (await import("./session-run.ts")).continueRun(args, io),
 };
 
+const LIST_FLAGS = [
+  { name: "json", type: "boolean", summary: "One JSON object per line" },
+  { name: "all", type: "boolean", summary: "Sessions of every project, not just this one" },
+] as const;
+
 export const sessionsCommand: CommandSpec = {
   name: "sessions",
-  summary: "List, stop, remove and prune sessions",
+  summary: "List, stop, remove, prune, fork, export and import sessions (no subcommand: list)",
+  flags: [...LIST_FLAGS],
+  run: async (args, io) => (await import("./session-admin-run.ts")).listRun(args, io),
   subcommands: [
     {
       name: "list",
       summary: "List sessions (newest first) with their state",
-      flags: [
-        { name: "json", type: "boolean", summary: "One JSON object per line" },
-        { name: "all", type: "boolean", summary: "Sessions of every project, not just this one" },
-      ],
+      flags: [...LIST_FLAGS],
       run: async (args, io) => (await import("./session-admin-run.ts")).listRun(args, io),
     },
     {
@@ -72,6 +76,46 @@ resumes a stopped session either way.`,
       ],
       examples: ["agent sessions prune", "agent sessions prune --older-than 7d --dry-run"],
       run: async (args, io) => (await import("./session-admin-run.ts")).pruneRun(args, io),
+    },
+    {
+      name: "fork",
+      summary: "Copy a session's history into a new session (prints its id); the source is untouched",
+      description: `
+The fork has the same project and the history up to now, or with --at up to and including prompt N
+(numbered as /rewind lists them) or the prompt with that message id, with its answers: everything from
+the next prompt on is left out. A turn running in the source is closed as interrupted in the fork. The
+fork is stopped; 'agent continue ID' or 'agent exec --session ID' goes on from there.`,
+      flags: [{ name: "at", type: "string", valueName: "PROMPT", summary: "Keep the history up to this prompt: its number (1 = first) or its message id" }],
+      positionals: [{ name: "SESSION", summary: "Session id", required: true }],
+      examples: ["agent sessions fork ses_06gz...", "agent sessions fork --at 2 ses_06gz..."],
+      run: async (args, io) => (await import("./session-transfer-run.ts")).forkRun(args, io),
+    },
+    {
+      name: "export",
+      summary: "Print a session's history: JSON (for import) or a Markdown transcript",
+      description: `
+json (default) is a versioned document of the session's events ({"format": "agent-session", "version": 1,
+...}) that 'agent sessions import' reads; it holds everything the model saw and answered, tool output
+included (secrets were scrubbed when recorded), so treat it as you would the project. markdown is a
+transcript for people: prompts, answers, tool calls and their results. Restore points (/undo, /rewind)
+stay with the session: their file copies are not exported.`,
+      flags: [
+        { name: "format", type: "string", valueName: "F", choices: ["json", "markdown"], summary: "json (default) or markdown" },
+        { name: "output", type: "string", valueName: "FILE", summary: "Write to FILE (mode 600) instead of stdout" },
+      ],
+      positionals: [{ name: "SESSION", summary: "Session id", required: true }],
+      examples: ["agent sessions export ses_06gz... > session.json", "agent sessions export --format markdown ses_06gz... > transcript.md"],
+      run: async (args, io) => (await import("./session-transfer-run.ts")).exportRun(args, io),
+    },
+    {
+      name: "import",
+      summary: "Make a new session of this project from an exported JSON file (prints its id)",
+      description: `
+Every event of the file is checked against its record schema before anything is written; a bad file is
+refused naming the event and the field. The session gets a new id and works in the current project.`,
+      positionals: [{ name: "FILE", summary: "The JSON of 'agent sessions export' ('-': stdin)", required: true }],
+      examples: ["agent sessions import session.json"],
+      run: async (args, io) => (await import("./session-transfer-run.ts")).importRun(args, io),
     },
   ],
 };

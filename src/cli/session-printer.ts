@@ -3,6 +3,7 @@
 import type { SyncRecord } from "../protocol/sync-record.ts";
 import type { Io } from "../util/cli-command.ts";
 import { retryText } from "../util/retry-text.ts";
+import { describeRewound } from "../agent/checkpoints/describe.ts";
 
 export class SessionPrinter {
   private kinds = new Map<string, string>();
@@ -80,6 +81,9 @@ export class SessionPrinter {
         return;
       case "context_cleared":
         this.note("(context cleared: the model starts fresh)");
+        return;
+      case "rewound":
+        this.note(`(${describeRewound(r as Parameters<typeof describeRewound>[0])})`);
         return;
       case "turn_completed":
         if (!this.atLineStart) this.text("\n");

@@ -45,6 +45,7 @@ export function setupConfigText(c: SetupChoice): string {
     lines.push(
       "# The key is read from a file only you can read, by a command run at each start; that needs",
       "# command substitution, which only this global file can turn on (a project config never runs commands).",
+      "# It holds for this whole file: every $(...) in it runs. Prefer a key variable (${VAR}) to turn it off.",
       "config_command_substitution: true",
     );
   }

@@ -120,7 +120,8 @@ async function interactive(p: Clack, io: Io): Promise<number> {
         options: [
           ...(setVar ? [{ value: "set", label: `Read ${setVar} at each start`, hint: "already set in this shell" }] : []),
           { value: "env", label: "Read an environment variable at each start", hint: "you export it yourself" },
-          { value: "file", label: "Paste it now; keep it in a file only you can read", hint: `${join(root, "keys")}/, mode 0600` },
+          // Said before it is chosen: reading the file needs $(...) in the config, which is one switch for the whole global file.
+          { value: "file", label: "Paste it now; keep it in a file only you can read", hint: `${join(root, "keys")}/, mode 0600; turns on $(command) substitution for your whole global config` },
         ],
         initialValue: setVar ? "set" : "file",
       }),
@@ -192,7 +193,20 @@ async function interactive(p: Clack, io: Io): Promise<number> {
   }
   writeFileAtomic(target, setupConfigText({ entry, key, url, defaults, localModels, tested, date: new Date().toISOString().slice(0, 10) }), 0o600);
   p.note(
-    [`config   ${target}`, ...(key.type === "file" ? [`key      ${key.path} (0600)`] : key.type === "env" ? [`key      from $${key.variable}`] : []), `model    ${defaults.full}`].join("\n"),
+    [
+      `config   ${target}`,
+      ...(key.type === "file"
+        ? [
+            `key      ${key.path} (0600)`,
+            "note     read with $(cat ...): $(command) substitution is now on",
+            "         for your whole global config (config_command_substitution).",
+            "         A key variable avoids it: export it, run agent setup again.",
+          ]
+        : key.type === "env"
+          ? [`key      from $${key.variable}`]
+          : []),
+      `model    ${defaults.full}`,
+    ].join("\n"),
     "Written",
   );
   p.outro("Run `agent` to start; `agent models` lists the models; `agent setup` again to change.");

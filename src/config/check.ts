@@ -129,6 +129,12 @@ export function checkValue(schema: Schema, value: unknown, path: KeyPath, out: P
     }
     case "Array": {
       if (!Array.isArray(value)) return out.error(path, `expected a list, found ${describeValue(value)}`);
+      // The exported schema's list bounds hold here too, so the loader and a JSON Schema validator agree.
+      if (typeof schema.minItems === "number" && value.length < schema.minItems) {
+        out.error(path, value.length === 0 ? "must not be an empty list" : `has ${value.length} items`, { allowed: `at least ${schema.minItems}` });
+      }
+      if (typeof schema.maxItems === "number" && value.length > schema.maxItems) out.error(path, `has ${value.length} items`, { allowed: `at most ${schema.maxItems}` });
+      if (schema.uniqueItems === true && new Set(value.map((v) => JSON.stringify(v))).size !== value.length) out.error(path, "lists an item twice");
       value.forEach((item, i) => checkValue(schema.items as Schema, item, [...path, i], out));
       return;
     }

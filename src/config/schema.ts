@@ -3,6 +3,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Nullable } from "./schema/common.ts";
 import { DaemonConfig } from "./schema/daemon.ts";
+import { HooksConfig, NotifyEvents, NotifyProgram } from "./schema/hooks.ts";
 import { McpServer } from "./schema/mcp.ts";
 import { ModelClassDefaults, ModelOverride } from "./schema/models.ts";
 import { ProviderInstance } from "./schema/providers.ts";
@@ -50,6 +51,9 @@ export const AppConfigSchema = Type.Object(
     data: Type.Optional(Nullable(DataConfig)),
     updates: Type.Optional(Nullable(UpdatesConfig)),
     telemetry: Type.Optional(Nullable(TelemetryConfig)),
+    hooks: Type.Optional(Nullable(HooksConfig)),
+    notify: Type.Optional(NotifyProgram),
+    notify_events: Type.Optional(Nullable(NotifyEvents)),
   },
   { $id: "https://agent.dev/schemas/app-config.json", title: "app config" },
 );

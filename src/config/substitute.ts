@@ -94,12 +94,15 @@ export function substituteString(value: string, path: KeyPath, opts: Substitutio
 }
 
 /** Walks every string value (not keys) of a parsed layer. */
+/** Top-level blocks of shell text run later (hook commands): `$VAR` and `$(cmd)` are the shell's to expand, not the loader's. */
+const VERBATIM_BLOCKS = new Set(["hooks"]);
+
 export function substituteTree(value: unknown, path: KeyPath, opts: SubstitutionOptions, out: ProblemList): unknown {
   if (typeof value === "string") return substituteString(value, path, opts, out);
   if (Array.isArray(value)) return value.map((item, i) => substituteTree(item, [...path, i], opts, out));
   if (value && typeof value === "object" && !(value instanceof Date)) {
     const result: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) result[key] = substituteTree(inner, [...path, key], opts, out);
+    for (const [key, inner] of Object.entries(value)) result[key] = path.length === 0 && VERBATIM_BLOCKS.has(key) ? inner : substituteTree(inner, [...path, key], opts, out);
     return result;
   }
   return value;

@@ -25,6 +25,7 @@ import { errorResponse, json, type DaemonLogger } from "./edge.ts";
 import type { Correlated } from "./operations.ts";
 import { queryOf } from "./query.ts";
 import { RecordStream } from "./record-stream.ts";
+import { transferRoutes } from "./daemon-transfer-routes.ts";
 import { schemaChecks, schemaIssues } from "../util/schema-issues.ts";
 
 export interface AppHooks {
@@ -234,6 +235,8 @@ export function buildDaemonApp(daemon: Daemon, hooks: AppHooks) {
         ]),
       },
     )
+    // Fork and export of this session (import makes a new session: no session's daemon serves it).
+    .use(transferRoutes(daemon))
     .get("/feedback/artifacts", () => daemon.feedback.catalog(daemon.now()), { response: { 200: FeedbackCatalogBody, ...readErrors }, detail: doc("Captures a catalog of diagnostic artifacts (scrubbed)") })
     .get(
       "/feedback/artifacts/:id",

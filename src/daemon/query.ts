@@ -11,6 +11,8 @@ const ROUTES: [RegExp, Record<string, Kind>][] = [
   [/^\/history\/attachments\/[^/]+$/, { checkpoint: "token", offset: "uint", length: "uint" }],
   // version and mode are checked by the route itself: the spec gives them their own 400 rules.
   [/^\/feedback\/artifacts\/[^/]+$/, { version: "mode", mode: "mode" }],
+  // json or markdown: the route says which are allowed.
+  [/^\/session\/export$/, { format: "mode" }],
 ];
 
 export type ParsedQuery = Record<string, string | number>;

@@ -31,6 +31,10 @@ export interface PermissionGate extends EngineGate {
   readonly secrets: Secrets;
   /** Things the user should know (a skipped symlinked rule file). */
   readonly warnings: readonly string[];
+  /** What runs without a question now (`/autonomy`, Shift+Tab in the view). */
+  readonly autonomy: Autonomy;
+  /** Throws when `sandboxed` is asked for and no sandbox runs. */
+  setAutonomy(level: Autonomy): void;
 }
 
 export interface GateOptions {
@@ -102,6 +106,7 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
   // Project trust (src/config/trust): the file's allow rules are used only when the user added them
   // ("allow always in this project") or trusted the project; the loader's notice names the others.
   const usableAllows = new Set(opts.loaded.trust.projectAllowRules);
+  const waitingAllows = projectRules.filter((r) => r.effect === "allow" && !usableAllows.has(r.text));
   projectRules = projectRules.filter((r) => r.effect !== "allow" || usableAllows.has(r.text));
   const answers = new RuleAnswerStore(opts.loaded.trust.ruleAnswersFile);
 
@@ -116,16 +121,29 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     const parsed = parseRule(`read(${escapeGlob(resolve(opts.toolOutputDir))}/**)`);
     if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: "built-in" });
   }
-  const autonomy = opts.sandbox?.autonomy ?? "ask";
-  // Accepting edits is a built-in rule, so deny and ask rules, secret files and symlinks hold as for read(./**).
-  if (autonomy !== "ask") {
-    const parsed = parseRule("edit(./**)");
-    if (parsed.ok) defaultRules.push({ ...parsed.rule, effect: "allow" as const, origin: `autonomy ${autonomy}` });
-  }
   const sandboxed = opts.sandbox?.active === true;
+  let autonomy: Autonomy = opts.sandbox?.autonomy ?? "ask";
+  // Accepting edits is a built-in rule, so deny and ask rules, secret files and symlinks hold as for read(./**).
+  const autonomyRules: Rule[] = [];
+  const setAutonomy = (level: Autonomy) => {
+    if (level === "sandboxed" && !sandboxed) throw new Error("autonomy sandboxed needs a sandbox, and shell commands run without one in this session");
+    autonomy = level;
+    autonomyRules.length = 0;
+    const parsed = parseRule("edit(./**)");
+    if (level !== "ask" && parsed.ok) autonomyRules.push({ ...parsed.rule, effect: "allow", origin: `autonomy ${level}` });
+  };
+  setAutonomy(autonomy === "sandboxed" && !sandboxed ? "accept_edits" : autonomy);
   const secrets = Secrets.fromConfig(opts.loaded, base);
   const shellDialect = opts.loaded.config.agent_behavior?.shell.command ?? "bash";
-  const evaluator = new RuleEvaluator(() => [...defaultRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
+  const evaluator = new RuleEvaluator(() => [...defaultRules, ...autonomyRules, ...globalRules, ...projectRules, ...runRules, ...sessionRules], base, secrets, shellDialect);
+  // A call that only a project allow rule waiting for trust would allow: the reason says so, not "no rule".
+  const waiting = new RuleEvaluator(() => waitingAllows, base, secrets, shellDialect);
+  const untrustedReason = (call: { tool: string; input: Record<string, unknown>; cwd: string }, ev: Evaluation): Evaluation => {
+    if (ev.effect !== null || waitingAllows.length === 0) return ev;
+    const would = waiting.evaluate(call, "all");
+    if (would.effect !== "allow") return ev;
+    return { ...ev, reason: `the project is not trusted: its allow rule ${would.rule ?? `in ${projectShown}`} is not used until you run 'agent trust' (${ev.reason})` };
+  };
   const matcher: MatcherName = opts.loaded.config.default_permission_matcher ?? "standard";
   const autonomous = opts.loaded.config.autonomous_permission_matcher;
   const maxDenials = autonomous?.max_consecutive_denials ?? DEFAULT_MAX_DENIALS;
@@ -144,6 +162,10 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
     matcher,
     secrets,
     warnings,
+    get autonomy() {
+      return autonomy;
+    },
+    setAutonomy,
     async check(req, signal) {
       if (NO_PERMISSION_TOOLS.includes(req.tool) || matcher === "bypass") return { kind: "allow" };
       const call = { tool: req.tool, input: req.input, cwd: req.cwd };
@@ -155,7 +177,7 @@ export async function loadPermissionGate(opts: GateOptions): Promise<PermissionG
         return { kind: "ask", reason: `the command asks to run OUTSIDE the sandbox (${opts.sandbox!.description}), with full access to your files and the network${rules}`, suggestedRule: "" };
       }
       if (matcher === "bypass_plus") return fromRules(evaluator.evaluate(call, "deny_only")) ?? { kind: "allow" };
-      const ev = evaluator.evaluate(call, "all");
+      const ev = untrustedReason(call, evaluator.evaluate(call, "all"));
       // Sandboxed autonomy: a command no rule decides (or that cannot be read, when no deny rule could
       // match it) runs contained without a question. Ask rules written by the user still ask.
       if (req.tool === "shell" && sandboxed && autonomy === "sandboxed" && (ev.effect === null || ev.unreadable)) {

@@ -116,3 +116,17 @@ export function appendAllowRule(path: string, rule: string): void {
   }
   writeFileAtomic(path, (text.trim() === "" ? HEADER : "") + doc.toString(), mode);
 }
+
+/** Every problem of the global and the project rule file (`agent config validate`); a missing file has none. */
+export function ruleFileProblems(files: readonly { path: string; shownAs: string }[]): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  for (const file of files) {
+    try {
+      readRuleFile(file.path, file.shownAs);
+    } catch (error) {
+      if (!(error instanceof PermissionRuleError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  return problems;
+}

@@ -164,6 +164,7 @@ export const InterrogativeSchema = Type.Union([
     tool: Type.String(),
     arguments: Type.Record(Type.String(), Type.Unknown()),
     reason: Type.String(),
+    suggested_rule: Type.Optional(Type.String({ description: "The allow rule(s) an 'allow always' answer writes (several joined by ', '); absent when no rule can allow the call." })),
     subagent: Type.Optional(SubagentRefSchema),
   }),
   Type.Object({ id: Type.String(), kind: Type.Literal("goal_approval"), turn_id: Type.String(), goal: Type.String() }),

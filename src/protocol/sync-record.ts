@@ -18,6 +18,7 @@ import {
   UserMessageSchema,
 } from "./conversation-schema.ts";
 import { GoalChangeSchema, GoalSchema } from "./goal.ts";
+import { HookRunSchema } from "./hook.ts";
 import { NotificationDeliverySchema, NotificationSchema } from "./notification.ts";
 import { PlanItemSchema } from "./plan.ts";
 import { CheckpointFileSchema, RewindModeSchema, SettledFileSchema } from "./checkpoint.ts";
@@ -164,6 +165,7 @@ export const EngineEventVariants = [
     restored: Type.Array(S, { description: "Absolute paths put back to their restore point." }),
     kept: Type.Array(S, { description: "Absolute paths someone changed since the turn, kept as they are (--keep)." }),
   }),
+  variant("hook_ran", "A command of the hooks config ran on an engine event (docs/hooks.md); turn_id is empty outside a turn.", { turn_id: S, hook: HookRunSchema }),
   variant("subagent_started", "The task tool call parent_tool_call_id started a subagent (its own messages are not recorded).", {
     subagent_id: S,
     name: S,

@@ -41,6 +41,8 @@ export const ActionAvailabilitySchema = Type.Object({
 export const ActiveModeSchema = Type.Object({
   facet: Type.String(),
   model: Type.String({ description: "A model name, or `name(level)` when a reasoning level other than the model's default was chosen." }),
+  sandbox: Type.Optional(Type.String({ description: "Where shell commands run: `workspace_write, no network`, `read_only, network allowed`, or `off` (docs/permissions.md)." })),
+  autonomy: Type.Optional(Type.String({ description: "What runs without a question: `ask`, `accept_edits` or `sandboxed`." })),
 });
 export type ActiveMode = Static<typeof ActiveModeSchema>;
 

@@ -22,6 +22,10 @@ export interface PolicyPlaces {
   agentDirs: string[];
   /** `permissions.secret_files` entries naming one file or directory (no wildcard). */
   secretPaths: string[];
+  /** `$XDG_RUNTIME_DIR`: the user's session bus and service sockets live there. */
+  runtimeDir?: string;
+  /** `$SSH_AUTH_SOCK`: the SSH agent signs with the user's keys for whoever connects. */
+  sshAgentSocket?: string;
 }
 
 const inside = (dir: string, path: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -37,6 +41,13 @@ function real(path: string): string {
 /** The home directories of credentials commands never need: ssh keys, cloud and package-signing keys. */
 export const SECRET_HOME_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".netrc", ".npmrc", ".pypirc"];
 
+/**
+ * Sockets that start programs outside any sandbox: the container engines' (root on the host). A read-only
+ * mount does not stop connect(), so they are covered like secrets; so is the runtime directory, whose
+ * session bus can start a command through the user's service manager (`systemd-run --user`).
+ */
+export const ESCAPE_SOCKETS = ["/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock"];
+
 export function sandboxPolicy(settings: SandboxSettings, places: PolicyPlaces): SandboxPolicy | null {
   if (settings.mode === "off") return null;
   const project = real(places.projectRoot);
@@ -44,7 +55,7 @@ export function sandboxPolicy(settings: SandboxSettings, places: PolicyPlaces): 
   const listed = (p: string) => settings.writableRoots.some((r) => real(r) === p);
   const readOnly = settings.mode === "workspace_write" ? [".git", ".agent"].map((d) => join(project, d)).filter((p) => existsSync(p) && !listed(p)) : [];
   const hidden: SandboxPolicy["hidden"] = [];
-  const candidates = [...SECRET_HOME_DIRS.map((d) => join(places.home, d)), ...places.agentDirs, ...places.secretPaths];
+  const candidates = [...SECRET_HOME_DIRS.map((d) => join(places.home, d)), ...places.agentDirs, ...places.secretPaths, ...ESCAPE_SOCKETS, ...[places.runtimeDir, places.sshAgentSocket].filter((p): p is string => p !== undefined)];
   for (const candidate of candidates) {
     if (!existsSync(candidate)) continue;
     const path = real(candidate);

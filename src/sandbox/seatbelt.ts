@@ -28,8 +28,8 @@ export function seatbeltProfile(policy: SandboxPolicy, tempDir: string): string 
   lines.push(`(allow file-write* ${writable.map(subpath).join(" ")})`);
   if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${policy.readOnly.map(subpath).join(" ")})`);
   if (policy.hidden.length > 0) lines.push(`(deny file-read* file-write* ${policy.hidden.map((h) => (h.directory ? subpath(h.path) : literal(h.path))).join(" ")})`);
+  // Without the network nothing of network* is allowed: local sockets included (a socket can be a proxy).
   if (policy.network) lines.push("(allow network*)");
-  else lines.push('(allow network* (remote unix-socket))');
   return `${lines.join("\n")}\n`;
 }
 

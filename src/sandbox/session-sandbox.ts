@@ -43,6 +43,8 @@ export function sessionSandbox(loaded: LoadedConfig, env: Env, projectRoot: stri
     home,
     agentDirs: [globalConfigDir(env), dataRoot(env)],
     secretPaths: literalSecretPaths(loaded.config.permissions?.secret_files ?? [], projectRoot, home),
+    ...(env.XDG_RUNTIME_DIR?.startsWith("/") ? { runtimeDir: env.XDG_RUNTIME_DIR } : {}),
+    ...(env.SSH_AUTH_SOCK?.startsWith("/") ? { sshAgentSocket: env.SSH_AUTH_SOCK } : {}),
   };
   const started = startSandbox(settings, places, host);
   const notices = [...settings.notes, ...(started.notice ? [started.notice] : [])];

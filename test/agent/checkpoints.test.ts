@@ -6,6 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Checkpoints } from "../../src/agent/checkpoints/recorder.ts";
 import { planRestore } from "../../src/agent/checkpoints/restore.ts";
+import { rewind, undo } from "../../src/agent/checkpoints/rewind.ts";
+import { SessionCommandError } from "../../src/agent/commands/types.ts";
+import type { AgentSession } from "../../src/agent/session.ts";
 import { applyEvent, type EngineEvent } from "../../src/agent/events.ts";
 import type { Conversation } from "../../src/agent/conversation.ts";
 import { contextEntries } from "../../src/agent/compaction/context.ts";
@@ -94,6 +97,43 @@ describe("a command's changes, seen by the project snapshot", () => {
   });
 });
 
+describe("a file tool's files", () => {
+  test("are saved before the call from its arguments (a patch's every file); a path outside the project is not copied", async () => {
+    const r = repo();
+    writeFileSync(r.file("a.txt"), "A0\n");
+    const outside = join(r.base, "secret.txt");
+    writeFileSync(outside, "not the project's\n");
+    r.startTurn();
+    await r.cp.beforeCall({ call_id: "c1", name: "edit", arguments: { patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-A0\n+A1\n*** Add File: new.txt\n+N\n*** End Patch\n" } }, { name: "edit" } as Tool, r.ctx);
+    await r.cp.beforeCall({ call_id: "c2", name: "write", arguments: { path: outside, content: "x" } }, write, r.ctx);
+    await r.cp.beforeCall({ call_id: "c3", name: "write", arguments: { path: "a.txt", content: "again" } }, write, r.ctx);
+    const files = saved(r.events);
+    expect(files.map((f) => f.path)).toEqual([r.file("a.txt"), r.file("new.txt")]);
+    expect(r.cp.blobs.get(files[0]!.before!).toString()).toBe("A0\n");
+    expect(files[1]!.before).toBeNull();
+  });
+});
+
+describe("a restore point that cannot be saved", () => {
+  test("the call still runs, and a warning says its files have no restore point", async () => {
+    const base = mkdtempSync(join(tmpdir(), "agent-checkpoints-full-"));
+    const root = join(base, "proj");
+    mkdirSync(root);
+    writeFileSync(join(root, "a.txt"), "A0\n");
+    // A file where the store's directory should be: every write into it fails.
+    writeFileSync(join(base, "checkpoints"), "");
+    const events: EngineEvent[] = [];
+    const cp = new Checkpoints(join(base, "checkpoints"), root, process.env);
+    cp.bind((e) => events.push(e));
+    cp.apply({ type: "turn_started", turn_id: "t1", model: "m", facet: "execute" });
+    cp.apply({ type: "user_message", turn_id: "t1", message: { id: "msg_1", role: "user", origin: "prompt", content: [], created_at: 0 } });
+    const guard = await cp.beforeCall({ call_id: "c1", name: "write", arguments: { path: "a.txt" } }, write, { cwd: root, projectRoot: root } as ToolContext);
+    expect(guard).toBeNull();
+    expect(events.map((e) => e.type)).toEqual(["notice"]);
+    expect((events[0] as Extract<EngineEvent, { type: "notice" }>).message).toContain("no restore point for the write call");
+  });
+});
+
 describe("what counts as someone else's change", () => {
   test("a file the user changed between two turns conflicts; one only the agent changed does not", async () => {
     const r = repo();
@@ -148,5 +188,55 @@ describe("rewinding the conversation", () => {
     // Files only: the conversation stays.
     applyEvent(c, { type: "rewound", action: "undo", prompt_id: "msg_1", mode: "code", turn_ids: [], restored: [], kept: [] });
     expect(c.entries).toHaveLength(2);
+  });
+});
+
+describe("/undo and /rewind on the restore points", () => {
+  /** Two turns of a session (prompts msg_1, msg_2), each changing a.txt; a stand-in session that folds what the commands record. */
+  async function twoTurns() {
+    const r = repo();
+    writeFileSync(r.file("a.txt"), "A0\n");
+    const conversation: Conversation = { entries: [] };
+    const session = { conversation, record: (e: EngineEvent) => (applyEvent(conversation, e), r.events.push(e), r.cp.apply(e)) } as unknown as AgentSession;
+    for (const content of ["A1\n", "A2\n"]) {
+      const t = r.startTurn();
+      const id = `msg_${conversation.entries.length + 1}`;
+      applyEvent(conversation, { type: "user_message", turn_id: "t", message: { id, role: "user", origin: "prompt", content: [{ type: "text", text: content.trim() }], created_at: 0 } });
+      await r.cp.beforeCall({ call_id: "c", name: "write", arguments: { path: "a.txt" } }, write, r.ctx);
+      writeFileSync(r.file("a.txt"), content);
+      t.end();
+    }
+    return { r, session, read: () => readFileSync(r.file("a.txt"), "utf8") };
+  }
+
+  test("/undo twice walks back one turn at a time, then says there is nothing left", async () => {
+    const { r, session, read } = await twoTurns();
+    undo(session, r.cp, null);
+    expect(read()).toBe("A1\n");
+    undo(session, r.cp, null);
+    expect(read()).toBe("A0\n");
+    expect(() => undo(session, r.cp, null)).toThrow("no turn has file changes left to undo");
+  });
+
+  test("a conflict refuses without a choice and changes nothing; --force overwrites the user's change", async () => {
+    const { r, session, read } = await twoTurns();
+    writeFileSync(r.file("a.txt"), "mine\n");
+    let refused: unknown;
+    try {
+      rewind(session, r.cp, "1", "code", null);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(SessionCommandError);
+    expect((refused as SessionCommandError).code).toBe("checkpoint_conflict");
+    expect((refused as SessionCommandError).message).toContain("a.txt (changed since the agent changed it)");
+    expect(read()).toBe("mine\n");
+    expect(r.events.some((e) => e.type === "rewound")).toBe(false);
+    const done = rewind(session, r.cp, "1", "code", "force");
+    expect(done.data).toMatchObject({ restored: ["a.txt"], kept: [] });
+    expect(read()).toBe("A0\n");
+    // Files only: both prompts stay in the conversation, and nothing is left to undo.
+    expect(session.conversation.entries).toHaveLength(2);
+    expect(r.cp.liveTurns()).toHaveLength(0);
   });
 });

@@ -57,6 +57,8 @@ describe("permission asks", () => {
     await waitFor(() => r.of("interrogative_opened").length === 1, "the question");
     const q = r.of("interrogative_opened")[0]!.interrogative;
     expect(q.kind === "permission" && q.tool).toBe("write");
+    // The question carries the rule "allow always" will write, for the client to show.
+    expect(q.kind === "permission" && q.suggested_rule).toBe("write(*)");
     expect(r.session.pendingInterrogatives().map((i) => i.id)).toEqual([q.id]);
     r.session.answer(q.id, { decision: "allow_always", scope: "session" });
     await r.session.idle();

@@ -215,6 +215,12 @@ describe("other validation rules", () => {
     expect(timeout.column).toBe(38);
   });
 
+  test("list bounds of the schema hold in the loader as in a JSON Schema validator (notify: [] was accepted, ajv refused it)", () => {
+    expect(problemLines(errorsOf(`notify: []\n`).result, "error")).toEqual(["notify: must not be an empty list"]);
+    expect(problemLines(errorsOf(`daemon:\n  instruction_files: []\n`).result, "error")).toEqual(["daemon.instruction_files: must not be an empty list"]);
+    expect(problemLines(errorsOf(`notify_events:\n  turn_completed: [program, program]\n`).result, "error")).toEqual(["notify_events.turn_completed: lists an item twice"]);
+  });
+
   test("unknown keys are warnings with a suggestion", () => {
     const { result } = errorsOf(`daemon:\n  max_tool_turn: 5\n`);
     expect(result.ok).toBe(true);

@@ -33,6 +33,8 @@ const ROUTES = [
   "post /commands/{name}",
   "post /interrupt",
   "post /session/stop",
+  "post /session/fork",
+  "get /session/export",
   "get /history",
   "get /history/attachments/{artifact_id}",
   "get /feedback/artifacts",

@@ -52,21 +52,21 @@ describe("GET /sync: active facet and model", () => {
     };
     await start();
     const fresh = await sync();
-    expect(fresh.active).toEqual({ facet: "plan", model: "m" });
+    expect(fresh.active).toEqual({ facet: "plan", model: "m", sandbox: "off", autonomy: "ask" });
     expect(fresh.turn.turn_id).toBeNull();
 
     // The review facet pins `big`; /model then sets the session's own model, even in a pinned facet.
     await command("facet", ["review"]);
-    expect((await sync()).active).toEqual({ facet: "review", model: "big" });
+    expect((await sync()).active).toEqual({ facet: "review", model: "big", sandbox: "off", autonomy: "ask" });
     await command("model", ["m"]);
     const switched = await sync();
-    expect(switched.active).toEqual({ facet: "review", model: "m" });
+    expect(switched.active).toEqual({ facet: "review", model: "m", sandbox: "off", autonomy: "ask" });
     expect(switched.catalog_revision).toBe(fresh.catalog_revision);
 
     await running!.stop();
     running = undefined;
     await start();
-    expect((await sync()).active).toEqual({ facet: "review", model: "m" });
+    expect((await sync()).active).toEqual({ facet: "review", model: "m", sandbox: "off", autonomy: "ask" });
 
     const stop = await fetch(`${running!.url}/session/stop`, { method: "POST", headers: auth, body: "{}" });
     expect(stop.status).toBe(200);

@@ -57,7 +57,13 @@ function project(script: FakeStep[]) {
     const p = Bun.spawnSync([BINARY, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
     return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
   };
-  return { base, root, env, read, agent, fake: fake! };
+  /** For runs that call the model: the fake answers from this process, so the run must not block it. */
+  const run = async (args: string[]) => {
+    const proc = Bun.spawn([BINARY, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { code, out, err };
+  };
+  return { base, root, env, read, agent, run, fake: fake! };
 }
 
 /** The client of a session's daemon, from the files `agent new` wrote. */
@@ -125,6 +131,26 @@ describe("checkpoints (compiled binary, session daemon)", () => {
     expect(p.agent(["sessions", "stop", id]).code).toBe(0);
     expect(p.agent(["sessions", "rm", id]).code).toBe(0);
     expect(existsSync(join(dir, "checkpoints"))).toBe(false);
+  }, 120_000);
+
+  test("agent exec --session: /undo refuses naming a file the user changed since, and exits 1 with the file as it was; --force restores it", async () => {
+    const p = project([turn("Writing.", [call("write", { path: "a.txt", content: "A1\n" }), call("shell", { command: "printf 'C1\\n' > c.txt" })]), turn("Done.")]);
+    const first = await p.run(["exec", "--json", "change a and c"]);
+    expect(first.code).toBe(0);
+    const id = (JSON.parse(first.out.split("\n")[0]!) as { session_id: string }).session_id;
+    expect(id).toMatch(/^ses_/);
+    expect([p.read("a.txt"), p.read("c.txt")]).toEqual(["A1\n", "C1\n"]);
+    writeFileSync(join(p.root, "a.txt"), "mine\n");
+
+    const refused = await p.run(["exec", "--session", id, "/undo"]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("/undo: not restored: a file was changed by someone else since the agent changed it: a.txt (changed since the agent changed it). Nothing was changed.");
+    expect([p.read("a.txt"), p.read("c.txt")]).toEqual(["mine\n", "C1\n"]);
+
+    const forced = await p.run(["exec", "--session", id, "/undo --force"]);
+    expect(forced.code).toBe(0);
+    expect(forced.err).toContain("restored a.txt, c.txt.");
+    expect([p.read("a.txt"), p.read("c.txt")]).toEqual(["A0\n", "C0\n"]);
   }, 120_000);
 
   test("/rewind to an earlier prompt after a daemon restart: a file the user changed is named and not overwritten; code and conversation go back", async () => {

@@ -39,11 +39,14 @@ function project() {
     "---\ndescription: Review a pull request\nargument-hint: PR-NUMBER [FOCUS]\n---\nReview pull request #$1, focusing on $2. All arguments: $ARGUMENTS.\nRead @docs/guide.md first.\n",
   );
   write(join(root, ".agent", "commands", "status.md"), "---\ndescription: Summarize the status\n---\n!printf 'SHELL%s' -RAN-OUT\nSummarize the status above.\n");
-  write(join(root, ".agent", "commands", "leak.md"), "Look at @../secret.txt and @docs/linked.md\n");
+  write(join(root, ".agent", "commands", "leak.md"), "Look at @../secret.txt and @docs/linked.md and @private/key.txt\n");
+  write(join(root, "private", "key.txt"), `${CANARY}-denied-by-rule\n`);
   write(join(root, ".claude", "commands", "explain.md"), "Explain $ARGUMENTS simply.\n");
   // The project's .agent/commands wins over its .claude/commands.
   write(join(root, ".claude", "commands", "review.md"), "the Claude Code copy\n");
   write(join(config, "commands", "frontend", "button.md"), "---\ndescription: Make a button\n---\nMake a button labelled $1.\n");
+  write(join(root, ".agent", "commands", "narrow.md"), "---\nallowed-tools: Bash(git status:*)\n---\n!printf 'NARROW%s' -RAN\nDone.\n");
+  write(join(config, "commands", "fast.md"), "---\nmodel: m2\n---\nQuick: $ARGUMENTS\n");
   write(join(root, ".agent", "skills", "deploy", "SKILL.md"), "---\ndescription: Deploy the app\n---\nDeploy steps for $1: build, then upload.\n");
   const env = { HOME: home, XDG_DATA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
   return {
@@ -53,7 +56,7 @@ function project() {
       write(
         join(config, "config.yaml"),
         `providers:\n  local: { kind: { type: custom_b_compatible }, url: "${fake.base}" }\n` +
-          "models:\n  m: { provider: local, class: full, context_window: 32000 }\n" +
+          "models:\n  m: { provider: local, class: full, context_window: 32000 }\n  m2: { provider: local, class: mini, context_window: 32000 }\n" +
           "defaults: { full: m, mini: m }\ndefault_permission_matcher: standard\n",
       );
       return fake;
@@ -61,6 +64,10 @@ function project() {
     /** An allow rule in the user's own permissions.yaml. */
     allow(rule: string) {
       write(join(config, "permissions.yaml"), `allow:\n  - ${rule}\n`);
+    },
+    /** The user's own permissions.yaml. */
+    rules(text: string) {
+      write(join(config, "permissions.yaml"), text);
     },
     async exec(...args: string[]) {
       const proc = Bun.spawn([BINARY, "exec", ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
@@ -112,14 +119,16 @@ describe("custom commands (compiled binary, agent exec)", () => {
     expect(prompt(f)).toContain("Use the skill deploy");
   }, 60_000);
 
-  test("@file never inlines a file outside the project, directly or through a link", async () => {
+  test("@file never inlines a file outside the project, directly or through a link, nor one the rules deny reading", async () => {
     const p = project();
     const f = p.model();
+    p.rules("deny:\n  - read(private/**)\n");
     const r = await p.exec("/leak");
     expect(r.code).toBe(0);
     expect(JSON.stringify(f.requests)).not.toContain(CANARY);
     expect(r.stderr).toContain("@docs/linked.md was not inlined");
     expect(r.stderr).toContain("@../secret.txt was not inlined");
+    expect(r.stderr).toContain("@private/key.txt was not inlined: the permission rules deny reading it");
     expect(r.stdout + r.stderr).not.toContain(CANARY);
   }, 60_000);
 
@@ -147,6 +156,35 @@ describe("custom commands (compiled binary, agent exec)", () => {
     expect(prompt(f)).toContain("$ printf 'SHELL%s' -RAN-OUT\nSHELL-RAN-OUT");
     expect(prompt(f)).toContain("Summarize the status above.");
   }, 90_000);
+
+  test("allowed-tools narrows which ! lines run: an allowed rule does not widen it", async () => {
+    const p = project();
+    const f = p.model();
+    p.allow("shell(printf:*)");
+    const r = await p.exec("--trust-project", "/narrow");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("the command's allowed-tools (Bash(git status:*)) do not include it");
+    expect(JSON.stringify(f.requests)).not.toContain("NARROW-RAN");
+  }, 60_000);
+
+  test("a command's model runs its turn", async () => {
+    const p = project();
+    const f = p.model();
+    expect((await p.exec("/fast go")).code).toBe(0);
+    expect(prompt(f)).toBe("Quick: go");
+    expect(f.requests.at(-1)!.body.model).toBe("m2");
+  }, 60_000);
+
+  test("/init asks the model to write AGENTS.md; /shell is denied in exec without a rule", async () => {
+    const p = project();
+    const f = p.model();
+    expect((await p.exec("/init")).code).toBe(0);
+    expect(prompt(f)).toContain("Write an AGENTS.md file at the root of this project");
+    const r = await p.exec("/shell printf 'X%s' Y");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("/shell: Permission denied: this call needs the user's approval");
+    expect(r.stdout + r.stderr).not.toContain("XY");
+  }, 60_000);
 
   test("a prompt that starts with a slash but names no command is sent as written", async () => {
     const p = project();

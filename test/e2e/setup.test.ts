@@ -56,6 +56,9 @@ describe("agent setup", () => {
     t.write(ENTER);
     await t.waitFor("Run `agent` to start", "the end of setup");
     expect(t.text()).not.toContain(KEY);
+    // Choosing the key file turns on command substitution for the whole global config: setup says so.
+    expect(t.text()).toContain("note     read with $(cat ...): $(command) substitution is now on");
+    expect(t.text()).toContain("for your whole global config (config_command_substitution).");
 
     const listing = fake.requests.find((r) => r.path === "/v1/models")!;
     expect(listing.method).toBe("GET");

@@ -1,5 +1,6 @@
 // The compiled binary's conversation view in a real terminal (a PTY feeding @xterm/headless): scripted
-// projects on the built-in `test` provider, terminal sessions closed and daemons stopped after the file.
+// projects on the built-in `test` provider, terminal sessions closed and every daemon of their projects
+// stopped after the file.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,26 +32,29 @@ export function scriptedProject(script: string, options: { env?: Record<string, 
 /** Terminal sessions of one test file: every one started is closed, every session seen is stopped. */
 export class Terminals {
   private readonly open: TermSession[] = [];
-  private readonly sessions: { id: string; p: TuiProject }[] = [];
+  // Every project a terminal ran in: its data root is its own, so `sessions stop --all` there stops exactly
+  // the daemons this file started, also those whose session id never reached the screen (a failed test).
+  private readonly projects = new Set<TuiProject>();
 
   start(p: TuiProject, args: string[], background?: string): TermSession {
     const t = new TermSession([BINARY, ...args], { cwd: p.root, env: p.env, background });
     this.open.push(t);
+    this.projects.add(p);
     return t;
   }
 
-  /** The session id the view printed; its daemon is stopped at the end. */
+  /** The session id the view printed (its daemon is stopped at the end with the project's others). */
   sessionOf(t: TermSession, p: TuiProject): string {
     const m = /session (ses_[0-9a-z]+)/.exec(t.text());
     if (!m) throw new Error(`no session id on screen:\n${t.screen()}`);
-    this.sessions.push({ id: m[1]!, p });
+    this.projects.add(p);
     return m[1]!;
   }
 
   async closeAll(): Promise<void> {
     for (const t of this.open) await t.close();
-    // `sessions stop` waits for its daemon to exit: the stops run side by side.
-    await Promise.all(this.sessions.map(({ id, p }) => Bun.spawn([BINARY, "sessions", "stop", id], { cwd: p.root, env: p.env, stdout: "ignore", stderr: "ignore" }).exited));
+    // `sessions stop` waits for its daemons to exit: the projects' stops run side by side.
+    await Promise.all([...this.projects].map((p) => Bun.spawn([BINARY, "sessions", "stop", "--all"], { cwd: p.root, env: p.env, stdout: "ignore", stderr: "ignore" }).exited));
   }
 }
 

@@ -17,13 +17,6 @@ export interface PgServer {
 let server: PgServer | undefined;
 let databases = 0;
 
-/** Whether this run uses PostgreSQL for the gateway suite (`AGENT_TEST_DB=pg`); the default is sqlite. */
-export function testDialect(): "sqlite" | "pg" {
-  const value = process.env.AGENT_TEST_DB ?? "sqlite";
-  if (value !== "sqlite" && value !== "pg") throw new Error(`AGENT_TEST_DB must be sqlite or pg, got ${JSON.stringify(value)}`);
-  return value;
-}
-
 function binDir(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "pg_ctl"))) : [];

@@ -47,6 +47,17 @@ describe("allow rules of a cloned project", () => {
     expect((await trusted.gate.check(p.shell("rm -rf x"))).kind).toBe("deny");
   });
 
+  test("a call only a waiting allow rule would allow is asked about as untrusted, naming the rule and 'agent trust' (not 'no rule')", async () => {
+    const p = cloned("allow:\n  - shell(make test)\n");
+    const { gate } = await p.gate();
+    const waiting = await gate.check(p.shell("make test"));
+    expect(waiting.kind).toBe("ask");
+    expect(waiting.kind === "ask" && waiting.reason).toBe("the project is not trusted: its allow rule shell(make test) (.agent/permissions.yaml:2:5) is not used until you run 'agent trust' (no rule allows `make test`)");
+    // A call no rule of the project would allow keeps the plain reason.
+    const other = await gate.check(p.shell("make deploy"));
+    expect(other.kind === "ask" && other.reason).toBe("no rule allows `make deploy`");
+  });
+
   test("a project with only deny and ask rules needs no trust", async () => {
     const p = cloned("ask:\n  - shell(git push:*)\ndeny:\n  - read(~/.ssh/**)\n");
     const { loaded, gate } = await p.gate();

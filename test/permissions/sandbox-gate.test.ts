@@ -65,3 +65,19 @@ describe("rules of one run", () => {
     expect((error as Error).message).toBe("--allow:1:1: rule 'Bash(npm run *)': 'Bash(npm run *)' is Claude Code's rule form; ours is 'shell(npm run:*)'");
   });
 });
+
+describe("changing autonomy during the session", () => {
+  test("setAutonomy takes effect at once; sandboxed needs a running sandbox", async () => {
+    const { gate, check } = await gateFor({ sandbox: { ...on, autonomy: "ask" } });
+    expect((await check("shell", { command: "make" })).kind).toBe("ask");
+    gate.setAutonomy("sandboxed");
+    expect(gate.autonomy).toBe("sandboxed");
+    expect((await check("shell", { command: "make" })).kind).toBe("allow");
+    expect((await check("edit", { path: "a.ts", old_string: "a", new_string: "b" })).kind).toBe("allow");
+    gate.setAutonomy("ask");
+    expect((await check("edit", { path: "a.ts", old_string: "a", new_string: "b" })).kind).toBe("ask");
+    const off = await gateFor({ sandbox: { ...on, active: false, autonomy: "ask" } });
+    expect(() => off.gate.setAutonomy("sandboxed")).toThrow("autonomy sandboxed needs a sandbox");
+    expect(off.gate.autonomy).toBe("ask");
+  });
+});

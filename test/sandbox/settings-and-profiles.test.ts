@@ -88,6 +88,33 @@ describe("policy and bubblewrap arguments", () => {
     expect(bwrapArgs({ ...policy, network: true }, "/t")).not.toContain("--unshare-net");
   });
 
+  test("the user's runtime directory (session bus) is covered like a secret", () => {
+    const env = configEnv();
+    const p = places(env.root);
+    const runtimeDir = join(env.root, "run-user-1000");
+    mkdirSync(runtimeDir);
+    const policy = sandboxPolicy({ mode: "workspace_write", network: false, writableRoots: [], autonomy: "ask", notes: [] }, { ...p, runtimeDir })!;
+    expect(bwrapArgs(policy, "/t").join(" ")).toContain(`--tmpfs ${runtimeDir} --remount-ro ${runtimeDir}`);
+  });
+
+  test.skipIf(process.platform !== "linux" || Bun.which("bwrap") === null)("a socket under a read-only mount still connects; the SSH agent's is covered", async () => {
+    const env = configEnv();
+    const p = places(env.root);
+    const socket = join(env.root, "agent.sock");
+    const server = Bun.listen({ unix: socket, socket: { data() {}, open(s) { s.end(); } } });
+    try {
+      const connect = [process.execPath, "-e", `await Bun.connect({ unix: ${JSON.stringify(socket)}, socket: { data() {} } }); console.log("connected"); process.exit(0);`];
+      const run = (sshAgentSocket?: string) => {
+        const policy = sandboxPolicy({ mode: "workspace_write", network: false, writableRoots: [], autonomy: "ask", notes: [] }, { ...p, ...(sshAgentSocket ? { sshAgentSocket } : {}) })!;
+        return Bun.spawnSync(["bwrap", ...bwrapArgs(policy, env.root), "--", ...connect], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+      };
+      expect(run()).toContain("connected");
+      expect(run(socket)).not.toContain("connected");
+    } finally {
+      server.stop(true);
+    }
+  });
+
   test("read_only writes nothing but the shell's own temp dir; off is no policy", () => {
     const env = configEnv();
     const p = places(env.root);
@@ -143,7 +170,7 @@ describe("Seatbelt profile (macOS)", () => {
     expect(profile).toContain(`(deny file-write* (subpath "/Users/a/my \\"proj\\"/.git"))`);
     expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/a/.ssh") (literal "/Users/a/proj/.env"))');
     expect(profile).toContain("(allow process-info* (target same-sandbox))");
-    expect(profile).not.toContain("(allow network*)");
+    expect(profile).not.toContain("network");
     expect(seatbeltProfile({ ...POLICY, network: true }, "/t")).toContain("(allow network*)");
   });
 });

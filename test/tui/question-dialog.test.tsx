@@ -48,6 +48,12 @@ describe("question dialog", () => {
     expect(answers).toEqual([{ decision: "reject", message: "too risky" }]);
   });
 
+  test("a permission ask shows the rule each 'allow always' writes", () => {
+    const ui = render(<QuestionDialog question={{ id: "q5", kind: "permission", turn_id: "t", tool: "shell", arguments: { command: "npm test" }, reason: "no rule allows `npm test`", suggested_rule: "shell(npm test)" }} more={0} onAnswer={() => {}} active error={null} />);
+    expect(ui.lastFrame()).toContain("2. Allow always in this session: shell(npm test)");
+    expect(ui.lastFrame()).toContain("3. Allow always in this project (adds shell(npm test) to .agent/permissions.yaml)");
+  });
+
   test("a permission ask: Down twice and Enter (in one read) is allow always in this project", async () => {
     const answers: InterrogativeAnswer[] = [];
     const ui = render(<QuestionDialog question={{ id: "q3", kind: "permission", turn_id: "t", tool: "shell", arguments: { command: "rm -rf build" }, reason: "no rule allows it" }} more={0} onAnswer={(a) => answers.push(a)} active error="the answer was not accepted: x" />);

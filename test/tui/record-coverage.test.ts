@@ -47,6 +47,7 @@ const EXPECTED: Record<string, Expectation> = {
   plan_handoff: { handling: "shown", fields: { from: "plan", to: "execute", goal_id: null } },
   goal_changed: { handling: "shown" },
   notification: { handling: "shown" },
+  hook_ran: { handling: "shown", fields: { turn_id: "trn_1", hook: { event: "PreToolUse", command: "./guard.sh", origin: "global", tool: "shell", outcome: "blocked", exit_code: 2, duration_ms: 5, message: "no rm -rf" } } },
   checkpoint_saved: { handling: "ignored", fields: { turn_id: "trn_1", prompt_id: "msg_u1", call_id: "call_1", files: [{ path: "/p/a.ts", before: null }] } },
   checkpoint_settled: { handling: "ignored", fields: { turn_id: "trn_1", files: [{ path: "/p/a.ts", after: null }] } },
   rewound: { handling: "shown", fields: { action: "rewind", prompt_id: "msg_u1", mode: "both", turn_ids: ["trn_1"], restored: ["/p/a.ts"], kept: [] } },

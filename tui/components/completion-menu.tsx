@@ -1,6 +1,6 @@
 // The completion menu under the prompt editor: commands with their summaries, files, models with their
-// window and price, facets with their description. The chosen row is marked; Up/Down move, Tab or Enter
-// pick, Esc closes.
+// window and price, facets with their description. The chosen row is marked and its description shown
+// whole; Up/Down move, Tab or Enter pick, Esc closes.
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
 import type { CompletionItem } from "../completion.ts";
@@ -17,7 +17,8 @@ export function CompletionMenu({ items, selected, empty }: { items: CompletionIt
           <Box width={width + 4} flexShrink={0}>
             <Text color={i === selected ? c.selection : undefined} bold={i === selected} wrap="truncate-end">{`${i === selected ? "❯ " : "  "}${item.label}`}</Text>
           </Box>
-          <Text dimColor wrap="truncate-end">{item.detail}</Text>
+          {/* The chosen row's description is shown whole (wrapped in its column); the others stay one row. */}
+          <Text dimColor wrap={i === selected ? "wrap" : "truncate-end"}>{item.detail}</Text>
         </Box>
       ))}
       <Text dimColor>{"  Tab or Enter picks · Esc closes"}</Text>

@@ -4,6 +4,7 @@
 import { Box, Text, useInput, usePaste } from "ink";
 import type { ReactNode } from "react";
 import { backspace, deleteForward, EMPTY_EDITOR, end, home, insert, killLineBack, moveBy, moveLine, type EditorState } from "../editor-model.ts";
+import { DEFAULT_KEYS, matches, type KeyMap } from "../keys/keymap.ts";
 import { useTheme, type Palette } from "../theme/theme.ts";
 
 export interface PromptEditorProps {
@@ -17,9 +18,11 @@ export interface PromptEditorProps {
   placeholder: string;
   /** An open completion menu takes Up, Down, Tab, Enter and Esc. */
   menu?: { move(dir: -1 | 1): void; /** false: nothing to pick, Enter sends */ accept(): boolean; close(): void } | null;
+  /** The rebindable keys (tui.keys): line break, line start and end, clear the line. */
+  keys?: KeyMap;
 }
 
-export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, placeholder, menu }: PromptEditorProps): ReactNode {
+export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, placeholder, menu, keys = DEFAULT_KEYS }: PromptEditorProps): ReactNode {
   usePaste((text) => onEdit((v) => insert(v, text)), { isActive: active });
   useInput(
     (input, key) => {
@@ -30,8 +33,7 @@ export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, place
         if (key.escape) return menu.close();
         if (key.return && !key.meta && !key.shift && menu.accept()) return;
       }
-      if (key.return && (key.meta || key.shift)) return onEdit((v) => insert(v, "\n"));
-      if (input === "\n" || (key.ctrl && input === "j")) return onEdit((v) => insert(v, "\n"));
+      if (matches(keys, "newline", input, key)) return onEdit((v) => insert(v, "\n"));
       if (key.return) {
         // A trailing backslash continues the line, as in a shell.
         if (value.text.endsWith("\\") && value.cursor === value.text.length) return onEdit((v) => ({ text: `${v.text.slice(0, -1)}\n`, cursor: v.text.length }));
@@ -42,16 +44,18 @@ export function PromptEditor({ value, onEdit, onSubmit, onHistory, active, place
       if (key.downArrow) return moveOr(moveLine(value, 1), () => onHistory(1));
       if (key.leftArrow) return onEdit((v) => moveBy(v, -1));
       if (key.rightArrow) return onEdit((v) => moveBy(v, 1));
-      if (key.home || (key.ctrl && input === "a")) return onEdit(home);
-      if (key.end || (key.ctrl && input === "e")) return onEdit(end);
-      if (key.ctrl && input === "u") return onEdit(killLineBack);
+      if (matches(keys, "line_start", input, key)) return onEdit(home);
+      if (matches(keys, "line_end", input, key)) return onEdit(end);
+      if (matches(keys, "clear_line", input, key)) return onEdit(killLineBack);
       if (key.backspace) return onEdit(backspace);
       if (key.delete || (key.ctrl && input === "d")) return onEdit(deleteForward);
       if (key.ctrl || key.meta || key.escape || key.tab || !input) return;
       // Typed text and Enter can arrive in one read (fast typing over a slow link, a script driving the
       // terminal). Pastes come bracketed (usePaste above), so a CR here is an Enter press.
       if (input.length > 1 && input.includes("\r")) return typedWithEnter(input);
-      onEdit((v) => insert(v, input));
+      // A control key that came in one read with typed text (an unbound Ctrl+G before `!`) is not text.
+      const text = input.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+      if (text) onEdit((v) => insert(v, text));
     },
     { isActive: active },
   );

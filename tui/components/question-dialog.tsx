@@ -18,8 +18,9 @@ export function choicesFor(q: Interrogative): Choice[] {
   if (q.kind === "permission") {
     return [
       { label: "Allow once", answer: { decision: "allow_once" } },
-      { label: "Allow always in this session", answer: { decision: "allow_always", scope: "session" } },
-      { label: "Allow always in this project", answer: { decision: "allow_always", scope: "project" } },
+      // The rule "allow always" writes is shown with it (the project one goes into .agent/permissions.yaml).
+      { label: `Allow always in this session${q.suggested_rule ? `: ${q.suggested_rule}` : ""}`, answer: { decision: "allow_always", scope: "session" } },
+      { label: `Allow always in this project${q.suggested_rule ? ` (adds ${q.suggested_rule} to .agent/permissions.yaml)` : ""}`, answer: { decision: "allow_always", scope: "project" } },
       { label: "Deny (tell the model why)", answer: { decision: "deny" }, withMessage: true },
     ];
   }

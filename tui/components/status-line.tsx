@@ -51,6 +51,17 @@ export interface StatusProps {
   sessionState: string;
   /** What the session's priced messages cost (USD); null: nothing priced, nothing shown. */
   costUsd?: number | null;
+  /** `workspace_write, no network` or `off`, and `ask` / `accept_edits` / `sandboxed`: shown unless off and ask. */
+  sandbox?: string | null;
+  autonomy?: string | null;
+}
+
+/** The permission mode in a few words: `sandboxed autonomy (workspace_write, no network)`; null for the default. */
+export function permissionMode(sandbox: string | null | undefined, autonomy: string | null | undefined): string | null {
+  const off = !sandbox || sandbox === "off";
+  if (off && (!autonomy || autonomy === "ask")) return null;
+  const level = !autonomy || autonomy === "ask" ? "ask every time" : autonomy === "accept_edits" ? "accept edits" : "sandboxed autonomy";
+  return off ? `${level} · no sandbox` : `${level} (${sandbox})`;
 }
 
 /** The session's cost: cents from one cent up, "<$0.01" below (a figure of $0.00 would read as free). */
@@ -97,6 +108,7 @@ export function StatusLine(props: StatusProps): ReactNode {
     <Box justifyContent="space-between">
       {left}
       <Text wrap="truncate-start">
+        {permissionMode(props.sandbox, props.autonomy) ? <Text color={c.warning}>{`${permissionMode(props.sandbox, props.autonomy)} · `}</Text> : null}
         <Text dimColor>{`${props.model ?? "model —"} · `}</Text>
         {props.facet ? (
           <>

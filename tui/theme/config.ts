@@ -1,8 +1,8 @@
-// `tui.theme` as the user's config says it, read before the first frame. The full config loader costs
-// tens of milliseconds of module loading (and may run `$(command)` substitutions), so the files are read
-// directly: the global layer, then the project layer over it (`null` erases), as the loader merges them.
-// A value with a `$` reference goes through the full loader, which substitutes it. Config problems are
-// not reported here: the daemon reports them with every file and line.
+// `tui.theme` and `tui.keys` as the user's config says them, read before the first frame. The full config
+// loader costs tens of milliseconds of module loading (and may run `$(command)` substitutions), so the files
+// are read directly: the global layer, then the project layer over it (`null` erases), as the loader merges
+// them. A value with a `$` reference goes through the full loader, which substitutes it. Config problems
+// are not reported here: the daemon reports them with every file and line.
 import { readFileSync } from "node:fs";
 import { findConfigIn, findProject, globalConfigDir, type Env } from "../../src/config/files.ts";
 
@@ -10,8 +10,8 @@ const UNSET = Symbol("unset");
 /** TOML layers are rare; they go through the full loader rather than a second TOML parser here. */
 const TOML = Symbol("toml");
 
-/** The layer's `tui.theme`: a value, null (erased), or UNSET when the layer does not set it (or cannot be read). */
-function themeIn(path: string): unknown {
+/** The layer's `tui.<field>`: a value, null (erased), or UNSET when the layer does not set it (or cannot be read). */
+function tuiFieldIn(path: string, field: "theme" | "keys"): unknown {
   if (path.endsWith(".toml")) return TOML;
   let data: unknown;
   try {
@@ -22,15 +22,20 @@ function themeIn(path: string): unknown {
   }
   if (!isMap(data) || !("tui" in data)) return UNSET;
   if (data.tui === null) return null;
-  if (!isMap(data.tui) || !("theme" in data.tui)) return UNSET;
-  return data.tui.theme;
+  if (!isMap(data.tui) || !(field in data.tui)) return UNSET;
+  return data.tui[field];
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export async function configuredTheme(cwd: string, env: Env): Promise<unknown> {
+export function configuredTheme(cwd: string, env: Env): Promise<unknown> {
+  return configuredTuiField(cwd, env, "theme");
+}
+
+/** `tui.<field>` of the merged layers; a mapping (`tui.keys`) is merged key by key, as the loader merges. */
+export async function configuredTuiField(cwd: string, env: Env, field: "theme" | "keys"): Promise<unknown> {
   const paths: string[] = [];
   const global = findConfigIn(globalConfigDir(env));
   if (global.kind === "one") paths.push(global.path);
@@ -41,14 +46,14 @@ export async function configuredTheme(cwd: string, env: Env): Promise<unknown> {
   }
   let value: unknown = null;
   for (const path of paths) {
-    const layer = themeIn(path);
-    if (layer === TOML || (typeof layer === "string" && layer.includes("$"))) return loadedTheme(cwd, env);
-    if (layer !== UNSET) value = layer;
+    const layer = tuiFieldIn(path, field);
+    if (layer === TOML || (layer !== UNSET && JSON.stringify(layer)?.includes("$"))) return loadedField(cwd, env, field);
+    if (layer !== UNSET) value = isMap(value) && isMap(layer) ? { ...value, ...layer } : layer;
   }
   return value;
 }
 
-async function loadedTheme(cwd: string, env: Env): Promise<unknown> {
+async function loadedField(cwd: string, env: Env, field: "theme" | "keys"): Promise<unknown> {
   const { loadConfig } = await import("../../src/config/load.ts");
-  return loadConfig({ cwd, env }).config.tui?.theme ?? null;
+  return loadConfig({ cwd, env }).config.tui?.[field] ?? null;
 }

@@ -5,14 +5,15 @@
 // (shadow-git.ts). When the turn ends, `checkpoint_settled` records what the agent left each file as,
 // so a later difference is known to be someone else's. The state is a fold of the session's events:
 // it survives a restart and a resume like the conversation does.
+import { lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { READ_ONLY_TOOLS } from "../context/facets.ts";
 import type { EngineEvent } from "../events.ts";
 import { patchPaths } from "../../tools/edit/patch-parse.ts";
+import { isInside } from "../../tools/paths.ts";
 import type { Tool, ToolContext } from "../../tools/tool.ts";
 import { BlobStore, currentState, type FileState } from "./blob-store.ts";
 import { ShadowGit } from "./shadow-git.ts";
-import { readFileSync, lstatSync } from "node:fs";
 
 /** One turn's restore point: each file's state before the turn's first change, and after the turn. */
 export interface TurnCheckpoint {
@@ -108,11 +109,28 @@ export class Checkpoints {
    * for a command. The guard's `after` records what the command changed.
    */
   async beforeCall(call: { call_id: string; name: string; arguments: Record<string, unknown> }, tool: Tool, ctx: ToolContext): Promise<CallGuard | null> {
+    try {
+      const guard = await this.guard(call, tool, ctx);
+      return guard ? { after: () => guard.after().catch((error: unknown) => this.failed(call.name, error)) } : null;
+    } catch (error) {
+      this.failed(call.name, error);
+      return null;
+    }
+  }
+
+  /** The call runs anyway (the session's storage reports a full disk on its own); the person is told its files have no restore point. */
+  private failed(tool: string, error: unknown): void {
+    this.emit({ type: "notice", level: "warning", message: `no restore point for the ${tool} call: ${(error as Error)?.message ?? String(error)}; /undo and /rewind cannot put back what it changed` });
+  }
+
+  private async guard(call: { call_id: string; name: string; arguments: Record<string, unknown> }, tool: Tool, ctx: ToolContext): Promise<CallGuard | null> {
     const turn = this.current;
     if (!turn || turn.promptId === null) return null;
     const named = changedPaths(tool, call.arguments, ctx);
     if (named) {
-      this.save(turn, call.call_id, named.map((p) => ({ path: p, read: () => readNow(p) })));
+      // The file tools change nothing outside the project (they refuse): nothing there is copied either.
+      const inside = named.filter((p) => isInside(this.projectRoot, p));
+      this.save(turn, call.call_id, inside.map((p) => ({ path: p, read: () => readNow(p) })));
       return null;
     }
     if (NO_SNAPSHOT.has(call.name) || !this.shadow) return null;
@@ -165,7 +183,6 @@ export class Checkpoints {
     }
     if (saved.length > 0) this.emit({ type: "checkpoint_saved", turn_id: turn.turnId, prompt_id: turn.promptId!, call_id: callId, files: saved });
   }
-
 }
 
 /** The files a file tool will change, from its arguments as its permission check reads them; null: not a file tool. */

@@ -8,6 +8,7 @@ import type { GoalDriver } from "../goals/driver.ts";
 import type { Checkpoints } from "../checkpoints/recorder.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import type { AgentSession } from "../session.ts";
+import type { Autonomy } from "../../sandbox/settings.ts";
 import type { SessionCommandInfo, SessionCommandResult } from "../../protocol/daemon-responses.ts";
 
 /** What a command answers, and what clients see of a command (`GET /commands`): wire shapes, defined once. */
@@ -46,6 +47,8 @@ export interface CommandServices {
   extensions?: ExtensionManager;
   /** Restore points of the turns' file changes (/undo, /rewind). */
   checkpoints?: Checkpoints;
+  /** What runs without a question (/autonomy); absent when the session's gate was supplied from outside. */
+  permissions?: { readonly autonomy: Autonomy; setAutonomy(level: Autonomy): void; readonly sandbox: string };
 }
 
 export interface CommandContext {

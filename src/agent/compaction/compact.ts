@@ -7,6 +7,7 @@
 // more stripped transcript, and a stronger instruction after an empty one; when every attempt fails the
 // context is left exactly as it was and the caller gets a typed error.
 import { callProvider } from "../../providers/call.ts";
+import { preCompact } from "../hooks/engine-hooks.ts";
 import { ProviderError } from "../../providers/errors.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
 import type { ProviderRequest } from "../../providers/request.ts";
@@ -91,6 +92,7 @@ export async function compactAfterOverflow(rt: AgentRuntime, conversation: Conve
 export async function compactContext(rt: AgentRuntime, conversation: Conversation, opts: CompactOptions): Promise<CompactResult> {
   const plan = compactionPlan(rt, conversation, opts.reason);
   if (!plan) return { ok: false, error: { code: "nothing_to_compact", message: "there is nothing to compact yet" } };
+  await preCompact(rt.hooks, opts.reason === "manual", opts.instructions, opts.turnId, opts.signal);
   const summarizer = summarizerOf(rt);
   const tokensBefore = currentContextTokens(rt, conversation);
   const overhead = overheadOf(rt);

@@ -138,6 +138,8 @@ export class SubagentRun implements Watched {
       maxToolTurns: definition.maxToolTurns,
       reminders: new Reminders(spec.disabledReminders),
       authorize: (req, signal) => parent.authorize({ ...req, subagent: ref }, signal),
+      // Its Stop hooks are SubagentStop; it has no prompt of the user's to check.
+      ...(parent.hooks ? { hooks: parent.hooks.forSubagent() } : {}),
     };
   }
 

@@ -2,6 +2,7 @@
 // terminal display and the global-only platform blocks.
 import { Type } from "@sinclair/typebox";
 import { Nullable, StringList, StringMap, Uint32 } from "./common.ts";
+import { TuiKeys } from "./tui-keys.ts";
 
 export const SessionConfig = Type.Object({
   default_facet: Type.Optional(Nullable(Type.String({ description: "Facet for a new interactive session; default execute." }))),
@@ -61,6 +62,7 @@ export const PromptDefinition = Type.Object({
 
 export const TuiConfig = Type.Object({
   theme: Type.Optional(Nullable(Type.String({ description: "auto (default: dark or light from the terminal's background), dark, light, or NAME: the theme file <global config dir>/themes/NAME.yaml (letters, digits, '_' and '-'). NO_COLOR turns every color off." }))),
+  keys: Type.Optional(Nullable(TuiKeys)),
 });
 
 /** An http(s) URL; the loader reports anything else with the field's path. */

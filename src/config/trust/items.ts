@@ -22,7 +22,9 @@ export type TrustItemKind =
   | "permission_matcher"
   | "permission_rules"
   | "environment"
-  | "project_command";
+  | "project_command"
+  | "hook"
+  | "notify_program";
 
 export interface TrustItem {
   kind: TrustItemKind;
@@ -258,6 +260,53 @@ function projectCommands(input: TrustInput, items: TrustItem[]): void {
   }
 }
 
+/**
+ * The project's `hooks` (src/agent/hooks/): each command runs with `sh -c` on an engine event, so each is
+ * an item, with the project files it runs pinned as an init script's are.
+ */
+function projectHooks(input: TrustInput, items: TrustItem[], scans: ScanCache): void {
+  const block = at(input.projectRaw, "hooks");
+  if (!isMap(block)) return;
+  for (const [event, groups] of Object.entries(block)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      if (!isMap(group) || !Array.isArray(group.hooks)) return;
+      const matcher = typeof group.matcher === "string" && group.matcher.trim() !== "" ? group.matcher : null;
+      group.hooks.forEach((hook, h) => {
+        if (!isMap(hook) || typeof hook.command !== "string") return;
+        const command = hook.command;
+        const reached = reachedFiles(input.projectRoot, ["sh", "-c", command], "command", scans);
+        const pinned = reached.files.length || reached.incomplete ? ` (pinned with ${shownFiles(input.projectRoot, reached.files, reached.incomplete)})` : "";
+        items.push({
+          kind: "hook",
+          key: `hooks.${event}[${g}].hooks[${h}]`,
+          shown: `${event} hook${matcher ? ` for ${matcher}` : ""} runs: ${command}${pinned}`,
+          pin: { event, matcher, command, timeout: hook.timeout ?? null },
+          files: reached.files,
+          remove: [{ layer: "project", path: ["hooks"] }],
+        });
+      });
+    });
+  }
+}
+
+/** A project's `notify` program runs after its turns and questions (src/agent/notifications/user-alerts.ts). */
+function notifyProgram(input: TrustInput, items: TrustItem[], scans: ScanCache): void {
+  const program = at(input.projectRaw, "notify");
+  if (!Array.isArray(program) || program.length === 0) return;
+  const words = program.map(text);
+  const reached = reachedFiles(input.projectRoot, words, "command", scans);
+  const pinned = reached.files.length || reached.incomplete ? ` (pinned with ${shownFiles(input.projectRoot, reached.files, reached.incomplete)})` : "";
+  items.push({
+    kind: "notify_program",
+    key: "notify",
+    shown: `notify program runs after turns and questions: ${words.map(shellWord).join(" ")}${pinned}`,
+    pin: { notify: words },
+    files: reached.files,
+    remove: [{ layer: "project", path: ["notify"] }],
+  });
+}
+
 /** Every trust-relevant setting of a project, in a stable order. */
 export function trustItems(input: TrustInput): TrustItem[] {
   const items: TrustItem[] = [];
@@ -270,6 +319,8 @@ export function trustItems(input: TrustInput): TrustItem[] {
   permissionMatcher(input, items);
   permissionRules(input, items);
   projectCommands(input, items);
+  projectHooks(input, items, scans);
+  notifyProgram(input, items, scans);
   // Last: only what no item above already leaves out.
   environmentReferences(input, items);
   return items;

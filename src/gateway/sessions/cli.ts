@@ -16,7 +16,8 @@ function describe(s: SessionView): string {
 
 function show(args: ParsedArgs, io: Io, s: SessionView, verb: string): void {
   if (wantsJson(args)) printJson(io, s);
-  else io.out(`${verb} session ${describe(s)}\n`);
+  // "Stopped session X", not "Stopped session X stopped": the state is shown when the verb does not say it.
+  else io.out(s.state === verb.toLowerCase() ? `${verb} session ${s.id}\n` : `${verb} session ${s.id} (${describe(s).slice(s.id.length + 1)})\n`);
 }
 
 export async function list(args: ParsedArgs, io: Io, options: TargetOptions = {}): Promise<number> {

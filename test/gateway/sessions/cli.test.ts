@@ -30,7 +30,7 @@ describe("agent gateway session", () => {
     expect(listed.out).toContain(`${session.id}  running  ${projectId}`);
 
     const stopped = await agent(["stop", session.id]);
-    expect([stopped.code, stopped.out]).toEqual([0, `Stopped session ${session.id} stopped\n`]);
+    expect([stopped.code, stopped.out]).toEqual([0, `Stopped session ${session.id}\n`]);
     const again = await agent(["stop", session.id]);
     expect(again.code).toBe(5);
     expect(again.err).toContain("409 conflict");

@@ -33,7 +33,11 @@ export function shellAllowed(allowed: readonly string[] | null, command: string)
 
 function expandDeps(ctx: CommandContext, deps: CustomCommandDeps): Omit<ExpandDeps, "runShell"> {
   const tc = ctx.runtime.toolContext;
-  return { projectRoot: deps.projectRoot, cwd: tc.cwd, followSymlinks: deps.followSymlinks, ...(tc.isSecretFile ? { isSecretFile: tc.isSecretFile } : {}) };
+  const mayRead = async (path: string) => {
+    const d = await ctx.session.checkCall({ tool: "read", input: { path }, cwd: tc.cwd, projectRoot: tc.projectRoot });
+    return d.kind === "allow" ? null : d.kind === "deny" ? `the permission rules deny reading it (${d.reason})` : `reading it needs your approval (${d.reason}); the model can read it with its read tool`;
+  };
+  return { projectRoot: deps.projectRoot, cwd: tc.cwd, followSymlinks: deps.followSymlinks, mayRead, ...(tc.isSecretFile ? { isSecretFile: tc.isSecretFile } : {}) };
 }
 
 function sent(what: string, accepted: { input_id: string; queued: boolean }, notes: string[]) {
@@ -114,7 +118,7 @@ export function skillCommand(skill: Skill, deps: CustomCommandDeps): SessionComm
       const substituted = substituteArguments(doc.body, args);
       const body = !substituted.used && args.length ? `${substituted.text}\n\nARGUMENTS: ${args.join(" ")}` : substituted.text;
       const notes: string[] = [];
-      const prompt = `Use the skill ${skill.name} (${skill.path}):\n\n${body}${inlineFiles(body, { ...expandDeps(ctx, deps), runShell: null }, notes)}`;
+      const prompt = `Use the skill ${skill.name} (${skill.path}):\n\n${body}${await inlineFiles(body, expandDeps(ctx, deps), notes)}`;
       return sent(`the skill ${skill.name}`, ctx.session.submit({ text: prompt }), notes);
     },
   };

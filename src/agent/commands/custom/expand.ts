@@ -1,7 +1,9 @@
 // Turns a command's body into the prompt the model receives: `$ARGUMENTS` (all arguments), `$1`..`$9`
 // (one each); arguments given to a body without placeholders follow it as `ARGUMENTS: ...` (as Claude
 // Code does); `@path` names a project file whose content is added below the text (within the context-file
-// size cap, never from outside the project nor a secret file); `!command` lines and inline !`command` run
+// size cap, never from outside the project nor a secret file, and only when the permission rules allow
+// reading it without asking: a command must not show the model what a `read` would be refused or
+// asked about); `!command` lines and inline !`command` run
 // through runPersonShell and are replaced by their output. Shell lines run as written: arguments are not
 // put into them, so what the trust review showed is what runs.
 import { resolve } from "node:path";
@@ -16,6 +18,8 @@ export interface ExpandDeps {
   cwd: string;
   followSymlinks: boolean;
   isSecretFile?(absolute: string): boolean;
+  /** Why the rules do not let the file be read without asking; null when they allow it. */
+  mayRead?(absolute: string): Promise<string | null>;
   /** Runs one shell line; null: shell lines may not run (the text says why in `refusal`). */
   runShell: ((command: string) => Promise<{ output: string } | { refused: string }>) | null;
   /** Why shell lines do not run when `runShell` is null. */
@@ -65,11 +69,11 @@ export async function expandCommand(body: string, args: readonly string[], deps:
   parts.push(template(body.slice(from)));
   let text = parts.join("");
   if (!used && args.length) text = `${text}\n\nARGUMENTS: ${args.join(" ")}`;
-  return { text: `${text}${inlineFiles(text, deps, notes)}`, notes };
+  return { text: `${text}${await inlineFiles(text, deps, notes)}`, notes };
 }
 
 /** The `@path` references of `text` that are project files, as blocks to add below it. */
-export function inlineFiles(text: string, deps: ExpandDeps, notes: string[]): string {
+export async function inlineFiles(text: string, deps: Omit<ExpandDeps, "runShell">, notes: string[]): Promise<string> {
   const blocks: string[] = [];
   const seen = new Set<string>();
   let total = 0;
@@ -80,6 +84,11 @@ export function inlineFiles(text: string, deps: ExpandDeps, notes: string[]): st
     const path = resolve(deps.cwd, ref);
     if (deps.isSecretFile?.(path)) {
       notes.push(`@${ref} was not inlined: it is a secret file (permissions.secret_files)`);
+      continue;
+    }
+    const refused = await deps.mayRead?.(path);
+    if (refused) {
+      notes.push(`@${ref} was not inlined: ${refused}`);
       continue;
     }
     const read = loadContextFile(path, deps.followSymlinks, deps.projectRoot);

@@ -1,0 +1,86 @@
+// The database handle's transactions (src/gateway/db/handle.ts), on both dialects: statements of other
+// requests never land inside an open SQLite transaction (they wait, and survive its rollback), a statement
+// on the shared handle from inside a transaction is refused, and read-check-write transactions racing on
+// PostgreSQL have exactly one winner (the transaction advisory lock), as on SQLite.
+import { expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { openGatewayDb } from "../../../src/gateway/db/open.ts";
+import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
+import { first, sqliteHandle, type GatewayDb } from "../../../src/gateway/db/handle.ts";
+import { freshPgDatabase } from "../../helpers/postgres.ts";
+
+const principal = (id: string) => ({ id, username: id, createdAt: 1, updatedAt: 1 });
+
+async function names(db: GatewayDb): Promise<string[]> {
+  return (await db.select({ id: db.t.principals.id }).from(db.t.principals)).map((r) => r.id).sort();
+}
+
+test("sqlite: a statement issued while a transaction awaits runs after it, and survives its rollback", async () => {
+  const opened = openGatewayDb(":memory:");
+  const db = sqliteHandle(opened.sqlite);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const order: string[] = [];
+  const failing = db
+    .tx(async (tx) => {
+      await tx.insert(tx.t.principals).values(principal("in_tx"));
+      order.push("tx wrote");
+      await gate;
+      throw new Error("rolled back on purpose");
+    })
+    .catch((error: Error) => error.message);
+  // Another request's write while the transaction is open (awaiting).
+  await Bun.sleep(0);
+  const outside = db.insert(db.t.principals).values(principal("outside")).then(() => order.push("outside wrote"));
+  await Bun.sleep(5);
+  expect(order).toEqual(["tx wrote"]);
+  release();
+  expect(await failing).toBe("rolled back on purpose");
+  await outside;
+  expect(order).toEqual(["tx wrote", "outside wrote"]);
+  expect(await names(db)).toEqual(["outside"]);
+  await db.close();
+});
+
+test("sqlite: the shared handle inside a transaction is refused instead of waiting for itself", async () => {
+  const opened = openGatewayDb(":memory:");
+  const db = sqliteHandle(opened.sqlite);
+  const error = await db
+    .tx(async () => {
+      await db.select().from(db.t.principals);
+    })
+    .catch((e: Error) => e);
+  expect((error as Error).message).toBe("a statement on the shared database handle inside a transaction: use the handle the transaction callback receives");
+  // Nothing is left open: the handle works afterwards.
+  await db.insert(db.t.principals).values(principal("after"));
+  expect(await names(db)).toEqual(["after"]);
+  await db.close();
+});
+
+async function claimRace(db: GatewayDb): Promise<number> {
+  await db.insert(db.t.principals).values(principal("prize"));
+  // Read, check, then write: without serialization two transactions both see it unclaimed.
+  const claim = () =>
+    db.tx(async (tx) => {
+      const row = await first(tx.select().from(tx.t.principals).where(eq(tx.t.principals.id, "prize")));
+      if (row?.displayName) return false;
+      await Bun.sleep(5);
+      await tx.update(tx.t.principals).set({ displayName: "claimed" }).where(eq(tx.t.principals.id, "prize"));
+      return true;
+    });
+  const results = await Promise.all(Array.from({ length: 8 }, claim));
+  return results.filter(Boolean).length;
+}
+
+test("sqlite: read-check-write transactions racing have one winner", async () => {
+  const opened = openGatewayDb(":memory:");
+  const db = sqliteHandle(opened.sqlite);
+  expect(await claimRace(db)).toBe(1);
+  await db.close();
+});
+
+test("pg: read-check-write transactions racing over a pool have one winner", async () => {
+  const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
+  expect(await claimRace(opened.db)).toBe(1);
+  await opened.db.close();
+}, 60_000);

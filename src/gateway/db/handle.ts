@@ -1,6 +1,6 @@
 // The gateway's database handle, one shape for both dialects (issue 38): drizzle's query builders plus
 // the dialect's tables (`db.t`), `db.tx` for transactions and `db.close`. Every statement is awaited:
-// `.get()`, `.all()` and `.run()` exist on SQLite only (test/gateway/db/async-only.test.ts keeps them out).
+// `.get()`, `.all()` and `.run()` exist on SQLite only (the types allow them; PostgreSQL does not).
 // Statements are typed by the SQLite definition (schema.ts); on PostgreSQL the builders and tables are
 // the pg dialect's, held to the same columns and JS types by test/gateway/db/schema-parity.test.ts.
 import { AsyncLocalStorage } from "node:async_hooks";

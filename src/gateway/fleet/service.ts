@@ -121,8 +121,8 @@ export class FleetService {
     };
   }
 
-  private changed(change: FleetChange): void {
-    this.guard(() => (change.kind === "project" ? this.announceProject(change.id) : this.announceSession(change.id)));
+  private changed(change: FleetChange): Promise<void> {
+    return this.guard(() => (change.kind === "project" ? this.announceProject(change.id) : this.announceSession(change.id)));
   }
 
   private async announceProject(id: string): Promise<void> {

@@ -100,7 +100,7 @@ export class ProjectStore {
       await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now });
       return fresh;
     });
-    this.deps.fleetChanges.touch({ kind: "project", id });
+    await this.deps.fleetChanges.touch({ kind: "project", id });
     return this.get(id);
   }
 
@@ -114,7 +114,7 @@ export class ProjectStore {
       }
       await tx.update(this.deps.db.t.projects).set({ configName, updatedAt: this.deps.clock.now() }).where(eq(this.deps.db.t.projects.id, id));
     });
-    this.deps.fleetChanges.touch({ kind: "project", id });
+    await this.deps.fleetChanges.touch({ kind: "project", id });
     return this.get(id);
   }
 
@@ -126,6 +126,6 @@ export class ProjectStore {
       if (n > 0) throw new ProtocolError("conflict", 409, `project ${id} has ${n} session(s); delete them first`);
       await tx.delete(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.id, id));
     });
-    this.deps.fleetChanges.touch({ kind: "project", id });
+    await this.deps.fleetChanges.touch({ kind: "project", id });
   }
 }

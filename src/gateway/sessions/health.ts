@@ -10,7 +10,7 @@ import type { SessionRow } from "./registry.ts";
 import { terminateDaemon } from "./terminate.ts";
 import { onDemandHealthMs, sessionTimeouts } from "./timeouts.ts";
 
-/** The on-demand check of a running session: a daemon that is gone or does not answer fails it. */
+/** The on-demand check of a running session: a daemon that is gone (unless it stopped its session) or does not answer fails it. */
 export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<void> {
   const daemon = deps.live.get(row.id);
   let why: string | null = null;
@@ -21,6 +21,9 @@ export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<vo
     if (!probe.ok) why = probe.why;
   }
   if (why === null) return;
+  // A daemon that stopped its session itself and exited (an idle exit) may be seen here before its exit
+  // watcher has settled the row (the watcher awaits the database): the session is stopped, not failed.
+  if ((!daemon || !isSameProcess(daemon)) && (await settleStopped(deps, row))) return;
   await failSession(deps, row.id, ["running"], "health_check_failed", why, "health_check_failed");
 }
 

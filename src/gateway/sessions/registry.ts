@@ -66,14 +66,14 @@ export class SessionRegistry {
       await tx.insert(this.db.t.sessions).values({ ...row, state: "starting", createdAt: now, updatedAt: now });
       await tx.insert(this.db.t.sessionTransitions).values({ sessionId: row.id, fromState: null, toState: "starting", reason: "create", at: now });
     });
-    this.fleet.touch({ kind: "session", id: row.id });
+    await this.fleet.touch({ kind: "session", id: row.id });
     return (await this.get(row.id))!;
   }
 
   /** Fields that are not the state (process identity, port, epoch); no history entry. */
   async update(id: string, patch: SessionPatch): Promise<void> {
     await this.db.update(this.db.t.sessions).set({ ...patch, updatedAt: this.clock.now() }).where(eq(this.db.t.sessions.id, id));
-    this.fleet.touch({ kind: "session", id });
+    await this.fleet.touch({ kind: "session", id });
   }
 
   /**
@@ -95,7 +95,7 @@ export class SessionRegistry {
       return true;
     });
     if (moved) {
-      this.fleet.touch({ kind: "session", id });
+      await this.fleet.touch({ kind: "session", id });
       this.onTransition({ id, from: previous!, to, trigger, detail, patch, pid });
     }
     return moved;
@@ -103,7 +103,7 @@ export class SessionRegistry {
 
   async remove(id: string): Promise<void> {
     await this.db.delete(this.db.t.sessions).where(eq(this.db.t.sessions.id, id));
-    this.fleet.touch({ kind: "session", id });
+    await this.fleet.touch({ kind: "session", id });
   }
 
   async view(row: SessionRow): Promise<SessionView> {

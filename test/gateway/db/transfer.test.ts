@@ -32,19 +32,19 @@ beforeAll(async () => {
   gw = await startTestGateway();
   config = join(gw.dir, "gateway-config.yaml");
   const ada = await addUser(gw, "ada", "correct horse battery");
-  token = gw.ctx.pats.create(ada, "laptop").token;
-  const revoked = gw.ctx.pats.create(ada, "old");
-  gw.ctx.pats.revoke(revoked.info.id);
-  new OAuthClientStore(gw.ctx.db, gw.clock).register("ci runner", "confidential");
+  token = (await gw.ctx.pats.create(ada, "laptop")).token;
+  const revoked = await gw.ctx.pats.create(ada, "old");
+  await gw.ctx.pats.revoke(revoked.info.id);
+  await new OAuthClientStore(gw.ctx.db, gw.clock).register("ci runner", "confidential");
   const now = gw.clock.now();
-  gw.ctx.sqlite.run("INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES ('dev', 'yaml', 1, ?, ?)", [now, now]);
-  gw.ctx.sqlite.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES ('0a1b2c3d', '/srv/p', 'dev', ?, ?)", [now, now]);
-  gw.ctx.sqlite.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', '0a1b2c3d', 'project_direct', 'stopped', ?, ?)", [now, now]);
-  gw.ctx.sqlite.run("INSERT INTO session_transitions (session_id, from_state, to_state, reason, at) VALUES ('ses_x', NULL, 'starting', 'create', ?), ('ses_x', 'starting', 'stopped', 'stop', ?)", [now, now]);
-  gw.ctx.sqlite.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, capabilities, created_at) VALUES ('gen1', 'ses_x', 'invalidated', 'v', '[{\"name\":\"git\"}]', ?)", [now]);
-  gw.ctx.sqlite.run("INSERT INTO rate_limit_state (limiter, key, attempts, locked_until, updated_at) VALUES ('login', '192.0.2.1', '[1,2]', ?, ?)", [now + 60_000, now]);
-  gw.ctx.audit.record({ action: "test.event", outcome: "success", detail: "one" });
-  gw.ctx.audit.record({ action: "test.event", outcome: "failure", detail: "two" });
+  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES ('dev', 'yaml', 1, ?, ?)", [now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES ('0a1b2c3d', '/srv/p', 'dev', ?, ?)", [now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', '0a1b2c3d', 'project_direct', 'stopped', ?, ?)", [now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO session_transitions (session_id, from_state, to_state, reason, at) VALUES ('ses_x', NULL, 'starting', 'create', ?), ('ses_x', 'starting', 'stopped', 'stop', ?)", [now, now]);
+  gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, capabilities, created_at) VALUES ('gen1', 'ses_x', 'invalidated', 'v', '[{\"name\":\"git\"}]', ?)", [now]);
+  gw.ctx.sqlite!.run("INSERT INTO rate_limit_state (limiter, key, attempts, locked_until, updated_at) VALUES ('login', '192.0.2.1', '[1,2]', ?, ?)", [now + 60_000, now]);
+  await gw.ctx.audit.record({ action: "test.event", outcome: "success", detail: "one" });
+  await gw.ctx.audit.record({ action: "test.event", outcome: "failure", detail: "two" });
 });
 
 afterAll(async () => {
@@ -53,7 +53,7 @@ afterAll(async () => {
 
 /** Every table's rows as drizzle reads them from the SQLite source, keyed like the export. */
 function sqliteRows(): Record<string, unknown[]> {
-  const db = drizzle({ client: gw.ctx.sqlite, schema: sqliteSchema });
+  const db = drizzle({ client: gw.ctx.sqlite!, schema: sqliteSchema });
   return Object.fromEntries(tableOrder().map((key) => [key, db.select().from(sqliteSchema[key] as any).all()]));
 }
 

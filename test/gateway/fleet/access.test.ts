@@ -12,8 +12,8 @@ const daemonToken = `dsc_genfleet.${"s".repeat(24)}`;
 
 beforeAll(async () => {
   f = await startFleetGateway();
-  f.addProject("00000001");
-  f.addSession("ses_fleet", { projectId: "00000001", state: "running" });
+  await f.addProject("00000001");
+  await f.addSession("ses_fleet", { projectId: "00000001", state: "running" });
   const now = f.gw.clock.now();
   f.gw.ctx.sqlite!.run("UPDATE sessions SET current_generation_id = 'genfleet' WHERE id = 'ses_fleet'");
   f.gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genfleet', 'ses_fleet', 'active', ?, ?)", [serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), now]);

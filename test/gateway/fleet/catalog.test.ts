@@ -9,8 +9,8 @@ const MiB = 1024 * 1024;
 let f: FleetGateway;
 beforeAll(async () => {
   f = await startFleetGateway();
-  for (let i = 0; i < 150; i++) f.addProject(i.toString(16).padStart(8, "0"));
-  for (let i = 0; i < 330; i++) f.addSession(`ses_${String(i).padStart(26, "0")}`, { projectId: "00000001", state: i % 3 === 0 ? "running" : "stopped", daemonEpoch: `ep${i}` });
+  for (let i = 0; i < 150; i++) await f.addProject(i.toString(16).padStart(8, "0"));
+  for (let i = 0; i < 330; i++) await f.addSession(`ses_${String(i).padStart(26, "0")}`, { projectId: "00000001", state: i % 3 === 0 ? "running" : "stopped", daemonEpoch: `ep${i}` });
 });
 afterAll(() => f.stop());
 
@@ -55,8 +55,8 @@ describe("catalog paging", () => {
 
   test("later pages come from the snapshot: rows added or removed after it do not show", async () => {
     const first = (await f.json("/api/v1/catalog?page_size=200")).body;
-    f.addSession("ses_zzzzzzzzzzzzzzzzzzzzzzzzzz", { projectId: "00000001" });
-    f.removeSession(`ses_${String(329).padStart(26, "0")}`);
+    await f.addSession("ses_zzzzzzzzzzzzzzzzzzzzzzzzzz", { projectId: "00000001" });
+    await f.removeSession(`ses_${String(329).padStart(26, "0")}`);
     const pages = await walk(first);
     const ids = pages.flatMap((p) => p.sessions.map((s: any) => s.session_id));
     expect(ids).not.toContain("ses_zzzzzzzzzzzzzzzzzzzzzzzzzz");

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { EventSource } from "eventsource";
 import { installFleet } from "../../../src/gateway/fleet/service.ts";
+import { ServiceCredentials } from "../../../src/gateway/sessions/credentials.ts";
+import { SessionRegistry } from "../../../src/gateway/sessions/registry.ts";
 import { until } from "../../fakes/fake-clock.ts";
 import { type FleetGateway, readEvents, startFleetGateway } from "./helpers.ts";
 
@@ -28,10 +30,10 @@ describe("replay and live events", () => {
   test("from every position the stream replays exactly the later events, in order, then a heartbeat", async () => {
     f = await startFleetGateway();
     const start = await catalogCursor();
-    for (let i = 0; i < 6; i++) f.addProject(hex(i));
-    f.addSession("ses_a", { projectId: hex(0), state: "starting" });
-    f.setSession("ses_a", { state: "running", port: 1 });
-    f.removeSession("ses_a");
+    for (let i = 0; i < 6; i++) await f.addProject(hex(i));
+    await f.addSession("ses_a", { projectId: hex(0), state: "starting" });
+    await f.setSession("ses_a", { state: "running", port: 1 });
+    await f.removeSession("ses_a");
     const all = (await readEvents(await events(after(start)), untilBeat)).filter((e) => !isBeat(e));
     expect(all.map((e) => e.data.type)).toEqual([...Array(6).fill("project_upserted"), "session_upserted", "session_upserted", "session_removed"]);
     expect(all.map((e) => e.data.project?.project_id ?? e.data.session?.session_id ?? e.data.session_id)).toEqual([...Array.from({ length: 6 }, (_, i) => hex(i)), "ses_a", "ses_a", "ses_a"]);
@@ -50,15 +52,15 @@ describe("replay and live events", () => {
 
   test("a change signal that changes nothing visible is not an event; a live stream gets new events as they happen", async () => {
     f = await startFleetGateway();
-    f.addProject(hex(1));
+    await f.addProject(hex(1));
     const cursor = await catalogCursor();
-    f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
+    await f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
     const res = await events(after(cursor));
     const got = readEvents(res, (list) => list.filter((e) => !isBeat(e)).length >= 2);
     await until(() => f.fleet.openStreams === 1, "the stream to open");
-    f.addProject(hex(2));
+    await f.addProject(hex(2));
     f.gw.ctx.sqlite!.run("DELETE FROM projects WHERE id = ?", [hex(1)]);
-    f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
+    await f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
     const list = (await got).filter((e) => !isBeat(e));
     expect(list.map((e) => [e.data.type, e.data.project?.project_id ?? e.data.project_id])).toEqual([
       ["project_upserted", hex(2)],
@@ -67,10 +69,31 @@ describe("replay and live events", () => {
     await until(() => f.fleet.openStreams === 0, "the stream to be released");
   });
 
+  test("the session registry's writes in quick succession are each an event: a writer awaits its announcement", async () => {
+    f = await startFleetGateway();
+    await f.addProject(hex(1));
+    const start = await catalogCursor();
+    const { db, pepper, fleetChanges } = f.gw.ctx;
+    const registry = new SessionRegistry(db, f.gw.clock, fleetChanges, new ServiceCredentials(db, pepper, f.gw.clock));
+    await registry.insert({ id: "ses_q", projectId: hex(1), launchMode: "project_direct", sessionDir: "/srv/s", worktreePath: null, worktreeBranch: null });
+    expect(await registry.transition("ses_q", ["starting"], "running", "daemon_healthy", undefined, { port: 1 })).toBe(true);
+    await registry.update("ses_q", { daemonEpoch: "ep1" });
+    expect(await registry.transition("ses_q", ["running"], "stopped", "stop")).toBe(true);
+    await registry.remove("ses_q");
+    const all = (await readEvents(await events(after(start)), untilBeat)).filter((e) => !isBeat(e));
+    expect(all.map((e) => [e.data.type, e.data.session?.state, e.data.session?.daemon_epoch])).toEqual([
+      ["session_upserted", "starting", null],
+      ["session_upserted", "running", null],
+      ["session_upserted", "running", "ep1"],
+      ["session_upserted", "stopped", "ep1"],
+      ["session_removed", undefined, undefined],
+    ]);
+  });
+
   test("the eventsource client resumes with Last-Event-ID after a dropped connection: every event once", async () => {
     f = await startFleetGateway();
     const start = await catalogCursor();
-    for (let i = 0; i < 8; i++) f.addProject(hex(i));
+    for (let i = 0; i < 8; i++) await f.addProject(hex(i));
     const lastEventIds: (string | null)[] = [];
     let calls = 0;
     const es = new EventSource(`${f.gw.url}/api/v1/events${after(start)}`, {
@@ -88,7 +111,7 @@ describe("replay and live events", () => {
       if (data.type === "project_upserted") seen.push(data.project.project_id);
     };
     await until(() => seen.length >= 8, "all events through the eventsource client");
-    f.addProject(hex(8));
+    await f.addProject(hex(8));
     await until(() => seen.length >= 9, "a live event after the resume");
     es.close();
     expect(calls).toBe(2);
@@ -99,7 +122,7 @@ describe("replay and live events", () => {
 
   test("heartbeats: one when the stream opens, then one each period of the (fake) scheduler", async () => {
     f = await startFleetGateway();
-    f.addProject(hex(1));
+    await f.addProject(hex(1));
     const cursor = await catalogCursor();
     const res = await events(after(cursor));
     const beats = readEvents(res, (list) => list.filter(isBeat).length >= 3);
@@ -131,7 +154,7 @@ describe("cursor abuse", () => {
 
   test("forged, malformed or foreign-kind cursors: 400 invalid_cursor", async () => {
     f = await startFleetGateway();
-    f.addProject(hex(1));
+    await f.addProject(hex(1));
     const { cursor, snapshot } = (await f.json("/api/v1/catalog")).body;
     const [body, mac] = cursor.split(".");
     const payload = JSON.parse(Buffer.from(body, "base64url").toString());
@@ -162,10 +185,10 @@ describe("cursor abuse", () => {
   test("a cursor older than the journal keeps (records bound, age bound): 410 cursor_too_old", async () => {
     f = await startFleetGateway({ journalRecords: 5 });
     const start = await catalogCursor();
-    for (let i = 0; i < 4; i++) f.addProject(hex(i));
+    for (let i = 0; i < 4; i++) await f.addProject(hex(i));
     expect((await events(after(start))).status).toBe(200);
-    f.addProject(hex(4));
-    f.addProject(hex(5));
+    await f.addProject(hex(4));
+    await f.addProject(hex(5));
     expect(JSON.parse((await code(after(start))).text)).toMatchObject({ code: "cursor_too_old" });
     expect(f.fleet.journal.retained.records).toBe(5);
     const recent = await catalogCursor();
@@ -174,9 +197,9 @@ describe("cursor abuse", () => {
     f.gw.clock.advance(1_000);
     // The cursor names the newest event; that event has aged out, but nothing after it is lost.
     expect((await events(after(recent))).status).toBe(200);
-    f.addProject(hex(6));
+    await f.addProject(hex(6));
     f.gw.clock.advance(300_000);
-    f.addProject(hex(7));
+    await f.addProject(hex(7));
     const res = await code(after(recent));
     expect(res.status).toBe(410);
     expect(JSON.parse(res.text).code).toBe("cursor_too_old");
@@ -185,7 +208,7 @@ describe("cursor abuse", () => {
   test("the journal's byte bound removes records too", async () => {
     f = await startFleetGateway({ journalBytes: 4096 });
     const start = await catalogCursor();
-    for (let i = 0; i < 20; i++) f.addProject(hex(i), `/srv/${"x".repeat(500)}/${i}`);
+    for (let i = 0; i < 20; i++) await f.addProject(hex(i), `/srv/${"x".repeat(500)}/${i}`);
     expect(f.fleet.journal.retained.bytes).toBeLessThanOrEqual(4096);
     expect(f.fleet.journal.retained.records).toBeLessThan(20);
     expect(JSON.parse(await (await events(after(start))).text()).code).toBe("cursor_too_old");
@@ -201,7 +224,7 @@ describe("streams that end", () => {
     const got = readEvents(res, (list) => list.some((e) => e.data.type === "project_upserted"));
     await until(() => f.fleet.openStreams === 1, "the stream to open");
     await Bun.sleep(6000);
-    f.addProject(hex(1));
+    await f.addProject(hex(1));
     expect((await got).at(-1)!.data).toMatchObject({ type: "project_upserted", project: { project_id: hex(1) } });
   }, 20_000);
 
@@ -227,7 +250,7 @@ describe("streams that end", () => {
     await until(() => received.includes('"type":"heartbeat"'), "the stream to open");
     socket.pause();
     for (let i = 0; i < 400; i++) {
-      f.addProject(hex(i), `/srv/${"y".repeat(64 * 1024)}/${i}`);
+      await f.addProject(hex(i), `/srv/${"y".repeat(64 * 1024)}/${i}`);
       await Bun.sleep(0);
     }
     expect(f.fleet.openStreams).toBe(0);

@@ -33,10 +33,10 @@ export interface FleetGateway {
   token: string;
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   json(path: string): Promise<{ status: number; body: any; text: string }>;
-  addProject(id: string, path?: string): void;
-  addSession(id: string, fields?: Partial<SessionFields>): void;
-  setSession(id: string, fields: Partial<SessionFields>): void;
-  removeSession(id: string): void;
+  addProject(id: string, path?: string): Promise<void>;
+  addSession(id: string, fields?: Partial<SessionFields>): Promise<void>;
+  setSession(id: string, fields: Partial<SessionFields>): Promise<void>;
+  removeSession(id: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,10 +56,10 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } });
   const now = () => gw.clock.now();
   gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES ('fleet-cfg', 'yaml', ?, ?)", [now(), now()]);
-  const setSession = (id: string, f: Partial<SessionFields>) => {
+  const setSession = async (id: string, f: Partial<SessionFields>) => {
     const sets = Object.entries({ project_id: f.projectId, state: f.state, port: f.port, session_dir: f.sessionDir, daemon_epoch: f.daemonEpoch }).filter(([, v]) => v !== undefined);
     gw.ctx.sqlite!.run(`UPDATE sessions SET ${sets.map(([k]) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = ?`, [...sets.map(([, v]) => v as string | number | null), now(), id]);
-    gw.ctx.fleetChanges.touch({ kind: "session", id });
+    await gw.ctx.fleetChanges.touch({ kind: "session", id });
   };
   return {
     gw,
@@ -72,21 +72,21 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
       const text = await res.text();
       return { status: res.status, text, body: text ? JSON.parse(text) : null };
     },
-    addProject(id, path = `/srv/projects/${id}`) {
+    async addProject(id, path = `/srv/projects/${id}`) {
       gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, 'fleet-cfg', ?, ?)", [id, path, now(), now()]);
-      gw.ctx.fleetChanges.touch({ kind: "project", id });
+      await gw.ctx.fleetChanges.touch({ kind: "project", id });
     },
-    addSession(id, f = {}) {
+    async addSession(id, f = {}) {
       gw.ctx.sqlite!.run(
         "INSERT INTO sessions (id, project_id, launch_mode, state, port, session_dir, daemon_epoch, created_at, updated_at) VALUES (?, ?, 'project_direct', ?, ?, ?, ?, ?, ?)",
         [id, f.projectId ?? "0000aaaa", f.state ?? "stopped", f.port ?? null, f.sessionDir ?? null, f.daemonEpoch ?? null, now(), now()],
       );
-      gw.ctx.fleetChanges.touch({ kind: "session", id });
+      await gw.ctx.fleetChanges.touch({ kind: "session", id });
     },
     setSession,
-    removeSession(id) {
+    async removeSession(id) {
       gw.ctx.sqlite!.run("DELETE FROM sessions WHERE id = ?", [id]);
-      gw.ctx.fleetChanges.touch({ kind: "session", id });
+      await gw.ctx.fleetChanges.touch({ kind: "session", id });
     },
     stop: () => gw.stop(),
   };

@@ -31,8 +31,8 @@ beforeAll(async () => {
   await h.stop();
   dir = h.dir;
   f = await startFleetGateway({ historyPageItems: 5, attachmentResponseBytes: 64 });
-  f.addProject("00000001");
-  f.addSession("ses_stopped", { projectId: "00000001", state: "stopped", sessionDir: dir });
+  await f.addProject("00000001");
+  await f.addSession("ses_stopped", { projectId: "00000001", state: "stopped", sessionDir: dir });
 });
 afterAll(() => f.stop());
 
@@ -69,7 +69,7 @@ describe("stopped history pages", () => {
 
   test("page and checkpoint tokens that were not issued for this read: 400 invalid_checkpoint", async () => {
     const first = (await history("ses_stopped")).body;
-    f.addSession("ses_other", { projectId: "00000001", state: "stopped", sessionDir: dir });
+    await f.addSession("ses_other", { projectId: "00000001", state: "stopped", sessionDir: dir });
     const otherCp = (await history("ses_other")).body.checkpoint;
     const cases = [
       `${cp(first.checkpoint)}&page=${encodeURIComponent(`${first.next_page}x`)}`,
@@ -84,13 +84,13 @@ describe("stopped history pages", () => {
   });
 
   test("starting or running sessions, unknown sessions, missing stores and unfinalized stores", async () => {
-    f.addSession("ses_running", { projectId: "00000001", state: "running", sessionDir: dir });
-    f.addSession("ses_nodir", { projectId: "00000001", state: "stopped" });
-    f.addSession("ses_empty", { projectId: "00000001", state: "stopped", sessionDir: mkdtempSync(join(tmpdir(), "fleet-empty-")) });
+    await f.addSession("ses_running", { projectId: "00000001", state: "running", sessionDir: dir });
+    await f.addSession("ses_nodir", { projectId: "00000001", state: "stopped" });
+    await f.addSession("ses_empty", { projectId: "00000001", state: "stopped", sessionDir: mkdtempSync(join(tmpdir(), "fleet-empty-")) });
     // A daemon killed mid-session leaves a store that was never finalized.
     const crashed = join(mkdtempSync(join(tmpdir(), "fleet-crashed-")), "s");
     initSessionDir(crashed, "ses_crashedstore", { project: "/tmp/p" }).close();
-    f.addSession("ses_crashed", { projectId: "00000001", state: "failed", sessionDir: crashed });
+    await f.addSession("ses_crashed", { projectId: "00000001", state: "failed", sessionDir: crashed });
     const cases: [string, number, string][] = [
       ["ses_running", 409, "history_requires_stopped"],
       ["ses_unknown", 404, "history_unavailable"],
@@ -108,7 +108,7 @@ describe("stopped history pages", () => {
   test("a source that changes after capture (the session was resumed) is 409 history_source_changed", async () => {
     const copy = join(mkdtempSync(join(tmpdir(), "fleet-copy-")), "s");
     cpSync(dir, copy, { recursive: true });
-    f.addSession("ses_copy", { projectId: "00000001", state: "stopped", sessionDir: copy });
+    await f.addSession("ses_copy", { projectId: "00000001", state: "stopped", sessionDir: copy });
     const first = (await history("ses_copy")).body.checkpoint;
     const store = openSession(copy);
     store.appendEvents([{ type: "notice", level: "info", message: "resumed elsewhere" }]);

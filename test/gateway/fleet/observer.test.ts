@@ -56,12 +56,12 @@ function fakeDaemon(options: { delayMs?: number; hung?: boolean } = {}): FakeDae
 
 async function start(limits: Parameters<typeof startFleetGateway>[0] = {}): Promise<FleetGateway> {
   f = await startFleetGateway(limits);
-  f.addProject("00000001");
+  await f.addProject("00000001");
   return f;
 }
 
-function runningSession(id: string, daemon: FakeDaemon, token = TOKEN): void {
-  f.addSession(id, { projectId: "00000001", state: "running", port: daemon.port, sessionDir: credentialDir(token), daemonEpoch: "ep1" });
+async function runningSession(id: string, daemon: FakeDaemon, token = TOKEN): Promise<void> {
+  await f.addSession(id, { projectId: "00000001", state: "running", port: daemon.port, sessionDir: credentialDir(token), daemonEpoch: "ep1" });
 }
 
 async function sessions(): Promise<Record<string, any>> {
@@ -81,9 +81,9 @@ describe("observer", () => {
     await start();
     const a = fakeDaemon();
     const b = fakeDaemon();
-    runningSession("ses_a", a);
-    runningSession("ses_b", b);
-    f.addSession("ses_c", { projectId: "00000001", state: "stopped" });
+    await runningSession("ses_a", a);
+    await runningSession("ses_b", b);
+    await f.addSession("ses_c", { projectId: "00000001", state: "stopped" });
     const from = f.fleet.journal.position;
     await f.fleet.tick();
     const rows = await sessions();
@@ -111,7 +111,7 @@ describe("observer", () => {
     const a = fakeDaemon();
     const plan = { done: 1, total: 3, current: "Port lexer.ts", text: "1/3 done: Port lexer.ts" };
     a.answer = summary({ plan: { ...plan, extra: "not kept" } });
-    runningSession("ses_a", a);
+    await runningSession("ses_a", a);
     await f.fleet.tick();
     expect((await sessions()).ses_a.summary.plan).toEqual(plan);
     const from = f.fleet.journal.position;
@@ -123,7 +123,7 @@ describe("observer", () => {
   test("the scheduler drives rounds every 5 seconds", async () => {
     await start();
     const a = fakeDaemon();
-    runningSession("ses_a", a);
+    await runningSession("ses_a", a);
     f.scheduler.fire(5_000);
     await f.fleet.observer.round();
     expect(a.requests).toBe(1);
@@ -133,7 +133,7 @@ describe("observer", () => {
     await start();
     load.peak = 0;
     const daemons = Array.from({ length: 24 }, () => fakeDaemon({ delayMs: 30 }));
-    daemons.forEach((d, i) => runningSession(`ses_${String(i).padStart(2, "0")}`, d));
+    for (const [i, d] of daemons.entries()) await runningSession(`ses_${String(i).padStart(2, "0")}`, d);
     await f.fleet.tick();
     expect(load.peak).toBe(8);
     expect(daemons.every((d) => d.requests === 1)).toBe(true);
@@ -146,10 +146,10 @@ describe("observer", () => {
     const hung = fakeDaemon({ hung: true });
     const ok = fakeDaemon();
     const other = fakeDaemon();
-    runningSession("ses_hung", hung);
-    runningSession("ses_ok", ok);
-    runningSession("ses_wrong", other, "dmn_some-other-credential-0123456789abcdefgh");
-    f.addSession("ses_noport", { projectId: "00000001", state: "running", sessionDir: credentialDir(TOKEN) });
+    await runningSession("ses_hung", hung);
+    await runningSession("ses_ok", ok);
+    await runningSession("ses_wrong", other, "dmn_some-other-credential-0123456789abcdefgh");
+    await f.addSession("ses_noport", { projectId: "00000001", state: "running", sessionDir: credentialDir(TOKEN) });
     await f.fleet.tick();
     const rows = await sessions();
     expect(hung.requests).toBe(1);
@@ -161,7 +161,7 @@ describe("observer", () => {
   test("an observation older than 15 seconds is stale, and the row's turn to stale is announced", async () => {
     await start();
     const a = fakeDaemon();
-    runningSession("ses_a", a);
+    await runningSession("ses_a", a);
     await f.fleet.tick();
     servers[0]!.stop(true); // the daemon stops answering
     f.gw.clock.advance(15_000);
@@ -181,12 +181,12 @@ describe("observer", () => {
   test("a session leaving `running` drops its observation", async () => {
     await start();
     const a = fakeDaemon();
-    runningSession("ses_a", a);
+    await runningSession("ses_a", a);
     await f.fleet.tick();
     const from = f.fleet.journal.position;
-    f.setSession("ses_a", { state: "stopped", port: null });
+    await f.setSession("ses_a", { state: "stopped", port: null });
     expect(sessionEvents(from)[0].session).toMatchObject({ state: "stopped", summary: null, observed_at: null, stale: false });
-    f.setSession("ses_a", { state: "running", port: a.port, daemonEpoch: "ep2" });
+    await f.setSession("ses_a", { state: "running", port: a.port, daemonEpoch: "ep2" });
     expect(sessionEvents(from)[1].session).toMatchObject({ state: "running", summary: null, stale: true, daemon_epoch: "ep2" });
   });
 });

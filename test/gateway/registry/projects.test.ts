@@ -11,7 +11,9 @@ let r: RegistryGateway;
 const changes: FleetChange[] = [];
 beforeAll(async () => {
   r = await startRegistryGateway();
-  r.gw.ctx.fleetChanges.subscribe((c) => changes.push(c));
+  r.gw.ctx.fleetChanges.subscribe((c) => {
+    changes.push(c);
+  });
   for (const name of ["web", "api"]) expect((await r.call("POST", "/api/v1/configurations", { name, config_content: YAML_CONFIG, config_format: "yaml" })).status).toBe(201);
 });
 afterAll(() => r.gw.stop());

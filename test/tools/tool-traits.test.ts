@@ -15,8 +15,13 @@ import { RuleEvaluator } from "../../src/permissions/evaluate.ts";
 import { parseRule, type Rule } from "../../src/permissions/rules.ts";
 import { Secrets } from "../../src/permissions/secrets.ts";
 import { BUILTIN_TOOL_TRAITS, type ToolTraitTable } from "../../src/protocol/tool-traits.ts";
+import { createGoalTools } from "../../src/agent/goals/tools.ts";
+import { createTaskTool } from "../../src/agent/subagents/task-tool.ts";
+import { exitTool } from "../../src/tools/exit-tool.ts";
+import { createProgressUpdateTool } from "../../src/tools/progress-update.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import { defineTool } from "../../src/tools/tool.ts";
+import { createToolSearchTool } from "../../src/tools/tool-search.ts";
 
 // Two tools a project could add: a linter that reads files, and a deploy that changes the world.
 const lintTool = defineTool({
@@ -85,7 +90,14 @@ describe("a tool added with its traits", () => {
   });
 });
 
-test("every tool the registry builds has its traits", async () => {
+test("every tool a session offers has its traits: the registry's and the engine's own", async () => {
+  const engineTools = [
+    createProgressUpdateTool(() => {}),
+    exitTool,
+    createTaskTool([], async () => ({ output: "" })),
+    ...createGoalTools({} as never),
+    createToolSearchTool({ tools: () => [], onFound: () => {} }),
+  ];
   const dir = mkdtempSync(join(tmpdir(), "tool-traits-"));
   try {
     for (const patchName of ["edit", "apply_patch"] as const) {
@@ -93,11 +105,13 @@ test("every tool the registry builds has its traits", async () => {
         editFormat: patchName === "apply_patch" ? "patch" : null,
         patchName,
         onPlan: () => {},
+        extraTools: engineTools,
         session: { projectRoot: dir, shell: { command: ["bash"] } as never, search: { providers: { search_a: { enabled: true, key: "k" } } } as never },
       });
       const names = registry.list().map((t) => t.name);
       expect(names).toContain("web_search");
       expect(names).toContain(patchName);
+      expect(names).toContain("goal_complete");
       for (const name of names) expect(Object.keys(BUILTIN_TOOL_TRAITS)).toContain(name);
       await registry.close();
     }

@@ -19,7 +19,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   providers: ["config", "protocol", "util", "version"],
   sandbox: ["config", "util"],
   tools: ["config", "protocol", "providers", "sandbox", "util"],
-  permissions: ["config", "providers", "sandbox:type", "tools", "util", "agent:type"],
+  permissions: ["config", "protocol", "providers", "sandbox:type", "tools", "util", "agent:type"],
   telemetry: ["config", "providers:type", "tools:type", "util", "version"],
   mcp: ["config", "telemetry", "tools", "util", "version"],
   platform: ["config", "util", "version"],

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import { BUILTIN_TOOL_TRAITS, type ToolTraitTable } from "../protocol/tool-traits.ts";
 
 export interface ToolView {
   kind: ToolKind;
@@ -13,27 +14,15 @@ export interface ToolView {
   content: ToolCallContent[];
 }
 
-const KINDS: Record<string, ToolKind> = {
-  read: "read",
-  write: "edit",
-  edit: "edit",
-  apply_patch: "edit",
-  glob: "search",
-  grep: "search",
-  tool_search: "search",
-  shell: "execute",
-  web_fetch: "fetch",
-  web_search: "fetch",
-  task: "think",
-};
 
 /** Tools whose calls are shown another way: as the plan (plan_updated records; progress_update lines while there is none). */
 export const HIDDEN_TOOLS: ReadonlySet<string> = new Set(["progress_update", "plan"]);
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
-export function toolKind(name: string): ToolKind {
-  return KINDS[name] ?? "other";
+/** The kind the tool's traits declare; `other` for tools without traits (MCP, extensions). */
+export function toolKind(name: string, traits: ToolTraitTable = BUILTIN_TOOL_TRAITS): ToolKind {
+  return Object.hasOwn(traits, name) ? traits[name]!.acpKind : "other";
 }
 
 /** The view of a call from its name and (possibly still partial) arguments. `live`: read files for diffs. */

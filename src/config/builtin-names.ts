@@ -1,5 +1,6 @@
 // Names of built-in things that config values refer to. The config validates against these lists and
 // the engine implements exactly these; keep them in one place so the two cannot drift.
+import { BUILTIN_TOOL_TRAITS, toolAliases, toolNames } from "../protocol/tool-traits.ts";
 
 /** Built-in system reminders (stable names; `daemon.system_reminders.disabled` removes them). */
 export const SYSTEM_REMINDER_NAMES = [
@@ -16,33 +17,15 @@ export const SYSTEM_REMINDER_NAMES = [
 /** Well-formed reminder names: lowercase words joined by underscores. */
 export const SYSTEM_REMINDER_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
-export const BUILTIN_TOOL_NAMES = [
-  "shell",
-  "read",
-  "write",
-  "edit",
-  // The patch form of `edit` for OpenAI's models (src/tools/edit/apply-patch.ts).
-  "apply_patch",
-  "glob",
-  "grep",
-  "web_fetch",
-  "web_search",
-  "progress_update",
-  "plan",
-  "exit_tool",
-  "tool_search",
-  "goal_propose",
-  "goal_update",
-  "goal_complete",
-  "task",
-] as const;
+/** The built-in tools, in the order of their traits (src/protocol/tool-traits.ts). */
+export const BUILTIN_TOOL_NAMES: readonly string[] = toolNames(BUILTIN_TOOL_TRAITS);
 
 /**
  * Tools that stand in for another under the name a model family is trained on: `apply_patch` is the patch
  * form of `edit` for OpenAI's models. A list naming `edit` (a facet's or subagent's `tools`, a permission
  * rule) covers it too.
  */
-export const TOOL_ALIASES: Readonly<Record<string, string>> = { apply_patch: "edit" };
+export const TOOL_ALIASES: Readonly<Record<string, string>> = toolAliases(BUILTIN_TOOL_TRAITS);
 
 /** Whether a list of tool names admits `tool`, by its name or the name it stands in for. */
 export function toolListed(list: readonly string[] | ReadonlySet<string>, tool: string): boolean {
@@ -62,9 +45,6 @@ export const PLAN_TOOL_NAME = "plan";
 
 /** The delegation tool: starts a subagent (src/agent/subagents). */
 export const DELEGATION_TOOL_NAME = "task";
-
-/** Tools that never need permission: the loop's own, the plan, and delegation (each call a subagent makes passes the gate). */
-export const NO_PERMISSION_TOOL_NAMES: readonly string[] = [...REQUIRED_TOOL_NAMES, DELEGATION_TOOL_NAME, PLAN_TOOL_NAME];
 
 export const BUILTIN_FACETS = ["execute", "plan"] as const;
 export const BUILTIN_SUBAGENTS = ["explore", "general"] as const;

@@ -1,7 +1,7 @@
 // Loads the app config: find the layers, parse, upgrade, substitute, enforce global authority, merge,
 // validate against the schema and the semantic rules, resolve models and derived values. Every problem
 // is collected in one pass; nothing throws for bad input.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
@@ -21,6 +21,7 @@ import { assessProjectTrust, type ProjectTrust, type UntrustedPolicy, withoutUnt
 import { RuleAnswerStore, ruleAnswersFile } from "./trust/rule-answers.ts";
 import { ProjectTrustStore, projectTrustFile } from "./trust/store.ts";
 import { readRuleFile, RULE_FILE_NAME } from "../permissions/rule-file.ts";
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from "../util/bounded-read.ts";
 import { upgradeLayer } from "./upgrade.ts";
 
 export interface LoadOptions {
@@ -66,12 +67,6 @@ export interface LoadedConfig {
 
 const isEmptyMap = (v: unknown) => !v || (typeof v === "object" && Object.keys(v).length === 0);
 
-/**
- * A config file bigger than this is refused before it is read: real ones are a few KB, and parsing costs
- * about 40 times the file's size in memory (a 50 MB YAML file took 1.85 GB), which a cloned repository
- * could otherwise make every `agent` command in it pay.
- */
-export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
 
 
 function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile | undefined {
@@ -80,28 +75,18 @@ function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile 
     out.error([], `unsupported config file extension`, { file: path, allowed: ".yaml, .yml, .toml, .json" });
     return undefined;
   }
-  let bytes: Uint8Array;
-  let fd: number | undefined;
-  try {
-    // Non-blocking: a project config linked to a FIFO or a terminal must not hang the open.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      out.error([], "the config is not a regular file", { file: path });
-      return undefined;
-    }
-    if (stat.size > MAX_CONFIG_FILE_BYTES) {
-      out.error([], `the config file is ${stat.size} bytes, over the limit of ${MAX_CONFIG_FILE_BYTES} bytes (4 MiB); it was not read`, { file: path });
-      return undefined;
-    }
-    bytes = readFileSync(fd);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    out.error([], code === "ENOENT" ? "config file not found" : `cannot read the config file (${code})`, { file: path });
+  const read = readBoundedFile(path, MAX_CONFIG_FILE_BYTES);
+  if (!("bytes" in read)) {
+    const message = {
+      missing: "config file not found",
+      not_regular: "the config is not a regular file",
+      too_large: `the config file is ${read.size} bytes, over the limit of ${MAX_CONFIG_FILE_BYTES} bytes (4 MiB); it was not read`,
+      unreadable: `cannot read the config file (${read.code})`,
+    }[read.problem];
+    out.error([], message, { file: path });
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
+  const bytes = read.bytes;
   const decoded = decodeUtf8(bytes);
   if ("badOffset" in decoded) {
     out.error([], `the file is not valid UTF-8 (first bad byte at offset ${decoded.badOffset})`, { file: path });

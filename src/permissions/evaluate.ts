@@ -1,6 +1,7 @@
 // Checks one tool call against the rules: deny beats ask beats allow. Shell commands are checked part
 // by part; file tools by path (as written and through symlinks), a patch-form edit by each file it
 // touches; web_fetch by host; other tools by name. The result also carries the rules that "allow always" would add for the parts no rule decided.
+import { BUILTIN_TOOL_TRAITS, type ToolTraits, type ToolTraitTable } from "../protocol/tool-traits.ts";
 import { PatchSyntaxError, patchPaths } from "../tools/edit/patch-parse.ts";
 import { isOutside, PathPattern, pathForms, type PatternBase, rulePath } from "./paths.ts";
 import { type Rule, type RuleEffect, type RuleTarget, ruleCoversTool } from "./rules.ts";
@@ -28,11 +29,6 @@ export interface Evaluation {
 
 /** `deny_only`: bypass_plus, where only deny rules count and everything else is allowed. */
 export type EvaluationMode = "all" | "deny_only";
-
-const FILE_TOOLS = new Set(["read", "write", "edit", "glob", "grep"]);
-const DIRECTORY_TOOLS = new Set(["glob", "grep"]);
-/** Tools that show a file's content: a secret file asks before them. */
-const CONTENT_TOOLS = new Set(["read", "grep", "edit"]);
 
 export function describeRule(rule: Rule): string {
   return `${rule.text} (${rule.origin})`;
@@ -66,10 +62,12 @@ export class RuleEvaluator {
     private readonly secrets: Secrets,
     /** `agent_behavior.shell.command`: PowerShell syntax is not tokenized, so its commands are never split. */
     private readonly shellDialect: "bash" | "powershell" = "bash",
+    /** What each tool is (how its rules read, where its paths are): the built-ins unless a test adds one. */
+    private readonly traits: ToolTraitTable = BUILTIN_TOOL_TRAITS,
   ) {}
 
   evaluate(call: ToolCall, mode: EvaluationMode): Evaluation {
-    const rules = this.rules().filter((r) => ruleCoversTool(r, call.tool) && (mode === "all" || r.effect === "deny"));
+    const rules = this.rules().filter((r) => ruleCoversTool(r, call.tool, this.traits) && (mode === "all" || r.effect === "deny"));
     const bare = (effect: RuleEffect) => rules.find((r) => r.effect === effect && r.target.kind === "any");
     const denied = bare("deny");
     if (denied) return { effect: "deny", reason: `\`${call.tool}\` is denied by rule ${describeRule(denied)}`, rule: describeRule(denied), suggestions: [] };
@@ -77,9 +75,10 @@ export class RuleEvaluator {
     let result: Evaluation;
     // Under deny_only nothing but a deny rule can stop a call, so an unreadable one is checked against those alone.
     const permissive = mode === "deny_only" || bare("allow") !== undefined;
-    if (call.tool === "shell") result = this.shell(call, specific, bare("allow"), permissive, mode);
-    else if (FILE_TOOLS.has(call.tool)) result = this.file(call, specific, bare("allow"), mode);
-    else if (call.tool === "web_fetch") result = this.webFetch(call, specific, bare("allow"), permissive);
+    const traits = Object.hasOwn(this.traits, call.tool) ? this.traits[call.tool] : undefined;
+    if (traits?.permission === "shell") result = this.shell(call, specific, bare("allow"), permissive, mode);
+    else if (traits?.paths) result = this.file(call, traits.paths, specific, bare("allow"), mode);
+    else if (traits?.permission === "domain") result = this.webFetch(call, specific, bare("allow"), permissive);
     else {
       const allowed = bare("allow");
       result = allowed ? { effect: "allow", reason: "", rule: describeRule(allowed), suggestions: [] } : { effect: null, reason: `no rule allows \`${call.tool}\``, suggestions: [call.tool] };
@@ -146,9 +145,9 @@ export class RuleEvaluator {
     return p;
   }
 
-  private file(call: ToolCall, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
-    if (call.tool === "edit" && typeof call.input.patch === "string") return this.patch(call.input.patch, call.cwd, rules, bareAllow, mode);
-    const given = typeof call.input.path === "string" && call.input.path !== "" ? call.input.path : DIRECTORY_TOOLS.has(call.tool) ? call.cwd : null;
+  private file(call: ToolCall, paths: NonNullable<ToolTraits["paths"]>, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+    if (paths === "path-or-patch" && typeof call.input.patch === "string") return this.patch(call.tool, call.input.patch, call.cwd, rules, bareAllow, mode);
+    const given = typeof call.input.path === "string" && call.input.path !== "" ? call.input.path : paths === "path-or-cwd" ? call.cwd : null;
     if (given === null) return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: `\`${call.tool}\` names no path`, suggestions: [] };
     return this.filePath(call.tool, given, call.cwd, rules, bareAllow, mode);
   }
@@ -174,10 +173,11 @@ export class RuleEvaluator {
     const lexicalAllow = allows.find((r) => this.pattern(r).matches(lexical));
     const realAllow = allows.find((r) => this.pattern(r).matches(real));
     const literal = (path: string) => allows.some((r) => this.pattern(r).literal && this.pattern(r).matches(path));
-    const exact = (path: string) => (DIRECTORY_TOOLS.has(tool) ? `${tool}(${path === "./" ? "./**" : `${path}/**`})` : `${tool}(${path})`);
+    const searchesDirectory = this.traits[tool]?.paths === "path-or-cwd";
+    const exact = (path: string) => (searchesDirectory ? `${tool}(${path === "./" ? "./**" : `${path}/**`})` : `${tool}(${path})`);
     // A secret file asks even when a wildcard allows it; only rules naming that very file let it through.
-    if (mode === "all" && CONTENT_TOOLS.has(tool) && !(literal(lexical) && literal(real)) && this.secrets.isSecretFile(lexical)) {
-      return { effect: "ask", reason: `${named} is a secret file (permissions.secret_files)`, suggestions: DIRECTORY_TOOLS.has(tool) ? [] : [...new Set([exact(shown), exact(realShown)])] };
+    if (mode === "all" && this.traits[tool]?.showsContent && !(literal(lexical) && literal(real)) && this.secrets.isSecretFile(lexical)) {
+      return { effect: "ask", reason: `${named} is a secret file (permissions.secret_files)`, suggestions: searchesDirectory ? [] : [...new Set([exact(shown), exact(realShown)])] };
     }
     if (lexicalAllow && realAllow) {
       const by = lexicalAllow === realAllow ? describeRule(lexicalAllow) : `${describeRule(lexicalAllow)}, ${describeRule(realAllow)}`;
@@ -189,8 +189,8 @@ export class RuleEvaluator {
     return { effect: null, reason: `no rule allows \`${tool}\` on \`${realShown}\`, where \`${shown}\` leads through a symlink${isOutside(real, this.base) ? " (outside the project)" : ""}`, suggestions };
   }
 
-  /** A patch-form edit: each file it adds, changes, deletes or moves is checked as an `edit` of that path. */
-  private patch(text: string, cwd: string, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
+  /** A patch-form edit: each file it adds, changes, deletes or moves is checked as an edit of that path. */
+  private patch(tool: string, text: string, cwd: string, rules: Rule[], bareAllow: Rule | undefined, mode: EvaluationMode): Evaluation {
     let paths: string[];
     try {
       paths = patchPaths(text);
@@ -199,7 +199,7 @@ export class RuleEvaluator {
       // The tool refuses a patch it cannot read and changes nothing.
       return bareAllow ? { effect: "allow", reason: "", rule: describeRule(bareAllow), suggestions: [] } : { effect: null, reason: "the patch cannot be read, so the files it changes are not known", suggestions: [] };
     }
-    const results = paths.map((path) => this.filePath("edit", path, cwd, rules, bareAllow, mode));
+    const results = paths.map((path) => this.filePath(tool, path, cwd, rules, bareAllow, mode));
     const of = (effect: RuleEffect | null) => results.filter((r) => r.effect === effect);
     const suggestions = (list: Evaluation[]) => [...new Set(list.flatMap((r) => r.suggestions))];
     // Every reason names all the files, so the person (or exec's denial) sees everything the patch touches.

@@ -1,9 +1,10 @@
 // The rule files: `permissions.yaml` in the global config dir and in the project's `.agent/`, each a
 // map of `allow`, `ask` and `deny` lists of rules. Every problem is reported with file:line:column and
 // what is allowed; "allow always" for the project appends to the file in place, keeping its comments.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import { writeFileAtomic } from "../util/atomic-write.ts";
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from "../util/bounded-read.ts";
 import { parseRule, type Rule, type RuleEffect } from "./rules.ts";
 
 export const RULE_FILE_NAME = "permissions.yaml";
@@ -24,13 +25,17 @@ export class PermissionRuleError extends Error {
   }
 }
 
+/** The rule file's text, or null when there is none; a project's file is bounded like its config. */
 function readText(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new PermissionRuleError([{ file: path, line: 1, column: 1, message: `cannot read the rule file (${(error as NodeJS.ErrnoException).code})` }]);
-  }
+  const read = readBoundedFile(path, MAX_CONFIG_FILE_BYTES);
+  if ("bytes" in read) return new TextDecoder().decode(read.bytes);
+  if (read.problem === "missing") return null;
+  const message = {
+    not_regular: "the rule file is not a regular file; it was not read",
+    too_large: `the rule file is ${read.size} bytes, over the limit of ${MAX_CONFIG_FILE_BYTES} bytes (4 MiB); it was not read`,
+    unreadable: `cannot read the rule file (${read.code})`,
+  }[read.problem];
+  throw new PermissionRuleError([{ file: path, line: 1, column: 1, message }]);
 }
 
 function parse(path: string, text: string): { doc: Document; lines: LineCounter; problems: RuleProblem[] } {

@@ -2,7 +2,7 @@
 // `mcp__server__*`, and the same for extension tools: `ext__extension__tool`, `ext__extension__*`. The
 // specifier depends on the tool: a command for `shell` (`:*` at the end makes it a prefix), a path glob
 // for the file tools, `domain:host` for `web_fetch`.
-import { BUILTIN_TOOL_NAMES, GOAL_TOOL_NAMES, NO_PERMISSION_TOOL_NAMES, TOOL_ALIASES } from "../config/builtin-names.ts";
+import { BUILTIN_TOOL_TRAITS, noPermissionTools, type ToolTraitTable, toolAliases, toolNames } from "../protocol/tool-traits.ts";
 import { didYouMean } from "../util/did-you-mean.ts";
 import { splitShellCommand } from "./shell-parse.ts";
 
@@ -28,35 +28,24 @@ export interface Rule {
 
 export type RuleParse = { ok: true; rule: Omit<Rule, "effect" | "origin"> } | { ok: false; message: string; offset: number };
 
-/** The engine's own tools change nothing outside the conversation; `task` only delegates (its subagent's calls are checked). */
-export const NO_PERMISSION_TOOLS: readonly string[] = [...NO_PERMISSION_TOOL_NAMES, ...GOAL_TOOL_NAMES];
+/** Tools that never need permission (their traits say so): the engine's own, the goal's, the plan, delegation. */
+export const NO_PERMISSION_TOOLS: readonly string[] = noPermissionTools(BUILTIN_TOOL_TRAITS);
 
-/** Tools a rule may name, and what their specifier is. */
-const SPECIFIERS: Record<string, "shell" | "path" | "domain" | "none"> = {
-  shell: "shell",
-  read: "path",
-  write: "path",
-  edit: "path",
-  glob: "path",
-  grep: "path",
-  web_fetch: "domain",
-  web_search: "none",
-};
+/** Tools a rule may name: those that need permission, except stand-ins (`apply_patch(...)` is written `edit(...)`). */
+export const ruleTools = (traits: ToolTraitTable): string[] => toolNames(traits).filter((t) => traits[t]!.permission !== "never" && !traits[t]!.standsInFor);
 
-// `apply_patch(...)` is written for `edit(...)`: the call is checked as the edit it is (Tool.permissionAs).
-export const RULE_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES.filter((t) => !NO_PERMISSION_TOOLS.includes(t) && !TOOL_ALIASES[t]);
+export const RULE_TOOLS: readonly string[] = ruleTools(BUILTIN_TOOL_TRAITS);
 
-/** Rule tools that cover other tools: `read(...)` also governs search, `edit(...)` every file change. */
-const COVERS: Record<string, readonly string[]> = { read: ["read", "glob", "grep"], edit: ["edit", "write"] };
-
-export function ruleCoversTool(rule: Pick<Rule, "tool" | "mcpServerWide">, tool: string): boolean {
+/** Whether a rule applies to calls of `tool`: its own, or one its traits say it governs (`read(...)` also governs search, `edit(...)` every file change). */
+export function ruleCoversTool(rule: Pick<Rule, "tool" | "mcpServerWide">, tool: string, traits: ToolTraitTable = BUILTIN_TOOL_TRAITS): boolean {
   if (rule.mcpServerWide) return tool.startsWith(rule.tool);
-  return (COVERS[rule.tool] ?? [rule.tool]).includes(tool);
+  return rule.tool === tool || traits[tool]?.governedBy === rule.tool;
 }
 
 const MCP_NAME = /^mcp__([A-Za-z0-9_-]+?)__([A-Za-z0-9_.-]+|\*)$/;
 const EXTENSION_NAME = /^ext__([a-z0-9-]+?)__([a-z0-9_-]+|\*)$/;
-const ALLOWED = `a built-in tool (${RULE_TOOLS.join(", ")}) or mcp__<server>__<tool> / mcp__<server>__* or ext__<extension>__<tool> / ext__<extension>__*`;
+const allowed = (traits: ToolTraitTable) =>
+  `a built-in tool (${ruleTools(traits).join(", ")}) or mcp__<server>__<tool> / mcp__<server>__* or ext__<extension>__<tool> / ext__<extension>__*`;
 
 /** Claude Code's tool names in rules (`Bash(git *)`, `Read(./src/**)`) and ours. */
 const CLAUDE_CODE_TOOLS: Record<string, string> = { Bash: "shell", Read: "read", Edit: "edit", MultiEdit: "edit", Write: "write", Glob: "glob", Grep: "grep", WebFetch: "web_fetch", WebSearch: "web_search" };
@@ -74,13 +63,15 @@ export function claudeCodeForm(name: string, specifier: string | null): string |
   return `${ours}(${spec})`;
 }
 
-export function parseRule(text: string): RuleParse {
+/** Parses one rule; `traits`: the tools it may name (the built-ins unless a test adds one). */
+export function parseRule(text: string, traits: ToolTraitTable = BUILTIN_TOOL_TRAITS): RuleParse {
   const open = text.indexOf("(");
   const written = (open === -1 ? text : text.slice(0, open)).trim();
-  const name = TOOL_ALIASES[written] ?? written;
+  const name = toolAliases(traits)[written] ?? written;
+  const allowedText = allowed(traits);
   const nameOffset = text.length - text.trimStart().length;
   if (name === "") return { ok: false, message: "the rule is empty", offset: 0 };
-  if (/\s/.test(name)) return { ok: false, message: `'${name}' is not a tool name; allowed: ${ALLOWED}`, offset: nameOffset };
+  if (/\s/.test(name)) return { ok: false, message: `'${name}' is not a tool name; allowed: ${allowedText}`, offset: nameOffset };
   let specifier: string | null = null;
   if (open !== -1) {
     if (!text.trimEnd().endsWith(")")) return { ok: false, message: "a rule with '(' must end with ')'", offset: text.trimEnd().length };
@@ -105,15 +96,15 @@ export function parseRule(text: string): RuleParse {
   }
   const claude = claudeCodeForm(name, specifier);
   if (claude) return { ok: false, message: `'${text.trim()}' is Claude Code's rule form; ours is '${claude}'`, offset: nameOffset };
-  if (NO_PERMISSION_TOOLS.includes(name)) return { ok: false, message: `'${name}' never needs permission; rules cannot name it`, offset: nameOffset };
-  const kind = SPECIFIERS[name];
-  if (!kind) return { ok: false, message: `unknown tool '${name}'${didYouMean(name, RULE_TOOLS, "'")}; allowed: ${ALLOWED}`, offset: nameOffset };
+  const kind = Object.hasOwn(traits, name) ? traits[name]!.permission : undefined;
+  if (kind === "never") return { ok: false, message: `'${name}' never needs permission; rules cannot name it`, offset: nameOffset };
+  if (!kind) return { ok: false, message: `unknown tool '${name}'${didYouMean(name, ruleTools(traits), "'")}; allowed: ${allowedText}`, offset: nameOffset };
   const base = { text, tool: name, mcpServerWide: false };
   if (specifier === null) return { ok: true, rule: { ...base, target: { kind: "any" } } };
   if (specifier.trim() === "") return { ok: false, message: `'${name}()' has an empty specifier; write '${name}' to match every call`, offset: specOffset };
 
   switch (kind) {
-    case "none":
+    case "name":
       return { ok: false, message: `'${name}' takes no specifier; write just '${name}'`, offset: open };
     case "path":
       return { ok: true, rule: { ...base, target: { kind: "path", pattern: specifier.trim() } } };

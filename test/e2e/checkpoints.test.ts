@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { DaemonClient, DaemonRequestError } from "../../src/client/daemon-client.ts";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { scriptedCalls, stopDaemons } from "./scripted-calls.ts";
 
 let fake: ProviderFake | undefined;
 const daemons: number[] = [];
@@ -20,19 +21,9 @@ afterEach(async () => {
   await fake?.stop();
   fake = undefined;
 });
-afterAll(() => {
-  for (const pid of daemons) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-});
+afterAll(() => stopDaemons(daemons));
 
-let callNumber = 0;
-const call = (name: string, args: unknown) => ({ id: `call_${++callNumber}`, name, arguments: JSON.stringify(args) });
-const turn = (text: string, calls: ReturnType<typeof call>[] = []): FakeStep => ({ kind: "turn", turn: calls.length > 0 ? { text, tool_calls: calls } : { text } });
+const { call, turn } = scriptedCalls();
 
 /** A git repository with three files, the user's config naming the scripted model, rules allowing edits and commands. */
 function project(script: FakeStep[]) {

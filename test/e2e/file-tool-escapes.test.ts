@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { scriptedCalls } from "./scripted-calls.ts";
 
 const CANARY = "CANARY-ssh-private-key-7d41e9";
 let fake: ProviderFake | undefined;
@@ -20,9 +21,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
-let callNumber = 0;
-const call = (name: string, args: unknown) => ({ id: `call_${++callNumber}`, name, arguments: JSON.stringify(args) });
-const turn = (text: string, calls: ReturnType<typeof call>[] = []): FakeStep => ({ kind: "turn", turn: calls.length > 0 ? { text, tool_calls: calls } : { text } });
+const { call, turn } = scriptedCalls();
 
 interface Setup {
   /** The user's own permission rules (global, trusted). */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { DaemonClient } from "../../src/client/daemon-client.ts";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
+import { scriptedCalls, stopDaemons } from "./scripted-calls.ts";
 
 let fake: ProviderFake | undefined;
 const daemons: number[] = [];
@@ -19,19 +20,9 @@ afterEach(async () => {
   await fake?.stop();
   fake = undefined;
 });
-afterAll(() => {
-  for (const pid of daemons) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-});
+afterAll(() => stopDaemons(daemons));
 
-let callNumber = 0;
-const call = (name: string, args: unknown) => ({ id: `call_${++callNumber}`, name, arguments: JSON.stringify(args) });
-const turn = (text: string, calls: ReturnType<typeof call>[] = []): FakeStep => ({ kind: "turn", turn: calls.length > 0 ? { text, tool_calls: calls } : { text } });
+const { call, turn } = scriptedCalls();
 
 function script(path: string, body: string): string {
   writeFileSync(path, `#!/bin/sh\n${body}\n`);

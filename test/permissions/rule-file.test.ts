@@ -1,9 +1,11 @@
 // Rule files on disk: every problem with file:line:column and what is allowed; "allow always" writes the
 // project file atomically, keeping comments, and the session scope stays in memory.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadPermissionGate, PermissionRuleError } from "../../src/permissions/index.ts";
+import { readRuleFile } from "../../src/permissions/rule-file.ts";
 import { FakeClock } from "../fakes/fake-clock.ts";
 import { configEnv } from "../helpers/config-env.ts";
 import { gateFor } from "./helpers.ts";
@@ -58,6 +60,18 @@ describe("invalid rule files", () => {
   test("a rule file that is not a map", async () => {
     const error = await loadError({ project: "- shell(ls)\n" });
     expect(error.message).toBe(".agent/permissions.yaml:1:1: the rule file must be a map with the lists allow, ask and deny");
+  });
+
+  test("a rule file over 4 MiB, or one that is not a regular file, is refused before it is read (issue 32 item 6)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-rule-file-"));
+    const big = join(dir, "permissions.yaml");
+    writeFileSync(big, `allow:\n${"  - read\n".repeat(600_000)}`);
+    expect(() => readRuleFile(big)).toThrow(new RegExp(`^${big}:1:1: the rule file is \\d+ bytes, over the limit of 4194304 bytes \\(4 MiB\\); it was not read$`));
+    const fifo = join(dir, "fifo.yaml");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    // A FIFO with no writer would block a plain open forever.
+    expect(() => readRuleFile(fifo)).toThrow("the rule file is not a regular file; it was not read");
+    expect(readRuleFile(join(dir, "absent.yaml"))).toEqual([]);
   });
 
   test("empty and comment-only files hold no rules", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BUILTIN_FACETS } from "../../config/builtin-names.ts";
 import type { AppConfig } from "../../config/schema.ts";
 import { checkProjectFile } from "../../config/project-paths.ts";
+import { BUILTIN_TOOL_TRAITS, planSafeTools } from "../../protocol/tool-traits.ts";
 import { loadContextFile, type ContextWarnings } from "./context-file.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import executePrompt from "./prompts/execute.txt" with { type: "text" };
@@ -12,8 +13,8 @@ import planPrompt from "./prompts/plan.txt" with { type: "text" };
 
 const BUILTIN_PROMPTS: Record<(typeof BUILTIN_FACETS)[number], string> = { execute: executePrompt, plan: planPrompt };
 
-/** Tools a read-only facet keeps (plan mode). */
-export const READ_ONLY_TOOLS = new Set(["read", "glob", "grep", "web_fetch", "web_search", "progress_update", "plan", "exit_tool", "tool_search"]);
+/** Tools a read-only facet keeps (plan mode): those whose traits say they are safe there. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(planSafeTools(BUILTIN_TOOL_TRAITS));
 
 export interface Facet {
   name: string;

@@ -4,9 +4,10 @@
 // so a request for it explains what is wrong instead of saying it does not exist.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { BUILTIN_SUBAGENTS, BUILTIN_TOOL_NAMES, DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME } from "../../config/builtin-names.ts";
+import { BUILTIN_SUBAGENTS } from "../../config/builtin-names.ts";
 import type { ModelClassName } from "../../config/models.ts";
 import { checkProjectFile } from "../../config/project-paths.ts";
+import { BUILTIN_TOOL_TRAITS, subagentForbiddenTools, toolNames, type ToolTraitTable } from "../../protocol/tool-traits.ts";
 import type { AppConfig } from "../../config/schema.ts";
 import { loadContextFile, projectOfAgentDir, readContextFile, type ContextWarnings } from "../context/context-file.ts";
 import { DefinitionError, parseDefinitionFile, type DefinitionChecks, type DefinitionFields } from "./definition-file.ts";
@@ -52,13 +53,14 @@ export const DEFAULT_SUBAGENT_MAX_TOOL_TURNS = 30;
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-/** Tools a subagent never gets: no nesting; tool_search is pointless (a subagent sees its whole tool list). */
-const FORBIDDEN_TOOLS = new Map<string, string>([
-  [DELEGATION_TOOL_NAME, "subagents cannot start subagents"],
-  ["tool_search", "a subagent is offered all of its tools from the start"],
-  ...GOAL_TOOL_NAMES.map((n): [string, string] => [n, "the goal belongs to the root session"]),
-  [PLAN_TOOL_NAME, "the plan the user watches belongs to the root session"],
-]);
+/**
+ * The tools a definition's `tools` may name, and those subagents never get with why (their traits say:
+ * no nesting, no goal or plan of their own, no tool_search since a subagent sees its whole tool list).
+ */
+export function subagentToolNames(traits: ToolTraitTable = BUILTIN_TOOL_TRAITS): { toolNames: string[]; forbiddenTools: Map<string, string> } {
+  const forbiddenTools = subagentForbiddenTools(traits);
+  return { toolNames: toolNames(traits).filter((n) => !forbiddenTools.has(n)), forbiddenTools };
+}
 
 const BUILTINS: Record<(typeof BUILTIN_SUBAGENTS)[number], DefinitionFields> = {
   explore: {
@@ -82,7 +84,7 @@ const BUILTINS: Record<(typeof BUILTIN_SUBAGENTS)[number], DefinitionFields> = {
 };
 
 function definitionChecks(src: DefinitionSources): DefinitionChecks {
-  return { models: src.models, toolNames: BUILTIN_TOOL_NAMES.filter((n) => !FORBIDDEN_TOOLS.has(n)), forbiddenTools: FORBIDDEN_TOOLS };
+  return { models: src.models, ...subagentToolNames() };
 }
 
 function complete(name: string, fields: DefinitionFields, origin: SubagentDefinition["origin"], source: string): SubagentDefinition {

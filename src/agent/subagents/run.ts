@@ -2,7 +2,7 @@
 // session's, with its own conversation, model, system prompt, tools and tool-turn budget. Its permission
 // asks go through the root session (named after the subagent); its own messages stay in memory and the
 // root session records only subagent_* events about it. The last assistant text is its report.
-import { DELEGATION_TOOL_NAME, GOAL_TOOL_NAMES, PLAN_TOOL_NAME, toolListed } from "../../config/builtin-names.ts";
+import { toolListed } from "../../config/builtin-names.ts";
 import { emptyUsage, type Usage } from "../../providers/events.ts";
 import type { ReasoningRequest } from "../../providers/request.ts";
 import type { ResolvedProvider } from "../../providers/resolve.ts";
@@ -14,7 +14,7 @@ import { applyEvent, type EngineErrorInfo, type EngineEvent, type SubagentStatus
 import { Reminders } from "../reminders.ts";
 import type { AgentRuntime } from "../runtime.ts";
 import { runTurn } from "../turn.ts";
-import type { SubagentDefinition } from "./definitions.ts";
+import { type SubagentDefinition, subagentToolNames } from "./definitions.ts";
 import { reconnectableFetch, type ReconnectableFetch } from "./reconnect.ts";
 import { MAX_REPORT_CHARS } from "./settings.ts";
 import type { Watched } from "./watchdog.ts";
@@ -50,12 +50,8 @@ export interface SubagentOutcome {
   error?: EngineErrorInfo;
 }
 
-/**
- * Session tools a subagent never gets: no nesting; no search (it sees its whole list); the goal tools
- * and plan (the goal and the plan the user watches belong to the root session); progress_update is
- * replaced by its own.
- */
-const WITHHELD = new Set<string>([DELEGATION_TOOL_NAME, "tool_search", "progress_update", PLAN_TOOL_NAME, ...GOAL_TOOL_NAMES]);
+/** Session tools a subagent never gets (their traits say why); the session's progress_update is replaced by its own. */
+const WITHHELD = new Set<string>([...subagentToolNames().forbiddenTools.keys(), "progress_update"]);
 
 export class SubagentRun implements Watched {
   lastActivity: number;

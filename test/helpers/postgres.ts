@@ -7,6 +7,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
+import { test } from "bun:test";
 
 export interface PgServer {
   port: number;
@@ -17,11 +18,23 @@ export interface PgServer {
 let server: PgServer | undefined;
 let databases = 0;
 
+const PG_ROOT = "/usr/lib/postgresql";
+const pgVersions = existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, "bin", "pg_ctl"))) : [];
+
+/**
+ * Why the PostgreSQL tests cannot run here, or undefined when they can: they are skipped with this reason
+ * on a machine without the server (as the browser tests are without Chromium); `.ci/run` installs it.
+ */
+export const PG_MISSING: string | undefined =
+  pgVersions.length === 0 ? "PostgreSQL is not installed: apt-get install -y postgresql (Debian's package provides /usr/lib/postgresql/<version>/bin)" : undefined;
+
+/** `test`, skipped (with PG_MISSING named in the file's log) where there is no PostgreSQL server. */
+export const pgTest = test.skipIf(PG_MISSING !== undefined);
+if (PG_MISSING) console.warn(`skipping PostgreSQL tests: ${PG_MISSING}`);
+
 function binDir(): string {
-  const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "pg_ctl"))) : [];
-  if (versions.length === 0) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql (Debian's package provides /usr/lib/postgresql/<version>/bin)");
-  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, "bin");
+  if (PG_MISSING) throw new Error(PG_MISSING);
+  return join(PG_ROOT, pgVersions.sort((a, b) => Number(b) - Number(a))[0]!, "bin");
 }
 
 function freePort(): number {

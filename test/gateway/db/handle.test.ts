@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { openGatewayDb } from "../../../src/gateway/db/open.ts";
 import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
 import { first, sqliteHandle, type GatewayDb } from "../../../src/gateway/db/handle.ts";
-import { freshPgDatabase } from "../../helpers/postgres.ts";
+import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 
 const principal = (id: string) => ({ id, username: id, createdAt: 1, updatedAt: 1 });
 
@@ -79,7 +79,7 @@ test("sqlite: read-check-write transactions racing have one winner", async () =>
   await db.close();
 });
 
-test("pg: read-check-write transactions racing over a pool have one winner", async () => {
+pgTest("pg: read-check-write transactions racing over a pool have one winner", async () => {
   const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
   expect(await claimRace(opened.db)).toBe(1);
   await opened.db.close();

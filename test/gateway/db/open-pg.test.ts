@@ -4,9 +4,9 @@
 import { expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
-import { freshPgDatabase } from "../../helpers/postgres.ts";
+import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 
-test("four replicas opening one empty database together all come up; exactly one applies the migrations", async () => {
+pgTest("four replicas opening one empty database together all come up; exactly one applies the migrations", async () => {
   const url = await freshPgDatabase();
   const opened = await Promise.all([1, 2, 3, 4].map(() => openGatewayPg(url)));
   expect(opened.map((o) => o.migrated).filter(Boolean)).toHaveLength(1);
@@ -20,7 +20,7 @@ test("four replicas opening one empty database together all come up; exactly one
   await again.db.close();
 }, 60_000);
 
-test("a database with migrations this binary lacks is refused before anything is applied", async () => {
+pgTest("a database with migrations this binary lacks is refused before anything is applied", async () => {
   const url = await freshPgDatabase();
   await (await openGatewayPg(url)).db.close();
   const sql = new SQL(url);
@@ -30,7 +30,7 @@ test("a database with migrations this binary lacks is refused before anything is
   await expect(openGatewayPg(url)).rejects.toThrow(`the gateway database was written by a newer agent (schema ${n + 1}); this binary reads up to ${n}; update agent (${url})`);
 }, 60_000);
 
-test("a refused password is an error naming the database without the password", async () => {
+pgTest("a refused password is an error naming the database without the password", async () => {
   const url = (await freshPgDatabase()).replace("postgres@", "nobody@");
   const error = await openGatewayPg(url, { password: "s3cret-pw" }).catch((e: Error) => e);
   expect(error).toBeInstanceOf(Error);

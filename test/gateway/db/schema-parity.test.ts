@@ -9,7 +9,7 @@ import * as sqliteSchema from "../../../src/gateway/db/schema.ts";
 import * as pgSchema from "../../../src/gateway/db/schema-pg.ts";
 import { openGatewayDb } from "../../../src/gateway/db/open.ts";
 import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
-import { freshPgDatabase } from "../../helpers/postgres.ts";
+import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 
 /** SQLite column type (and drizzle mode) -> the PostgreSQL type it maps to. */
 const TYPE_MAP: Record<string, string> = {
@@ -48,7 +48,7 @@ describe("schema parity", () => {
     expect(fromSqlite.length).toBeGreaterThan(15);
   });
 
-  test("the migrations of both dialects build the same tables, columns and indexes", async () => {
+  pgTest("the migrations of both dialects build the same tables, columns and indexes", async () => {
     const lite = openGatewayDb(":memory:");
     const liteTables = (lite.sqlite!.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != '__drizzle_migrations' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     const liteShape = liteTables.map((name) => ({

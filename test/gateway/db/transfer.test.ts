@@ -15,7 +15,7 @@ import * as sqliteSchema from "../../../src/gateway/db/schema.ts";
 import { sha256Hex } from "../../../src/util/ids.ts";
 import { OAuthClientStore } from "../../../src/gateway/auth/oauth-clients.ts";
 import { captureIo } from "../../helpers/io.ts";
-import { freshPgDatabase } from "../../helpers/postgres.ts";
+import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 import { addUser, startTestGateway, type TestGateway } from "../helpers.ts";
 
 let gw: TestGateway;
@@ -58,7 +58,7 @@ function sqliteRows(): Record<string, unknown[]> {
 }
 
 describe("agent gateway db export | import", () => {
-  test("everything arrives on PostgreSQL with its types; a SQLite token is found by its hash there; identity ids continue", async () => {
+  pgTest("everything arrives on PostgreSQL with its types; a SQLite token is found by its hash there; identity ids continue", async () => {
     const file = join(gw.dir, "export.json");
     const exported = await cli(["export", "--output", file, "--config", config]);
     expect(exported.err).toBe("");
@@ -107,7 +107,7 @@ describe("agent gateway db export | import", () => {
     await sql.close();
   }, 120_000);
 
-  test("a failing row rolls the whole import back", async () => {
+  pgTest("a failing row rolls the whole import back", async () => {
     const file = join(gw.dir, "broken.json");
     const good = join(gw.dir, "good.json");
     expect((await cli(["export", "--output", good, "--config", config])).code).toBe(0);

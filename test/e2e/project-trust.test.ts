@@ -36,7 +36,9 @@ function run(p: Project, args: string[], env: Record<string, string> = {}) {
 /** A stdio tool server whose start leaves a marker file (then it fails the handshake at once). */
 const server = (marker: string) => `${PROVIDER}mcp_servers:\n  probe:\n    transport: stdio\n    command: sh\n    args: ["-c", "touch ${marker}; exec cat"]\n`;
 
-const notTrustedLines = (stderr: string) => stderr.split("\n").filter((l) => l.includes("is not trusted") || l.includes("changed since you trusted it"));
+/** The one trust warning line of a run (not a tool call's denial, which may say the project is not trusted too). */
+const notTrustedLines = (stderr: string) =>
+  stderr.split("\n").filter((l) => (l.includes("is not trusted") && !l.includes("the project is not trusted: its")) || l.includes("changed since you trusted it"));
 
 beforeAll(() => ensureBinary(), 180_000);
 
@@ -268,6 +270,8 @@ describe("allow rules in the project's .agent/permissions.yaml", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(".agent/permissions.yaml is not trusted; started without: allow rules in .agent/permissions.yaml: shell.");
     expect(lines[0]).toContain("run 'agent trust'");
+    // The refused call says why: the project's rule waits for trust, not that no rule exists.
+    expect(r.stderr).toContain("the project is not trusted: its allow rule shell");
 
     const t = run(p, ["trust"]);
     expect(t.code).toBe(0);

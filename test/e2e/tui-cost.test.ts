@@ -42,8 +42,10 @@ function keyOnlyProject(baseUrl: string): TuiProject {
 
 describe("status line cost", () => {
   test("a priced catalog model: the session's cost appears after the first answer and adds up", async () => {
-    // Large usage so each answer costs dollars, not fractions of a cent.
-    const usage = { input: 200_000, output: 10_000, cache_read: 50_000, cache_write: 20_000 };
+    // Usage large enough that each answer costs tens of cents, not fractions of one, and small enough
+    // (110k tokens) to stay under the compaction point of the 200k useful-context cap, which would
+    // otherwise spend the fake's second answer on a summary.
+    const usage = { input: 60_000, output: 10_000, cache_read: 30_000, cache_write: 10_000 };
     const f = startProviderFake("a_messages", [
       { kind: "turn", turn: { text: "First answer.", usage } },
       { kind: "turn", turn: { text: "Second answer.", usage } },

@@ -81,7 +81,7 @@ describe("agent exec (compiled binary)", () => {
     const r = run(["exec", "--demo", "hello"], p);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("offline demo");
-    expect(r.stdout).toContain("configure a provider");
+    expect(r.stdout).toContain("run `agent setup`");
   });
 
   test("an unknown model is an error naming the configured ones", () => {

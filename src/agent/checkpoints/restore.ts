@@ -44,10 +44,11 @@ export function planRestore(turns: readonly TurnCheckpoint[]): FilePlan[] {
  * what was kept. Every copy is read (and checked) before the first file is touched.
  */
 export function applyRestore(plans: readonly FilePlan[], blobs: BlobStore, choice: "force" | "keep"): { restored: string[]; kept: string[] } {
-  const kept = plans.filter((p) => p.conflict && choice === "keep").map((p) => p.path);
-  const todo = plans.filter((p) => !(p.conflict && choice === "keep")).map((p) => ({ plan: p, bytes: p.target ? blobs.get(p.target) : null }));
+  const keeps = (p: FilePlan) => p.conflict && choice === "keep";
+  const kept = plans.filter(keeps).map((p) => p.path);
+  const toRestore = plans.filter((p) => !keeps(p)).map((p) => ({ plan: p, bytes: p.target ? blobs.get(p.target) : null }));
   const restored: string[] = [];
-  for (const { plan, bytes } of todo) {
+  for (const { plan, bytes } of toRestore) {
     const now = currentState(plan.path);
     if (sameState(now, plan.target) && (plan.target === null || (now !== "other" && now !== null && now.mode === plan.target.mode))) {
       restored.push(plan.path);

@@ -170,6 +170,8 @@ export const projects = pgTable("projects", {
   configName: text("config_name").notNull().references(() => configurations.name, { onDelete: "restrict" }),
   registeredAt: bigint("registered_at", { mode: "number" }).notNull(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  /** The host whose gateway supervises the project's sessions (null: written before hosts were recorded). */
+  ownerHost: text("owner_host"),
 });
 
 export const sessions = pgTable("sessions", {
@@ -190,6 +192,8 @@ export const sessions = pgTable("sessions", {
   currentGenerationId: text("current_generation_id"),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  /** The host whose gateway supervises the daemon (null: written before hosts were recorded). */
+  ownerHost: text("owner_host"),
 });
 
 export const sessionTransitions = pgTable(
@@ -249,4 +253,24 @@ export const rateLimitState = pgTable(
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.limiter, t.key] })],
+);
+
+/** Values every replica shares (the pepper's fingerprint, the TLS identity, the fleet epoch), by key. */
+export const gatewaySettings = pgTable("gateway_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});
+
+/** The fleet event journal (FleetEventV1 records as sent), shared by every replica; `seq` is the cursor's position. */
+export const fleetEvents = pgTable(
+  "fleet_events",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    at: bigint("at", { mode: "number" }).notNull(),
+    /** The event's JSON text. */
+    body: text("body").notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+  },
+  (t) => [index("fleet_events_at").on(t.at)],
 );

@@ -160,6 +160,8 @@ export const projects = sqliteTable("projects", {
   configName: text("config_name").notNull().references(() => configurations.name, { onDelete: "restrict" }),
   registeredAt: integer("registered_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** The host whose gateway supervises the project's sessions (null: written before hosts were recorded). */
+  ownerHost: text("owner_host"),
 });
 
 export const sessions = sqliteTable("sessions", {
@@ -180,6 +182,8 @@ export const sessions = sqliteTable("sessions", {
   currentGenerationId: text("current_generation_id"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** The host whose gateway supervises the daemon (null: written before hosts were recorded). */
+  ownerHost: text("owner_host"),
 });
 
 export const sessionTransitions = sqliteTable(
@@ -239,4 +243,24 @@ export const rateLimitState = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.limiter, t.key] })],
+);
+
+/** Values every replica shares (the pepper's fingerprint, the TLS identity, the fleet epoch), by key. */
+export const gatewaySettings = sqliteTable("gateway_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** The fleet event journal (FleetEventV1 records as sent), shared by every replica; `seq` is the cursor's position. */
+export const fleetEvents = sqliteTable(
+  "fleet_events",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    /** The event's JSON text. */
+    body: text("body").notNull(),
+    bytes: integer("bytes").notNull(),
+  },
+  (t) => [index("fleet_events_at").on(t.at)],
 );

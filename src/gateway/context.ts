@@ -6,6 +6,8 @@ import { systemClock, type Clock } from "../util/clock.ts";
 import { resolveDataDir } from "./config/load.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import { openGatewayDb, type GatewayDb } from "./db/open.ts";
+import { openGatewayPg } from "./db/open-pg.ts";
+import { databasePassword } from "./config/database-password.ts";
 import type { Database } from "bun:sqlite";
 import { AuditLog } from "./audit/log.ts";
 import { BearerVerifier } from "./auth/bearer.ts";
@@ -89,7 +91,7 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const dataDir = options.dataDir ?? resolveDataDir(config, options.env);
-  const opened = openGatewayDb(dataDir);
+  const opened = config.database.url ? await openGatewayPg(config.database.url, { password: databasePassword(config, options.env), max: config.database.pool_size }) : openGatewayDb(dataDir);
   const pepper = dataDir === ":memory:" && !config.auth.password.pepper_file ? crypto.getRandomValues(new Uint8Array(32)) : loadPepper(dataDir, config.auth.password.pepper_file);
   const stamp = new DbStamp(opened.sqlite);
   const pats = new PatStore(opened.db, clock, stamp);

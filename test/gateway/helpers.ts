@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeClock } from "../fakes/fake-clock.ts";
+import { freshPgDatabase } from "../helpers/postgres.ts";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import { startGateway, type RunningGateway, type StartOptions } from "../../src/gateway/server/serve.ts";
 
@@ -11,10 +12,17 @@ export interface TestGateway extends RunningGateway {
   dir: string;
 }
 
-/** `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). */
-export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string } = {}): Promise<TestGateway> {
+/** The dialect the gateway tests run on: `AGENT_TEST_DB=pg` runs them on PostgreSQL (a fresh database each). */
+export const TEST_DB: "sqlite" | "pg" = process.env.AGENT_TEST_DB === "pg" ? "pg" : "sqlite";
+
+/**
+ * `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). `database`: a
+ * PostgreSQL URL to share (replicas); otherwise a fresh PostgreSQL database under AGENT_TEST_DB=pg, else SQLite.
+ */
+export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string; database?: string } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "gw-test-"));
-  const yaml = `data_dir: ${options.dataDir ?? join(dir, "data")}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
+  const database = options.database ?? (TEST_DB === "pg" ? await freshPgDatabase() : undefined);
+  const yaml = `data_dir: ${options.dataDir ?? join(dir, "data")}\n${database ? `database:\n  url: ${database}\n` : ""}listen:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
   const file = join(dir, "gateway-config.yaml");
   writeFileSync(file, yaml);
   const clock = new FakeClock(Date.parse("2026-01-01T00:00:00Z"));

@@ -160,6 +160,14 @@ function finish(raw: Record<string, any>, file: string, host: string): GatewayCo
   }
   cfg.tls = { cert_file: rel(cert_file), key_file: rel(key_file) };
   cfg.data_dir = rel(raw.data_dir);
+  cfg.host_name = raw.host_name ?? host;
+  cfg.database.password_file = rel(raw.database.password_file);
+  if (cfg.database.url === undefined && (cfg.database.password_env !== undefined || cfg.database.password_file !== undefined)) {
+    throw new GatewayConfigError(`${file}: database.password_env and database.password_file need database.url (SQLite has no password)`);
+  }
+  if (cfg.database.password_env !== undefined && cfg.database.password_file !== undefined) {
+    throw new GatewayConfigError(`${file}: set one of database.password_env and database.password_file, not both`);
+  }
   cfg.auth.password.pepper_file = rel(raw.auth.password.pepper_file);
   cfg.daemon_sessions.auth_dir = rel(raw.daemon_sessions.auth_dir);
   const explicit = raw.listen.address as string | undefined;

@@ -35,6 +35,18 @@ const url = (v: string) => {
     return "expected an absolute URL such as https://gateway.example.com";
   }
 };
+const pgUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return "expected a postgres:// URL";
+    if (u.password) return "a password in the URL is not allowed: name it with database.password_env or database.password_file";
+    return undefined;
+  } catch {
+    return "expected a URL such as postgres://agent@db.internal:5432/agent_gateway";
+  }
+};
+const envName = (v: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? undefined : "expected an environment variable name");
+const hostName = (v: string) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(v) ? undefined : "expected a host name: letters, digits, '.', '-', '_' (at most 63)");
 const slug = (k: string) => (/^[a-z0-9][a-z0-9_-]*$/.test(k) ? undefined : "names use lowercase letters, digits, '-' and '_'");
 
 export const GATEWAY_CONFIG_SPEC: FieldSpec = {
@@ -56,6 +68,17 @@ export const GATEWAY_CONFIG_SPEC: FieldSpec = {
       },
     },
     data_dir: { t: "str", summary: "data directory override" },
+    host_name: { t: "str", check: hostName, summary: "this host's name among replicas (default: the machine's hostname)" },
+    database: {
+      t: "obj",
+      summary: "where the gateway keeps its state: SQLite in the data dir unless `url` names a PostgreSQL server",
+      fields: {
+        url: { t: "str", check: pgUrl, summary: "postgres://user@host:port/database (no password: see password_env/password_file)" },
+        password_env: { t: "str", check: envName, summary: "environment variable holding the database password" },
+        password_file: { t: "str", summary: "file holding the database password (first line)" },
+        pool_size: { t: "int", def: 10, min: 1, max: 200, summary: "connections per gateway process" },
+      },
+    },
     auth: {
       t: "obj",
       fields: {

@@ -13,6 +13,9 @@ export interface GatewayConfig {
   listen: { address: string; port: number; /** whether `address` was derived rather than written */ derived: boolean };
   tls: { cert_file?: string; key_file?: string };
   data_dir?: string;
+  /** This host's name among replicas (sessions and projects name their owner by it). */
+  host_name: string;
+  database: { url?: string; password_env?: string; password_file?: string; pool_size: number };
   auth: {
     password: {
       pepper_file?: string;

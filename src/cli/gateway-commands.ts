@@ -136,7 +136,7 @@ export const gatewayCommand: CommandSpec = {
     },
     {
       name: "db",
-      summary: "Move the gateway's database from SQLite to PostgreSQL",
+      summary: "Move the gateway's database from SQLite to PostgreSQL; adopt a new pepper",
       subcommands: [
         {
           name: "export",
@@ -149,12 +149,18 @@ export const gatewayCommand: CommandSpec = {
           summary: "Write an export into a PostgreSQL database in one transaction (migrations first; a database holding gateway rows is refused without --replace)",
           positionals: [{ name: "file", summary: "an export written by `agent gateway db export`", required: true }],
           flags: [
-            JSON_FLAG,
-            { name: "database-url", type: "string", valueName: "URL", summary: "postgres://user@host:5432/database, without the password" },
-            { name: "password-file", type: "string", valueName: "FILE", summary: "A file holding the database password (default $AGENT_GATEWAY_DATABASE_PASSWORD)" },
+            ...common,
+            { name: "database-url", type: "string", valueName: "URL", summary: "postgres://user@host:5432/database, without the password (default: the config's database.url)" },
+            { name: "password-file", type: "string", valueName: "FILE", summary: "A file holding the database password (default $AGENT_GATEWAY_DATABASE_PASSWORD, else the config's database.password_env / password_file)" },
             { name: "replace", type: "boolean", summary: "Delete the gateway data the target holds before importing (same transaction)" },
           ],
           run: async (a, io) => (await import("../gateway/admin/db-cli.ts")).importDb(a, io),
+        },
+        {
+          name: "adopt-pepper",
+          summary: "Make the database accept this host's pepper when the one it was set up with is lost for good (stored passwords and daemon credentials stop working)",
+          flags: [...common, { name: "yes", type: "boolean", summary: "Confirm: every stored password must be set again" }],
+          run: async (a, io) => (await import("../gateway/admin/db-cli.ts")).adoptPepperCmd(a, io),
         },
       ],
     },

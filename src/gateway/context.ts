@@ -5,15 +5,14 @@
 import { systemClock, type Clock } from "../util/clock.ts";
 import { resolveDataDir } from "./config/load.ts";
 import type { GatewayConfig } from "./config/types.ts";
-import { openGatewayDb, type GatewayDb } from "./db/open.ts";
-import { openGatewayPg } from "./db/open-pg.ts";
-import { databasePassword } from "./config/database-password.ts";
+import type { GatewayDb } from "./db/open.ts";
+import { openConfiguredDb } from "./db/open-configured.ts";
 import type { Database } from "bun:sqlite";
 import { AuditLog } from "./audit/log.ts";
 import { BearerVerifier } from "./auth/bearer.ts";
 import { PasswordHasher } from "./auth/password.ts";
 import { PatStore } from "./auth/pats.ts";
-import { loadPepper } from "./auth/pepper.ts";
+import { establishPepper } from "./auth/pepper.ts";
 import { PrincipalStore } from "./auth/principals.ts";
 import { createLimiters, type Limiters } from "./net/rate-limit.ts";
 import { NetworkPolicy } from "./net/policy.ts";
@@ -91,8 +90,17 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const dataDir = options.dataDir ?? resolveDataDir(config, options.env);
-  const opened = config.database.url ? await openGatewayPg(config.database.url, { password: databasePassword(config, options.env), max: config.database.pool_size }) : openGatewayDb(dataDir);
-  const pepper = dataDir === ":memory:" && !config.auth.password.pepper_file ? crypto.getRandomValues(new Uint8Array(32)) : loadPepper(dataDir, config.auth.password.pepper_file);
+  const opened = await openConfiguredDb(config, options.env, dataDir);
+  let pepper: Uint8Array;
+  try {
+    pepper =
+      dataDir === ":memory:" && !config.auth.password.pepper_file
+        ? crypto.getRandomValues(new Uint8Array(32))
+        : await establishPepper(opened.db, { dataDir, pepperFile: config.auth.password.pepper_file, host: config.host_name, database: opened.path, now: new Date(clock.now()) });
+  } catch (error) {
+    await opened.db.close();
+    throw error;
+  }
   const stamp = new DbStamp(opened.sqlite);
   const pats = new PatStore(opened.db, clock, stamp);
   const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);

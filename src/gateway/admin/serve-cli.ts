@@ -8,6 +8,7 @@ import { TlsError } from "../net/tls.ts";
 import { pamServiceProblem } from "../auth/pam.ts";
 import { startGateway } from "../server/serve.ts";
 import { loadConfigFor } from "./admin-context.ts";
+import { displayUrl } from "../db/open-pg.ts";
 
 export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   const config = loadConfigFor(args, io, true);
@@ -31,14 +32,20 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   const { ctx, tls, url } = gateway;
   io.out(`agent gateway "${ctx.config.display_name}" listening on ${url}\n`);
   if (tls) {
-    const how = { configured: "from tls.cert_file", "self-signed-existing": "self-signed, reused", "self-signed-generated": "self-signed, generated now" }[tls.source];
+    const how = {
+      configured: "from tls.cert_file",
+      "self-signed-existing": "self-signed, reused",
+      "self-signed-generated": "self-signed, generated now",
+      shared: "self-signed, the replicas' shared identity",
+      "shared-stored": "self-signed, stored now as the replicas' shared identity",
+    }[tls.source];
     io.out(`TLS certificate (${how}): ${tls.certFile}\nSHA-256 fingerprint: ${tls.fingerprint}\n`);
     // Loud on purpose: the server still starts (the operator may be mid-migration), but not quietly.
     if (tls.keyWarning) io.err(`\n*** WARNING: ${tls.keyWarning} ***\n\n`);
   } else {
     io.out("TLS: off (plaintext on loopback; set tls.cert_file/tls.key_file or listen on a non-loopback address to enable it)\n");
   }
-  io.out(`database: ${ctx.dataDir}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
+  io.out(`database: ${ctx.database.engine === "postgresql" ? `${displayUrl(ctx.config.database.url!)} (PostgreSQL ${ctx.database.version}; data dir ${ctx.dataDir})` : ctx.dataDir}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
   if (gateway.pamNote) io.out(`PAM: unavailable (${gateway.pamNote})\n`);
   else if (ctx.pam) {
     // PAM is offered: a service file it needs that is missing would only show as 503s at login.

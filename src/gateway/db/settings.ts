@@ -23,3 +23,13 @@ export async function putSettingIfAbsent(db: GatewayDb, key: string, value: stri
     return fresh;
   });
 }
+
+/** Stores `value` under `key`, replacing any earlier value (deliberate changes only, e.g. an adopted pepper). */
+export async function putSetting(db: GatewayDb, key: string, value: string, now: Date): Promise<void> {
+  const { gatewaySettings } = db.t;
+  await db.insert(gatewaySettings).values({ key, value, updatedAt: now.getTime() }).onConflictDoUpdate({ target: gatewaySettings.key, set: { value, updatedAt: now.getTime() } });
+}
+
+export async function deleteSetting(db: GatewayDb, key: string): Promise<void> {
+  await db.delete(db.t.gatewaySettings).where(eq(db.t.gatewaySettings.key, key));
+}

@@ -17,6 +17,7 @@ import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
 import { hostPolicy, type HostPolicy } from "./request-target.ts";
 import { acquireServeLock } from "./serve-lock.ts";
+import { stopFleet } from "../fleet/service.ts";
 import { mkdirSync } from "node:fs";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
@@ -55,17 +56,21 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireServeLock(dataDir);
   let tls: TlsMaterial | null;
-  let ctx: GatewayContext;
+  let ctx: GatewayContext | undefined;
   let pam: PamAuthenticator | undefined;
   let pamNote: string | undefined;
   try {
-    tls = await resolveTls(config, dataDir, new Date(clock.now()));
-    assertListenSecure(config.listen.address, tls);
     pamNote = options.pam === undefined ? pamUnavailableReason() : undefined;
     pam = options.pam === undefined ? (pamNote ? undefined : new WorkerPam()) : (options.pam ?? undefined);
-    ctx = await createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam, tls: tls !== null });
+    // The database and the pepper come first: on PostgreSQL the replicas' TLS identity is stored there.
+    ctx = await createGatewayContext({ config, env: options.env, clock, logger, dataDir, pam });
+    const shared = ctx.database.engine === "postgresql" ? { db: ctx.db, pepper: ctx.pepper } : undefined;
+    tls = await resolveTls(config, dataDir, new Date(clock.now()), undefined, shared);
+    assertListenSecure(config.listen.address, tls);
+    ctx.tls = tls !== null;
   } catch (error) {
     pam?.close();
+    await ctx?.db.close();
     lock.release();
     throw error;
   }
@@ -117,6 +122,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     async stop() {
       if (stopped) return;
       stopped = true;
+      stopFleet(ctx);
       ctx.streams.closeAll();
       ctx.sessions.close();
       ctx.upstream.close();

@@ -1,9 +1,9 @@
 // A real PostgreSQL (Debian's `postgresql` package) for tests: one server per `bun test` process, started
 // lazily by the first test that asks, on a free loopback port with its socket and data in a temp dir, and
 // stopped when the process exits. Each caller gets a fresh database (`freshPgDatabase`), so test files
-// never see each other's rows. As root the server runs as the `postgres` user (initdb refuses root).
+// never see each other's rows. Outage tests start a server of their own (`startPgServer`) to stop and start. As root the server runs as the `postgres` user (initdb refuses root).
 import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
@@ -13,6 +13,20 @@ export interface PgServer {
   port: number;
   /** The superuser's URL for a database (trust authentication on loopback). */
   url(database: string): string;
+}
+
+/** A server private to its caller, which may stop and start it (outage tests); same port and data throughout. */
+export interface ControlledPgServer extends PgServer {
+  /**
+   * Stops the server and returns once it is down: `fast` ends every connection and shuts down cleanly,
+   * `immediate` aborts like a crash. Synchronous (pg_ctl -w): the process's event loop waits meanwhile, so
+   * an in-process gateway sees the outage only once this returns.
+   */
+  stop(mode?: "fast" | "immediate"): void;
+  /** Starts it again and returns once it accepts connections. */
+  start(): void;
+  /** Whether it is running (as this helper started and stopped it). */
+  readonly running: boolean;
 }
 
 let server: PgServer | undefined;
@@ -52,7 +66,14 @@ function run(asPostgres: boolean, argv: string[]): void {
 
 /** The process's PostgreSQL server, started on first use. */
 export function pgServer(): PgServer {
-  if (server) return server;
+  return (server ??= startPgServer());
+}
+
+/**
+ * A new PostgreSQL server of the caller's own, on a free loopback port, removed when the process is gone.
+ * Stopping or restarting it disturbs nothing else in the process (pgServer() is another server).
+ */
+export function startPgServer(): ControlledPgServer {
   const bin = binDir();
   const root = userInfo().uid === 0;
   const dir = mkdtempSync(join(tmpdir(), "agent-pg-"));
@@ -62,19 +83,33 @@ export function pgServer(): PgServer {
   const port = freePort();
   // Durability settings off: a test server's data is thrown away at exit.
   const options = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run(root, [join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  const startArgs = [join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"];
+  run(root, startArgs);
   // `bun test` exits without running "exit" listeners, and a killed run runs none: a watchdog process
   // stops the server and removes its files once this process is gone.
-  const stop = `${root ? "runuser -u postgres -- " : ""}${join(bin, "pg_ctl")} -D ${data} -m immediate -w stop >/dev/null 2>&1; rm -rf ${dir}`;
-  const watchdog = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stop}`], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const cleanup = `${root ? "runuser -u postgres -- " : ""}${join(bin, "pg_ctl")} -D ${data} -m immediate -w stop >/dev/null 2>&1; rm -rf ${dir}`;
+  const watchdog = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${cleanup}`], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   watchdog.unref();
-  server = { port, url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}` };
-  return server;
+  let running = true;
+  return {
+    port,
+    url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    get running() {
+      return running;
+    },
+    stop(mode = "fast") {
+      run(root, [join(bin, "pg_ctl"), "-D", data, "-m", mode, "-w", "-t", "60", "stop"]);
+      running = false;
+    },
+    start() {
+      run(root, startArgs);
+      running = true;
+    },
+  };
 }
 
-/** A new empty database on the process's server; returns its URL. */
-export async function freshPgDatabase(): Promise<string> {
-  const pg = pgServer();
+/** A new empty database on the process's server (or on `pg`); returns its URL. */
+export async function freshPgDatabase(pg: PgServer = pgServer()): Promise<string> {
   const name = `t${process.pid}_${++databases}`;
   const admin = new SQL(pg.url("postgres"));
   try {

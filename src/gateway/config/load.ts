@@ -89,7 +89,7 @@ export function parseGatewayConfig(text: string, file: string, host = hostname()
         if (!present) return spec.def;
         if (!isScalar(node) || typeof node.value !== "string") return fail(`expected a string, found ${describe(node)}`);
         const err = spec.check?.(node.value);
-        if (err) fail(`${JSON.stringify(node.value)}: ${err}`);
+        if (err) fail(`${JSON.stringify(spec.show ? spec.show(node.value) : node.value)}: ${err}`);
         return node.value;
       }
       case "int": {

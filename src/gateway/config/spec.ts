@@ -3,7 +3,7 @@
 import { isValidIp, parseCidr } from "../../util/ip.ts";
 
 export type FieldSpec =
-  | { t: "str"; def?: string; check?: (v: string) => string | undefined; summary: string }
+  | { t: "str"; def?: string; check?: (v: string) => string | undefined; summary: string; /** How an error shows the value (default: as written). */ show?: (v: string) => string }
   | { t: "int"; def: number; min: number; max: number; summary: string }
   | { t: "bool"; def: boolean; summary: string }
   | { t: "strs"; check?: (v: string) => string | undefined; summary: string }
@@ -33,6 +33,17 @@ const url = (v: string) => {
     return undefined;
   } catch {
     return "expected an absolute URL such as https://gateway.example.com";
+  }
+};
+/** A URL as error messages show it: its password, if any, masked. */
+const maskPassword = (v: string) => {
+  try {
+    const u = new URL(v);
+    if (!u.password) return v;
+    u.password = "***";
+    return u.toString();
+  } catch {
+    return v;
   }
 };
 const pgUrl = (v: string) => {
@@ -73,7 +84,7 @@ export const GATEWAY_CONFIG_SPEC: FieldSpec = {
       t: "obj",
       summary: "where the gateway keeps its state: SQLite in the data dir unless `url` names a PostgreSQL server",
       fields: {
-        url: { t: "str", check: pgUrl, summary: "postgres://user@host:port/database (no password: see password_env/password_file)" },
+        url: { t: "str", check: pgUrl, show: maskPassword, summary: "postgres://user@host:port/database (no password: see password_env/password_file)" },
         password_env: { t: "str", check: envName, summary: "environment variable holding the database password" },
         password_file: { t: "str", summary: "file holding the database password (first line)" },
         pool_size: { t: "int", def: 10, min: 1, max: 200, summary: "connections per gateway process" },
@@ -109,7 +120,7 @@ export const GATEWAY_CONFIG_SPEC: FieldSpec = {
         device_rate_limit: limiter(10, 300, 60, "device approval limiter"),
         oauth_rate_limit: limiter(20, 300, 600, "client registration and device-authorization limiter"),
         oauth_token_rate_limit: limiter(100, 60, 60, "token endpoint limiter"),
-        external_url: { t: "str", check: url, summary: "externally reachable URL" },
+        external_url: { t: "str", check: url, show: maskPassword, summary: "externally reachable URL" },
         trusted_proxies: { t: "strs", check: cidr, summary: "CIDRs whose X-Forwarded-For is honoured" },
       },
     },

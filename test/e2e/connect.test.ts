@@ -60,7 +60,7 @@ describe("agent connect in a terminal (compiled binary)", () => {
     gateways.push(gw);
     gw.ctx.sessions.daemonCommand = [BINARY];
     await addUser(gw, "ann", "pw-of-ann-42");
-    const { projectId, path } = registerProject(gw, { script: "responses:\n  - text: hello from the remote daemon\n  - text: second remote answer\n  - text: third remote answer\n" });
+    const { projectId, path } = await registerProject(gw, { script: "responses:\n  - text: hello from the remote daemon\n  - text: second remote answer\n  - text: third remote answer\n" });
     const target = `127.0.0.1:${gw.server.port}`;
     const e = env();
 

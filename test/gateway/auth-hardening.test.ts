@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import * as oauth from "oauth4webapi";
 import { routeAccess } from "../../src/gateway/auth/route-access.ts";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, type TestGateway, sqlAll } from "./helpers.ts";
 import { call, decide, DEVICE_GRANT, publicClient } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
 
@@ -218,7 +218,7 @@ describe("failed sign-ins are counted per account, not only per source", () => {
     const res = await from("172.16.5.5").login("nobody", "whatever-xxxx");
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
-    const stored = JSON.stringify(gw.ctx.sqlite!.query("SELECT * FROM rate_limit_state").all());
+    const stored = JSON.stringify((await sqlAll(gw.ctx.db, "SELECT * FROM rate_limit_state")));
     expect(stored).not.toContain("nobody");
   });
 

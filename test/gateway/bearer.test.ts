@@ -8,7 +8,7 @@ import { ProtocolError } from "../../src/protocol/errors.ts";
 import { authenticate, requireScope } from "../../src/gateway/server/auth-guard.ts";
 import { sha256Hex } from "../../src/util/ids.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
-import { startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+import { startTestGateway, tempDir, type TestGateway, sqlAll, sqlGet } from "./helpers.ts";
 
 // A route group like the ones later parts add: validated body, a scope-gated route, a crashing route.
 const probeRoutes = (ctx: GatewayContext) =>
@@ -38,18 +38,18 @@ afterAll(() => gw.stop());
 
 const health = (token: string) => fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } });
 
-function seedSession(): { sessionId: string } {
+async function seedSession(): Promise<{ sessionId: string }> {
   const now = gw.clock.now();
   const n = Math.random().toString(16).slice(2, 10);
-  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
-  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
-  gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?)", [`ses_${n}`, n, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?)", [`ses_${n}`, n, now, now]);
   return { sessionId: `ses_${n}` };
 }
 
-function addCredential(sessionId: string, generation: string, state: "pending" | "active" | "invalidated"): string {
+async function addCredential(sessionId: string, generation: string, state: "pending" | "active" | "invalidated"): Promise<string> {
   const token = `dsc_${generation}.${"s".repeat(20)}${generation}`;
-  gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, ?, ?, ?)", [generation, sessionId, state, serviceCredentialVerifier(gw.ctx.pepper, token), gw.clock.now()]);
+  await sqlAll(gw.ctx.db, "INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, ?, ?, ?)", [generation, sessionId, state, serviceCredentialVerifier(gw.ctx.pepper, token), gw.clock.now()]);
   return token;
 }
 
@@ -57,9 +57,9 @@ describe("oat_ and dsc_ bearer families", () => {
   test("an OAuth access token works until it expires on the clock", async () => {
     const p = (await gw.ctx.principals.create("oauth-user")).id;
     const now = gw.clock.now();
-    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_t', 'c', 'public', '[]', '[\"project\"]', ?)", [now]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_t', 'c', 'public', '[]', '[\"project\"]', ?)", [now]);
     const oat = "oat_expiringexpiringexpiringexpiringexpiri";
-    gw.ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_t', ?, 'cli_t', ?, '[\"project\"]', ?, ?)", [sha256Hex(oat), p, now, now + 900_000]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_t', ?, 'cli_t', ?, '[\"project\"]', ?, ?)", [sha256Hex(oat), p, now, now + 900_000]);
     const ok = await health(oat);
     expect(((await ok.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "oat", principal_id: p, username: "oauth-user", scopes: ["project"] });
     const scoped = await fetch(`${gw.url}/api/v1/probe/machine`, { headers: { Authorization: `Bearer ${oat}` } });
@@ -73,17 +73,17 @@ describe("oat_ and dsc_ bearer families", () => {
   });
 
   test("a daemon service credential: HMAC with the pepper, current generation only, pending becomes active, invalidated fails", async () => {
-    const { sessionId } = seedSession();
-    const old = addCredential(sessionId, "gen1", "active");
-    const current = addCredential(sessionId, "gen2", "pending");
-    gw.ctx.sqlite!.run("UPDATE sessions SET current_generation_id = 'gen2' WHERE id = ?", [sessionId]);
+    const { sessionId } = await seedSession();
+    const old = await addCredential(sessionId, "gen1", "active");
+    const current = await addCredential(sessionId, "gen2", "pending");
+    await sqlAll(gw.ctx.db, "UPDATE sessions SET current_generation_id = 'gen2' WHERE id = ?", [sessionId]);
     const res = await health(current);
     expect(((await res.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "dsc", principal_id: null, username: null, scopes: ["current_session"] });
-    expect(gw.ctx.sqlite!.query("SELECT state, activated_at FROM service_credentials WHERE generation_id = 'gen2'").get()).toEqual({ state: "active", activated_at: gw.clock.now() });
+    expect((await sqlGet(gw.ctx.db, "SELECT state, activated_at FROM service_credentials WHERE generation_id = 'gen2'"))).toEqual({ state: "active", activated_at: gw.clock.now() });
     expect((await health(old)).status).toBe(401);
     expect((await health(current.replace(/.$/, "x"))).status).toBe(401);
     expect((await health("dsc_nosuchgen.secretsecretsecret")).status).toBe(401);
-    gw.ctx.sqlite!.run("UPDATE service_credentials SET state = 'invalidated' WHERE generation_id = 'gen2'");
+    await sqlAll(gw.ctx.db, "UPDATE service_credentials SET state = 'invalidated' WHERE generation_id = 'gen2'");
     expect((await health(current)).status).toBe(401);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { API_BODY_LIMIT } from "../../src/gateway/server/headers.ts";
 import { machineToken } from "./sessions/helpers.ts";
-import { startTestGateway, type TestGateway } from "./helpers.ts";
+import { startTestGateway, type TestGateway, sqlGet } from "./helpers.ts";
 
 let gw: TestGateway;
 let token: string;
@@ -72,7 +72,7 @@ describe("request bodies", () => {
     const parts = [head("/api/v1/configurations", `Content-Length: ${body.length}\r\n`), ...body.split("")];
     const received = await exchange(parts, 300);
     expect(received).toStartWith("HTTP/1.1 408");
-    expect(gw.ctx.sqlite!.query("SELECT count(*) AS n FROM configurations").get()).toEqual({ n: 0 });
+    expect((await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM configurations"))).toEqual({ n: 0 });
   }, 20_000);
 
   test("a chunked body within the limit is read whole and reaches the route", async () => {

@@ -7,7 +7,7 @@ import { chromium, type Browser } from "playwright-core";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import { resolveTls, SELF_SIGNED_CERT } from "../../src/gateway/net/tls.ts";
 import * as oauth from "oauth4webapi";
-import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, tempDir, type TestGateway, sqlAll, sqlGet } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -90,8 +90,8 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
 
     // Approve a device request from the browser, keeping only the project scope.
     const now = gw.clock.now();
-    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_b', 'agent connect', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
-    gw.ctx.sqlite!.run("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES ('h', 'BCDF-GHJK', 'cli_b', '[\"machine\",\"project\"]', 'pending', 5, ?, ?)", [now, now + 900_000]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_b', 'agent connect', 'public', '[]', '[\"machine\",\"project\"]', ?)", [now]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, status, interval_secs, created_at, expires_at) VALUES ('h', 'BCDF-GHJK', 'cli_b', '[\"machine\",\"project\"]', 'pending', 5, ?, ?)", [now, now + 900_000]);
     await page.click("text=Connect a device");
     await page.fill("#user_code", "bcdf ghjk");
     await page.click("button:has-text('Continue')");
@@ -100,7 +100,7 @@ describe.skipIf(Boolean(reason))("web UI in headless Chromium", () => {
     await page.uncheck("input[name=scope_machine]");
     await page.click("#approve");
     await page.waitForSelector("text=Approved: agent connect");
-    expect(gw.ctx.sqlite!.query("SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'").get()).toEqual({ status: "approved", scopes: '["project"]' });
+    expect((await sqlGet(gw.ctx.db, "SELECT status, scopes FROM oauth_device_codes WHERE user_code = 'BCDF-GHJK'"))).toEqual({ status: "approved", scopes: '["project"]' });
 
     gw.clock.advance(601_000);
     await page.reload();

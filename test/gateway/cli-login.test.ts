@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { GatewayAuthError, GatewayClient } from "../../src/client/gateway-client.ts";
-import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, tempDir, type TestGateway, sqlAll } from "./helpers.ts";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -38,7 +38,7 @@ describe("POST /api/v1/auth/login", () => {
     const next = await client.accessToken();
     expect(next).not.toBe(tokens.access_token);
     expect((await fetch(`${gw.url}/api/v1/sessions`, { headers: { Authorization: `Bearer ${next}` } })).status).toBe(200);
-    const grants = gw.ctx.sqlite!.query("SELECT g.client_id FROM oauth_grants g JOIN principals p ON p.id = g.principal_id WHERE p.username = 'grace'").all();
+    const grants = (await sqlAll(gw.ctx.db, "SELECT g.client_id FROM oauth_grants g JOIN principals p ON p.id = g.principal_id WHERE p.username = 'grace'"));
     expect(grants).toEqual([{ client_id: tokens.client_id }]);
   });
 

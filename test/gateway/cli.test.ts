@@ -5,23 +5,25 @@ import { runCli } from "../../src/cli/run.ts";
 import { createGatewayContext } from "../../src/gateway/context.ts";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import { captureIo } from "../helpers/io.ts";
-import { tempDir } from "./helpers.ts";
+import { sqlAll, sqlGet, storageYaml, tempDir } from "./helpers.ts";
 
-function setup() {
+async function setup() {
   const dir = tempDir("gw-cli-");
   const config = join(dir, "gateway-config.yaml");
-  writeFileSync(config, `data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`);
+  // data_dir, and under AGENT_TEST_DB=pg the database.url: contexts opened below reach the same data.
+  const storage = await storageYaml(join(dir, "data"));
+  writeFileSync(config, `${storage}auth:\n  password: {memory_kib: 8192, time_cost: 1}\n`);
   const run = async (argv: string[], stdin?: string) => {
     const io = captureIo({ stdin });
     const code = await runCli(["gateway", ...argv, "--config", config], io);
     return { code, out: io.stdout, err: io.stderr };
   };
-  return { dir, config, run };
+  return { dir, config, storage, run };
 }
 
 describe("agent gateway principal/token/audit (db commands)", () => {
   test("principal create, list, show, rename, delete", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     const created = await run(["principal", "create", "ada", "--display-name", "Ada L."]);
     expect(created.code).toBe(0);
     expect(created.out).toContain("Created principal ada (prn_");
@@ -43,7 +45,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("set-password reads stdin only with --password-stdin, enforces the rules, and the hash is peppered Argon2id", async () => {
-    const { run, dir } = setup();
+    const { run, dir, storage } = await setup();
     await run(["principal", "create", "ada"]);
     const noTty = await run(["principal", "set-password", "ada"], "secretpass\n");
     expect(noTty.code).toBe(1);
@@ -56,7 +58,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect(ok.code).toBe(0);
     expect(ok.out + ok.err).not.toContain("correct horse");
     expect(statSync(join(dir, "data", "pepper")).mode & 0o777).toBe(0o600);
-    const ctx = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth:\n  password: {memory_kib: 8192, time_cost: 1}\n`, join(dir, "c.yaml")), env: {} });
+    const ctx = await createGatewayContext({ config: parseGatewayConfig(`${storage}auth:\n  password: {memory_kib: 8192, time_cost: 1}\n`, join(dir, "c.yaml")), env: {} });
     const p = await ctx.principals.get("ada");
     const hash = (await ctx.principals.passwordHash(p.id))!;
     expect(hash).toStartWith("$argon2id$");
@@ -71,7 +73,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("set-pam and remove-pam", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run(["principal", "create", "ops"]);
     expect((await run(["principal", "set-pam", "ops"])).err).toContain("needs --system-user");
     const set = await run(["principal", "set-pam", "ops", "--system-user", "deploy", "--json"]);
@@ -83,7 +85,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("token create prints the token once on stdout; list shows no secrets; revoke", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run(["principal", "create", "ci"]);
     expect((await run(["token", "create", "ci"])).err).toContain("needs --label");
     const created = await run(["token", "create", "ci", "--label", "build bot"]);
@@ -104,7 +106,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("audit list records admin actions without secrets and filters by principal, time and count", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run(["principal", "create", "a1"]);
     await run(["principal", "create", "b2"]);
     const token = (await run(["token", "create", "a1", "--label", "x"])).out.trim();
@@ -126,7 +128,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("client register/list/delete: public by default; a confidential secret goes to stderr once; delete revokes tokens", async () => {
-    const { run, dir } = setup();
+    const { run, dir, storage } = await setup();
     const pub = await run(["client", "register", "agent connect", "--json"]);
     expect(pub.code).toBe(0);
     expect(pub.err).toBe("");
@@ -141,11 +143,11 @@ describe("agent gateway principal/token/audit (db commands)", () => {
     expect(listed.out).toContain("ci runner");
     expect(listed.out).toContain("client_credentials");
     expect(listed.out + JSON.stringify(JSON.parse((await run(["client", "list", "--json"])).out))).not.toContain(secret);
-    const ctx = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${join(dir, "data")}\nauth: {}\n`, join(dir, "c.yaml")), env: {} });
-    const row = ctx.sqlite!.query("SELECT secret_hash, principal_id FROM oauth_clients WHERE id = ?").get(clientId) as { secret_hash: string; principal_id: string };
+    const ctx = await createGatewayContext({ config: parseGatewayConfig(`${storage}auth: {}\n`, join(dir, "c.yaml")), env: {} });
+    const row = (await sqlGet(ctx.db, "SELECT secret_hash, principal_id FROM oauth_clients WHERE id = ?", [clientId])) as { secret_hash: string; principal_id: string };
     expect(row.secret_hash).toBe(new Bun.CryptoHasher("sha256").update(secret).digest("hex"));
     const now = Date.now();
-    ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_x', 'h', ?, ?, '[\"machine\"]', ?, ?)", [clientId, row.principal_id, now, now + 1e6]);
+    await sqlAll(ctx.db, "INSERT INTO oauth_access_tokens (id, token_hash, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_x', 'h', ?, ?, '[\"machine\"]', ?, ?)", [clientId, row.principal_id, now, now + 1e6]);
     await ctx.db.close();
     const deleted = await run(["client", "delete", clientId]);
     expect(deleted.out).toBe(`Deleted client ${clientId} ("ci runner"); revoked 1 token(s).\n`);
@@ -155,7 +157,7 @@ describe("agent gateway principal/token/audit (db commands)", () => {
   });
 
   test("serve on a port in use fails with a clear message", async () => {
-    const { config, dir } = setup();
+    const { config, dir } = await setup();
     const busy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     writeFileSync(config, `data_dir: ${join(dir, "data")}\nlisten: {address: 127.0.0.1, port: ${busy.port}}\nauth: {}\n`);
     const io = captureIo();

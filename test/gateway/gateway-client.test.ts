@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { GatewayAuthError, GatewayClient, type DeviceCodePrompt } from "../../src/client/gateway-client.ts";
-import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, tempDir, type TestGateway, sqlGet } from "./helpers.ts";
 import { confidentialClient, decide } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
 
@@ -45,7 +45,7 @@ describe("GatewayClient", () => {
     while (!prompt) await Bun.sleep(1);
     expect(prompt.verificationUri).toBe(`${gw.url}/device`);
     expect(prompt.verificationUriComplete).toBe(`${gw.url}/device?user_code=${prompt.userCode}`);
-    expect(gw.ctx.sqlite!.query("SELECT c.name FROM oauth_device_codes d JOIN oauth_clients c ON c.id = d.client_id WHERE d.user_code = ?").get(prompt.userCode)).toEqual({ name: "agent connect (test)" });
+    expect((await sqlGet(gw.ctx.db, "SELECT c.name FROM oauth_device_codes d JOIN oauth_clients c ON c.id = d.client_id WHERE d.user_code = ?", [prompt.userCode]))).toEqual({ name: "agent connect (test)" });
     while (sleeps.length < 4) await Bun.sleep(1);
     await decide(gw, web, prompt.userCode, true, ["machine"]);
     const tokens = await login;
@@ -67,14 +67,14 @@ describe("GatewayClient", () => {
     expect(((await health.json()) as any).authenticated.username).toBe("ada");
 
     // A second login reuses the registered client instead of registering another.
-    const clients = (gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients").get() as { n: number }).n;
+    const clients = ((await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM oauth_clients")) as { n: number }).n;
     await client.signOut();
     expect(client.store.load(gw.url).access_token).toBeUndefined();
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${second}` } })).status).toBe(401);
     await expect(client.accessToken()).rejects.toThrow(new GatewayAuthError("login_required", `not signed in to ${gw.url}`));
     const relogin = client.deviceLogin((p) => void decide(gw, web, p.userCode, true));
     await relogin;
-    expect((gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients").get() as { n: number }).n).toBe(clients);
+    expect(((await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM oauth_clients")) as { n: number }).n).toBe(clients);
   });
 
   test("a denied request and a revoked grant are reported by code; the file never holds a secret", async () => {
@@ -82,7 +82,7 @@ describe("GatewayClient", () => {
     const client = clientFor(env, []);
     await expect(client.deviceLogin((p) => void decide(gw, web, p.userCode, false))).rejects.toThrow(new GatewayAuthError("access_denied", "the request was denied on the gateway's approval page"));
     await client.deviceLogin((p) => void decide(gw, web, p.userCode, true));
-    const grant = (gw.ctx.sqlite!.query("SELECT id FROM oauth_grants ORDER BY created_at DESC LIMIT 1").get() as { id: string }).id;
+    const grant = ((await sqlGet(gw.ctx.db, "SELECT id FROM oauth_grants ORDER BY created_at DESC LIMIT 1")) as { id: string }).id;
     const dash = await web.dashboard();
     await web.post(`/grants/${grant}/revoke`, { csrf: dash.csrf });
     gw.clock.advance(900_000);

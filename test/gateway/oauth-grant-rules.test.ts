@@ -2,7 +2,7 @@
 // on the gateway's fake clock: slow_down persistence, single use, client binding, expiry, denial, scope
 // rules, reuse revoking the family, 20 concurrent refreshes, revocation semantics, project-only tokens.
 import { afterEach, describe, expect, test } from "bun:test";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, type TestGateway, sqlGet } from "./helpers.ts";
 import { call, decide, DEVICE_GRANT, publicClient } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
 import { newUserCode, USER_CODE_ALPHABET } from "../../src/gateway/oauth/codes.ts";
@@ -85,7 +85,7 @@ describe("device authorization grant", () => {
     expect((await call(gw, "device_authorization", { client_id: projectOnly, scope: "root" })).body.error).toBe("invalid_scope");
     const all = await publicClient(gw);
     const omitted = await start(all);
-    expect(gw.ctx.sqlite!.query("SELECT scopes FROM oauth_device_codes WHERE user_code = ?").get(omitted.user_code)).toEqual({ scopes: '["machine","project"]' });
+    expect((await sqlGet(gw.ctx.db, "SELECT scopes FROM oauth_device_codes WHERE user_code = ?", [omitted.user_code]))).toEqual({ scopes: '["machine","project"]' });
     await decide(gw, web, omitted.user_code, true, ["project"]);
     const tokens = (await poll(all, omitted.device_code)).body;
     expect(tokens.scope).toBe("project");

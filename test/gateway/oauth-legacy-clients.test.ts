@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { cliActor } from "../../src/gateway/admin/admin-context.ts";
 import { OAuthClientStore } from "../../src/gateway/auth/oauth-clients.ts";
-import { addUser, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
+import { addUser, sqlAll, sqlGet, sqliteOnlyTest, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
 import { WebClient } from "./web-client.ts";
 
 let gw: TestGateway | null = null;
@@ -67,7 +67,8 @@ function makeLegacy(dataDir: string): void {
 }
 
 describe("confidential clients registered before registration grants (migration 0003)", () => {
-  test("attributed to the account whose token registered them, a password change stops them; admin CLI clients keep working; unknown ones are refused", async () => {
+  // PostgreSQL databases start at the current schema: there is no older one to migrate.
+  sqliteOnlyTest("attributed to the account whose token registered them, a password change stops them; admin CLI clients keep working; unknown ones are refused (SQLite only: an older gateway's SQLite file)", async () => {
     const dataDir = join(tempDir(), "data");
     let g = await startTestGateway("", { dataDir });
     gw = g;
@@ -93,7 +94,7 @@ describe("confidential clients registered before registration grants (migration 
     // Bob changed his password while the old gateway ran: it revoked nothing of his client's (put back below).
     await changePassword(g, "bob", PASSWORD, "bob's new password 1");
     // Whoever registered this one is not on record (its audit event is gone).
-    g.ctx.sqlite!.run("DELETE FROM audit_events WHERE action = 'client.register' AND target = ?", [unknown.client.client_id]);
+    await sqlAll(g.ctx.db, "DELETE FROM audit_events WHERE action = 'client.register' AND target = ?", [unknown.client.client_id]);
     await g.stop();
     gw = null;
     makeLegacy(dataDir);
@@ -140,10 +141,10 @@ describe("confidential clients registered before registration grants (migration 
     const store = new OAuthClientStore(g.ctx.db, g.clock);
     await expect(store.register("x", "confidential", undefined, ["machine"], "client_secret_basic", { via: "http" })).rejects.toThrow(/needs the principal whose token registered it/);
     const viaCli = (await store.register("ops", "confidential")).client.id;
-    expect(g.ctx.sqlite!.query("SELECT registered_via FROM oauth_clients WHERE id = ?").get(viaCli)).toEqual({ registered_via: "admin_cli" });
+    expect((await sqlGet(g.ctx.db, "SELECT registered_via FROM oauth_clients WHERE id = ?", [viaCli]))).toEqual({ registered_via: "admin_cli" });
     expect(await store.registrationGrant(viaCli)).toEqual({ state: "none" });
     // A row without registered_via and without a grant (what the migration could not attribute) is unattributed.
-    g.ctx.sqlite!.run("UPDATE oauth_clients SET registered_via = NULL WHERE id = ?", [viaCli]);
+    await sqlAll(g.ctx.db, "UPDATE oauth_clients SET registered_via = NULL WHERE id = ?", [viaCli]);
     expect(await store.registrationGrant(viaCli)).toEqual({ state: "unattributed" });
   });
 });

@@ -3,7 +3,7 @@
 // asked for, the client gets the token's scopes. Driven by oauth4webapi against the running gateway.
 import { afterEach, describe, expect, test } from "bun:test";
 import * as oauth from "oauth4webapi";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, type TestGateway, sqlGet } from "./helpers.ts";
 import { call, decide, DEVICE_GRANT, publicClient } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
 
@@ -32,7 +32,7 @@ async function deviceToken(scopes: string[]): Promise<string> {
 const register = (as: oauth.AuthorizationServer, token: string, scope?: string) =>
   oauth.dynamicClientRegistrationRequest(as, { client_name: "ci", grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", ...(scope ? { scope } : {}) }, { ...http, initialAccessToken: token });
 
-const clientCount = () => (gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients WHERE client_type = 'confidential'").get() as { n: number }).n;
+const clientCount = async () => ((await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM oauth_clients WHERE client_type = 'confidential'")) as { n: number }).n;
 
 describe("a confidential client's scopes are capped at the registering token's", () => {
   test("a machine-only token asking for project too is refused naming the scope; nothing is stored", async () => {
@@ -46,12 +46,12 @@ describe("a confidential client's scopes are capped at the registering token's",
       error: "invalid_client_metadata",
       error_description: "scope 'project' is not held by the access token that registers the client (it holds: machine); ask for at most those scopes, or register with a token that holds 'project'",
     });
-    expect(clientCount()).toBe(0);
+    expect(await clientCount()).toBe(0);
     // oauth4webapi reads it as the OAuth error it is.
     const error = await oauth.processDynamicClientRegistrationResponse(await register(as, token, "project")).catch((e) => e);
     expect(error).toBeInstanceOf(oauth.ResponseBodyError);
     expect([error.error, error.error_description]).toEqual(["invalid_client_metadata", expect.stringContaining("scope 'project'")]);
-    expect(clientCount()).toBe(0);
+    expect(await clientCount()).toBe(0);
   });
 
   test("asking for no scope gives the token's scopes; the client's tokens hold nothing more", async () => {
@@ -68,7 +68,7 @@ describe("a confidential client's scopes are capped at the registering token's",
     const wider = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: "machine project" }, http)).catch((e) => e);
     expect(wider).toBeInstanceOf(oauth.ResponseBodyError);
     // The registration grant holds the same scopes (it is what a password change revokes).
-    expect(gw.ctx.sqlite!.query("SELECT scopes FROM oauth_grants WHERE client_id = ?").get(registered.client_id)).toEqual({ scopes: '["machine"]' });
+    expect((await sqlGet(gw.ctx.db, "SELECT scopes FROM oauth_grants WHERE client_id = ?", [registered.client_id]))).toEqual({ scopes: '["machine"]' });
   });
 
   test("a token holding both scopes may register a client with both, or with fewer", async () => {

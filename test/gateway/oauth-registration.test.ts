@@ -2,7 +2,7 @@
 // unknown fields ignored, errors by name, confidential clients only with an initial access token, the
 // shared OAuth resource limiter, and the issuer taken from auth.external_url.
 import { afterEach, describe, expect, test } from "bun:test";
-import { startTestGateway, type TestGateway } from "./helpers.ts";
+import { startTestGateway, type TestGateway, sqlGet } from "./helpers.ts";
 import { call } from "./oauth-helpers.ts";
 
 let gw: TestGateway;
@@ -67,7 +67,7 @@ describe("dynamic client registration", () => {
     const ok = await register(ask, { Authorization: `Bearer ${await patWith()}` });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ client_secret: expect.stringMatching(/^cs_[A-Za-z0-9_-]{43}$/), client_secret_expires_at: 0, token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"] });
-    const row = gw.ctx.sqlite!.query("SELECT secret_hash FROM oauth_clients WHERE id = ?").get(ok.body.client_id) as { secret_hash: string };
+    const row = (await sqlGet(gw.ctx.db, "SELECT secret_hash FROM oauth_clients WHERE id = ?", [ok.body.client_id])) as { secret_hash: string };
     expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
     // Asking for a secret method alone also makes a confidential client.
     expect((await register({ token_endpoint_auth_method: "client_secret_post" })).status).toBe(401);

@@ -2,7 +2,7 @@
 // form-only, duplicated parameters, one auth method per request, Basic decoding, invalid_client with its
 // challenge, no-store on every response, no redirects, client_credentials for confidential clients only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestGateway, type TestGateway } from "./helpers.ts";
+import { startTestGateway, type TestGateway, sqlAll } from "./helpers.ts";
 import { basic, call, confidentialClient, postForm, publicClient } from "./oauth-helpers.ts";
 
 let gw: TestGateway;
@@ -76,7 +76,7 @@ describe("token endpoint", () => {
     const wider = await call(gw, "token", cc({ scope: "machine project" }), { Authorization: basic(...conf) });
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe("invalid_scope");
-    const stored = gw.ctx.sqlite!.query("SELECT token_hash FROM oauth_access_tokens").all() as Array<{ token_hash: string }>;
+    const stored = (await sqlAll(gw.ctx.db, "SELECT token_hash FROM oauth_access_tokens")) as Array<{ token_hash: string }>;
     expect(stored.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
     expect(JSON.stringify(stored)).not.toContain(ok.body.access_token.slice(4));
   });
@@ -130,7 +130,7 @@ describe("internal errors", () => {
     const broken = await startTestGateway("", { logger: { info() {}, warn() {}, error: (m) => logged.push(m) } });
     try {
       const [id, secret] = await confidentialClient(broken, ["machine"]);
-      broken.ctx.sqlite!.run("DROP TABLE oauth_access_tokens");
+      await sqlAll(broken.ctx.db, "DROP TABLE oauth_access_tokens");
       const res = await call(broken, "token", cc(), { Authorization: basic(id, secret) });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ error: "server_error", error_description: expect.stringMatching(/^internal error \(request req_\w+\)$/) });

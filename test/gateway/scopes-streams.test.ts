@@ -8,7 +8,7 @@ import { createGatewayContext } from "../../src/gateway/context.ts";
 import { parseGatewayConfig } from "../../src/gateway/config/load.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
 import { authenticate } from "../../src/gateway/server/auth-guard.ts";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, gatewayStorageYaml, sqlAll, startTestGateway, type TestGateway } from "./helpers.ts";
 import { call, confidentialClient, basic } from "./oauth-helpers.ts";
 
 // A stand-in SSE stream (the session proxy is the real one, sessions/proxy.ts).
@@ -35,13 +35,13 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-function seedSession(n: string): string {
+async function seedSession(n: string): Promise<string> {
   const now = gw.clock.now();
-  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
-  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
-  gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?, ?)", [`ses_${n}`, n, `gen${n}`, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO configurations (name, format, created_at, updated_at) VALUES (?, 'yaml', ?, ?)", [`cfg-${n}`, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [n, `/p/${n}`, `cfg-${n}`, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, ?, ?)", [`ses_${n}`, n, `gen${n}`, now, now]);
   const token = `dsc_gen${n}.${"s".repeat(24)}`;
-  gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, 'active', ?, ?)", [`gen${n}`, `ses_${n}`, serviceCredentialVerifier(gw.ctx.pepper, token), now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES (?, ?, 'active', ?, ?)", [`gen${n}`, `ses_${n}`, serviceCredentialVerifier(gw.ctx.pepper, token), now]);
   return token;
 }
 
@@ -56,8 +56,8 @@ async function openStream(token: string): Promise<{ ended: Promise<void> }> {
 
 describe("scope and target checks", () => {
   test("a daemon credential reaches only its own session through the proxy; it holds no management scope", async () => {
-    const own = seedSession("aaaa0001");
-    seedSession("aaaa0002");
+    const own = await seedSession("aaaa0001");
+    await seedSession("aaaa0002");
     const get = (path: string) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${own}` } });
     // Past the scope and target checks: the seeded session has no live daemon, so the proxy answers 502.
     expect((await get("/api/v1/sessions/ses_aaaa0001/proxy/sync")).status).toBe(502);
@@ -98,7 +98,7 @@ describe("streams close when their token is revoked", () => {
     const ada = await addUser(gw, "ada", "correct horse battery");
     const { info, token } = await gw.ctx.pats.create(ada, "stream");
     const stream = await openStream(token);
-    const other = await createGatewayContext({ config: parseGatewayConfig(`data_dir: ${gw.ctx.dataDir}\nauth: {}\n`, "/x.yaml"), env: {} });
+    const other = await createGatewayContext({ config: parseGatewayConfig(`${gatewayStorageYaml(gw)}auth: {}\n`, "/x.yaml"), env: {} });
     await other.pats.revoke(info.id);
     await other.db.close();
     await stream.ended; // picked up by the periodic sweep

@@ -3,7 +3,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { VERSION } from "../../src/version.ts";
 import { runCli } from "../../src/cli/run.ts";
 import { captureIo } from "../helpers/io.ts";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, gatewayStorageYaml, sqlAll, sqlGet, startTestGateway, TEST_DB, type TestGateway } from "./helpers.ts";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -23,8 +23,13 @@ describe("core routes", () => {
   test("version reports the gateway and database engine versions", async () => {
     const body = (await (await get("/api/v1/version")).json()) as { version: string; database: { engine: string; version: string } };
     expect(body.version).toBe(VERSION);
-    expect(body.database.engine).toBe("sqlite");
-    expect(body.database.version).toMatch(/^3\.\d+\.\d+$/);
+    if (TEST_DB === "pg") {
+      expect(body.database.engine).toBe("postgresql");
+      expect(body.database.version).toMatch(/^\d+\.\d+/);
+    } else {
+      expect(body.database.engine).toBe("sqlite");
+      expect(body.database.version).toMatch(/^3\.\d+\.\d+$/);
+    }
   });
 
   test("openapi.json is a valid OpenAPI 3.1 document of the API routes, same as `agent print gateway-openapi`", async () => {
@@ -73,9 +78,9 @@ describe("bearer authentication", () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { authenticated: unknown }).authenticated).toEqual({ family: "pat", principal_id: id, username: "grace", scopes: ["machine", "project"] });
     expect((await gw.ctx.pats.get(info.id))!.lastUsedAt).toBe(gw.clock.now());
-    const stored = gw.ctx.sqlite!.query("SELECT token_hash FROM personal_access_tokens WHERE id = ?").get(info.id) as { token_hash: string };
+    const stored = (await sqlGet(gw.ctx.db, "SELECT token_hash FROM personal_access_tokens WHERE id = ?", [info.id])) as { token_hash: string };
     expect(stored.token_hash).toBe(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
-    expect(JSON.stringify(gw.ctx.sqlite!.query("SELECT * FROM personal_access_tokens").all())).not.toContain(token);
+    expect(JSON.stringify((await sqlAll(gw.ctx.db, "SELECT * FROM personal_access_tokens")))).not.toContain(token);
     await gw.ctx.pats.revoke(info.id);
     const after = await get("/api/v1/health", { Authorization: `Bearer ${token}` });
     expect(after.status).toBe(401);
@@ -89,7 +94,7 @@ describe("bearer authentication", () => {
     const { writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const config = join(gw.dir, "cli.yaml");
-    writeFileSync(config, `data_dir: ${gw.ctx.dataDir}\nauth: {}\n`);
+    writeFileSync(config, `${gatewayStorageYaml(gw)}auth: {}\n`);
     const io = captureIo();
     expect(await runCli(["gateway", "token", "revoke", info.id, "--config", config], io)).toBe(0);
     expect((await get("/api/v1/health", { Authorization: `Bearer ${token}` })).status).toBe(401);
@@ -147,7 +152,7 @@ describe("internal auth failure", () => {
     const broken = await startTestGateway();
     const id = await addUser(broken, "lin", "correct horse battery");
     const { token } = await broken.ctx.pats.create(id, "t");
-    broken.ctx.sqlite!.exec("DROP TABLE personal_access_tokens");
+    await sqlAll(broken.ctx.db, "DROP TABLE personal_access_tokens");
     const res = await fetch(`${broken.url}/api/v1/health`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(503);
     const text = await res.text();

@@ -12,7 +12,7 @@ import { renderOpenApi, buildGatewayApp } from "../../src/gateway/server/app.ts"
 import { createFetchHandler } from "../../src/gateway/server/edge.ts";
 import { hostPolicy } from "../../src/gateway/server/request-target.ts";
 import { machineToken, registerProject, sessionGateway, stopGateway } from "./sessions/helpers.ts";
-import type { TestGateway } from "./helpers.ts";
+import { sqlAll, tableNames, type TestGateway } from "./helpers.ts";
 
 let gw: TestGateway & { token: string };
 let port: number;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   port = gw.server.port!;
   marker = join(gw.dir, "pre-run-ran");
   // A configuration whose pre-run script leaves a file: a session created without credentials would run it.
-  project = registerProject(gw, { preRun: `#!/bin/sh\ntouch ${marker}\n` });
+  project = await registerProject(gw, { preRun: `#!/bin/sh\ntouch ${marker}\n` });
   await machineToken(gw);
 });
 afterAll(() => stopGateway(gw));
@@ -59,10 +59,9 @@ function request(method: string, target: string, host: string | null): Promise<{
 }
 
 /** A digest of every row of every table. */
-function databaseDigest(): string {
+async function databaseDigest(): Promise<string> {
   const hash = createHash("sha256");
-  const tables = gw.ctx.sqlite!.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-  for (const { name } of tables) hash.update(name).update(JSON.stringify(gw.ctx.sqlite!.query(`SELECT * FROM "${name}"`).all()));
+  for (const name of await tableNames(gw.ctx.db)) hash.update(name).update(JSON.stringify(await sqlAll(gw.ctx.db, `SELECT * FROM "${name}"`)));
   return hash.digest("hex");
 }
 
@@ -171,7 +170,7 @@ describe("no request reaches a handler unauthenticated", () => {
     for (const method of ["GET", "POST", "PUT", "DELETE"]) routes.push([method, `/api/v1/sessions/${session}/proxy/sync`], [method, `/api/v1/sessions/${session}/proxy/`]);
     expect(routes.length).toBeGreaterThan(25);
 
-    const dbBefore = databaseDigest();
+    const dbBefore = await databaseDigest();
     const filesBefore = [...files(gw.ctx.dataDir), ...files(project.path)];
     const childrenBefore = children();
     const good = `127.0.0.1:${port}`;
@@ -194,14 +193,14 @@ describe("no request reaches a handler unauthenticated", () => {
     expect(seen.get(401)).toBeGreaterThan(0);
     expect(seen.get(421)).toBeGreaterThan(0);
     expect(seen.get(400)).toBeGreaterThan(0);
-    expect(databaseDigest()).toBe(dbBefore);
+    expect(await databaseDigest()).toBe(dbBefore);
     expect([...files(gw.ctx.dataDir), ...files(project.path)]).toEqual(filesBefore);
     expect(existsSync(marker)).toBe(false);
     expect(children()).toEqual(childrenBefore);
   }, 120_000);
 
   test("the web UI's cookie routes: forms refused without a session (no state change), pages redirect to sign-in", async () => {
-    const dbBefore = databaseDigest();
+    const dbBefore = await databaseDigest();
     const posts = ["/tokens", "/tokens/pat_x/revoke", "/password", "/sessions/x/revoke", "/grants/x/revoke", "/logout", "/device/approve", "/device/deny"];
     const wrong: string[] = [];
     for (const path of posts) {
@@ -219,7 +218,7 @@ describe("no request reaches a handler unauthenticated", () => {
       if (res.status !== 303 || !/^location: \/login/im.test(res.head)) wrong.push(`GET ${path} -> ${res.status}`);
     }
     expect(wrong).toEqual([]);
-    expect(databaseDigest()).toBe(dbBefore);
+    expect(await databaseDigest()).toBe(dbBefore);
   }, 60_000);
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { addUser, startTestGateway, type TestGateway } from "./helpers.ts";
+import { addUser, startTestGateway, type TestGateway, sqlAll, sqlGet } from "./helpers.ts";
 import { WebClient } from "./web-client.ts";
 
 let gw: TestGateway;
@@ -100,7 +100,7 @@ describe("internal failure during login", () => {
     await addUser(gw, "ada", "correct horse battery");
     const web = new WebClient(gw.url);
     const page = await (await web.get("/login")).text();
-    gw.ctx.sqlite!.exec("DROP TABLE password_credentials");
+    await sqlAll(gw.ctx.db, "DROP TABLE password_credentials");
     for (let i = 0; i < 7; i++) {
       const res = await web.post("/login", { csrf: WebClient.csrf(page), username: "ada", password: "correct horse battery" });
       expect(res.status).toBe(503);
@@ -202,11 +202,11 @@ describe("dashboard", () => {
     await other.login("ada", "correct horse battery");
     const { token: pat } = await gw.ctx.pats.create(id, "ci");
     const now = gw.clock.now();
-    gw.ctx.sqlite!.run("INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_1', 'agent connect', 'public', '[\"device_code\"]', '[\"machine\"]', ?)", [now]);
-    gw.ctx.sqlite!.run("INSERT INTO oauth_grants (id, client_id, principal_id, scopes, created_at) VALUES ('grt_1', 'cli_1', ?, '[\"machine\"]', ?)", [id, now]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_clients (id, name, client_type, grant_types, scopes, created_at) VALUES ('cli_1', 'agent connect', 'public', '[\"device_code\"]', '[\"machine\"]', ?)", [now]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_grants (id, client_id, principal_id, scopes, created_at) VALUES ('grt_1', 'cli_1', ?, '[\"machine\"]', ?)", [id, now]);
     const oat = "oat_testaccesstokentestaccesstokentestaccess";
-    gw.ctx.sqlite!.run("INSERT INTO oauth_access_tokens (id, token_hash, grant_id, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_1', ?, 'grt_1', 'cli_1', ?, '[\"machine\"]', ?, ?)", [new Bun.CryptoHasher("sha256").update(oat).digest("hex"), id, now, now + 900_000]);
-    gw.ctx.sqlite!.run("INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, family_id, created_at, expires_at, idle_expires_at) VALUES ('rt_1', 'h', 'grt_1', 'f1', ?, ?, ?)", [now, now + 1e9, now + 1e9]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_access_tokens (id, token_hash, grant_id, client_id, principal_id, scopes, created_at, expires_at) VALUES ('at_1', ?, 'grt_1', 'cli_1', ?, '[\"machine\"]', ?, ?)", [new Bun.CryptoHasher("sha256").update(oat).digest("hex"), id, now, now + 900_000]);
+    await sqlAll(gw.ctx.db, "INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, family_id, created_at, expires_at, idle_expires_at) VALUES ('rt_1', 'h', 'grt_1', 'f1', ?, ?, ?)", [now, now + 1e9, now + 1e9]);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${oat}` } })).status).toBe(200);
 
     const web = new WebClient(gw.url);
@@ -225,7 +225,7 @@ describe("dashboard", () => {
     expect((await other.get("/")).headers.get("location")).toBe("/login");
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${pat}` } })).status).toBe(401);
     expect((await fetch(`${gw.url}/api/v1/health`, { headers: { Authorization: `Bearer ${oat}` } })).status).toBe(401);
-    expect(gw.ctx.sqlite!.query("SELECT revoked_at FROM oauth_refresh_tokens WHERE id = 'rt_1'").get()).toEqual({ revoked_at: gw.clock.now() });
+    expect((await sqlGet(gw.ctx.db, "SELECT revoked_at FROM oauth_refresh_tokens WHERE id = 'rt_1'"))).toEqual({ revoked_at: gw.clock.now() });
     expect((await new WebClient(gw.url).login("ada", "correct horse battery")).status).toBe(401);
     expect((await new WebClient(gw.url).login("ada", "new password 123")).status).toBe(303);
   });

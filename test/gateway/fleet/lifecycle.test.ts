@@ -15,6 +15,7 @@ let fleet: FleetService;
 beforeAll(async () => {
   gw = await sessionGateway();
   fleet = installFleet(gw.ctx, { scheduler: new FakeScheduler() });
+  await fleet.ready;
 });
 afterAll(async () => {
   await deleteSessions(gw);
@@ -24,7 +25,7 @@ afterAll(async () => {
 test("create, observe, prompt, stop, then history and attachment through the gateway", async () => {
   const a = api(gw);
   const cursor = (await a.call("GET", "/api/v1/catalog")).body.cursor;
-  const project = registerProject(gw);
+  const project = await registerProject(gw);
   const id = (await a.create(project.projectId)).body.id as string;
   expect((await a.settled(id)).state).toBe("running");
 
@@ -50,7 +51,7 @@ test("create, observe, prompt, stop, then history and attachment through the gat
   expect((await a.call("POST", `/api/v1/sessions/${id}/stop`)).body.state).toBe("stopped");
 
   // The stream from the catalog's cursor tells the story in order.
-  const events = fleet.journal.after(fleet.journal.resolve(cursor)).map((e) => JSON.parse(e.text));
+  const events = fleet.journal.after(await fleet.journal.resolve(cursor)).map((e) => JSON.parse(e.text));
   const states = events.filter((e) => e.type === "session_upserted" && e.session.session_id === id).map((e) => e.session.state);
   expect(states[0]).toBe("starting");
   expect(states).toContain("running");

@@ -2,6 +2,7 @@
 // holds only `project` (an OAuth client_credentials token) or only `current_session` (a daemon credential)
 // gets 403 and changes nothing; no token gets the identical 401. Also the issue 9 leftover: a
 // `project`-only token cannot register a confidential OAuth client.
+import { sqlAll, sqlGet } from "../helpers.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { serviceCredentialVerifier } from "../../../src/gateway/auth/bearer.ts";
 import { basic, call, confidentialClient } from "../oauth-helpers.ts";
@@ -21,9 +22,9 @@ beforeAll(async () => {
   expect((await r.call("POST", "/api/v1/configurations", { name: "cfg", config_content: YAML_CONFIG, config_format: "yaml" })).status).toBe(201);
   projectId = (await r.call("POST", "/api/v1/projects", { path: r.projectDir(), config_name: "cfg" })).body.id;
   const now = r.gw.clock.now();
-  r.gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES ('ses_acc', ?, 'project_direct', 'running', 'genacc', ?, ?)", [projectId, now, now]);
+  await sqlAll(r.gw.ctx.db, "INSERT INTO sessions (id, project_id, launch_mode, state, current_generation_id, created_at, updated_at) VALUES ('ses_acc', ?, 'project_direct', 'running', 'genacc', ?, ?)", [projectId, now, now]);
   daemonToken = `dsc_genacc.${"s".repeat(24)}`;
-  r.gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genacc', 'ses_acc', 'active', ?, ?)", [serviceCredentialVerifier(r.gw.ctx.pepper, daemonToken), now]);
+  await sqlAll(r.gw.ctx.db, "INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genacc', 'ses_acc', 'active', ?, ?)", [serviceCredentialVerifier(r.gw.ctx.pepper, daemonToken), now]);
 });
 afterAll(() => r.gw.stop());
 
@@ -63,7 +64,7 @@ describe("management routes need the machine scope", () => {
 });
 
 test("a project-only token cannot register a confidential OAuth client (403, nothing stored)", async () => {
-  const before = r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients").get();
+  const before = (await sqlGet(r.gw.ctx.db, "SELECT count(*) AS n FROM oauth_clients"));
   const res = await fetch(`${r.gw.url}/api/v1/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${projectToken}` },
@@ -71,5 +72,5 @@ test("a project-only token cannot register a confidential OAuth client (403, not
   });
   expect(res.status).toBe(403);
   expect((await res.json()).error).toBe("insufficient_scope");
-  expect(r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual(before);
+  expect((await sqlGet(r.gw.ctx.db, "SELECT count(*) AS n FROM oauth_clients"))).toEqual(before);
 });

@@ -1,6 +1,7 @@
 // /api/v1/configurations over real HTTP: every row of the spec's table, names checked before any database
 // or file access, content checked against the declared format and the app config schema, and no partial
 // state (database or disk) after an injected file-write failure.
+import { sqlGet } from "../helpers.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const create = (name: string, extra: Record<string, unknown> = {}) => r.call("POST", "/api/v1/configurations", { name, config_content: YAML_CONFIG, config_format: "yaml", ...extra });
-const row = (name: string) => r.gw.ctx.sqlite!.query("SELECT name, format, has_pre_run_script AS script FROM configurations WHERE name = ?").get(name) as { name: string; format: string; script: number } | null;
+const row = async (name: string) => (await sqlGet(r.gw.ctx.db, "SELECT name, format, has_pre_run_script AS script FROM configurations WHERE name = ?", [name])) as { name: string; format: string; script: number } | null;
 const mode = (path: string) => statSync(path).mode & 0o777;
 const dirOf = (name: string) => join(root, name);
 
@@ -69,7 +70,7 @@ describe("create, read, list", () => {
     const again = await r.call("POST", "/api/v1/configurations", { name: "dup", config_content: TOML_CONFIG, config_format: "toml" });
     expect(again.status).toBe(409);
     expect(again.body.message).toContain("'dup' already exists");
-    expect(row("dup")!.format).toBe("yaml");
+    expect((await row("dup"))!.format).toBe("yaml");
     expect(readdirSync(dirOf("dup"))).toEqual(["config.yaml"]);
   });
 
@@ -99,7 +100,7 @@ describe("content validation (422)", () => {
       expect(res.status).toBe(422);
       expect(res.body.error).toBe("validation_failed");
       expect(res.body.message).toContain(message);
-      expect(row("invalid-content")).toBeNull();
+      expect(await row("invalid-content")).toBeNull();
       expect(existsSync(dirOf("invalid-content"))).toBe(false);
     });
   }
@@ -114,7 +115,7 @@ describe("content validation (422)", () => {
       expect(res.status).toBe(422);
       expect(JSON.stringify(res.body)).not.toContain("red");
     }
-    expect(row("fmt")).toBeNull();
+    expect(await row("fmt")).toBeNull();
   });
 });
 
@@ -131,7 +132,7 @@ describe("invalid names: 422 before any database or file access", () => {
     });
     expect(fs.calls).toEqual([]);
     expect(existsSync(join(r.gw.ctx.dataDir, "x"))).toBe(false);
-    expect(r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM configurations WHERE name NOT IN ('dev-1','tomlish','dup')").get()).toEqual({ n: 0 });
+    expect((await sqlGet(r.gw.ctx.db, "SELECT count(*) AS n FROM configurations WHERE name NOT IN ('dev-1','tomlish','dup')"))).toEqual({ n: 0 });
   });
 
   test("in the path of GET, PUT and DELETE, encoded traversal included", async () => {
@@ -147,7 +148,7 @@ describe("invalid names: 422 before any database or file access", () => {
       }
     });
     expect(fs.calls).toEqual([]);
-    expect(row("dup")).not.toBeNull();
+    expect(await row("dup")).not.toBeNull();
   });
 });
 
@@ -175,7 +176,7 @@ describe("update", () => {
     const ok = await r.call("PUT", "/api/v1/configurations/fmt-change", { config_format: "toml", config_content: TOML_CONFIG });
     expect([ok.status, ok.body.format]).toEqual([200, "toml"]);
     expect(readdirSync(dirOf("fmt-change"))).toEqual(["config.toml"]);
-    expect(row("fmt-change")!.format).toBe("toml");
+    expect((await row("fmt-change"))!.format).toBe("toml");
   });
 
   test("pre_run_script is added, replaced, and deleted by an empty string", async () => {
@@ -195,7 +196,7 @@ describe("delete", () => {
     await create("gone", { pre_run_script: "true\n" });
     const res = await r.call("DELETE", "/api/v1/configurations/gone");
     expect([res.status, res.body]).toEqual([204, null]);
-    expect(row("gone")).toBeNull();
+    expect(await row("gone")).toBeNull();
     expect(existsSync(dirOf("gone"))).toBe(false);
     expect((await r.call("DELETE", "/api/v1/configurations/gone")).status).toBe(404);
   });
@@ -219,7 +220,7 @@ describe("compensation: no partial state after a failed file write", () => {
     expect(res.status).toBe(503);
     expect(res.body.message).toContain("nothing was changed");
     expect(JSON.stringify(res.body)).not.toContain("ENOSPC");
-    expect(row("fail-create")).toBeNull();
+    expect(await row("fail-create")).toBeNull();
     expect(existsSync(dirOf("fail-create"))).toBe(false);
     expect((await create("fail-create")).status).toBe(201);
   });
@@ -227,7 +228,7 @@ describe("compensation: no partial state after a failed file write", () => {
   test("create: a failing pre-run.sh write (after the config was written) rolls everything back", async () => {
     const res = await withFs(spyFs(/pre-run\.sh$/), () => create("fail-script", { pre_run_script: "true\n" }));
     expect(res.status).toBe(503);
-    expect(row("fail-script")).toBeNull();
+    expect(await row("fail-script")).toBeNull();
     expect(existsSync(dirOf("fail-script"))).toBe(false);
   });
 
@@ -235,7 +236,7 @@ describe("compensation: no partial state after a failed file write", () => {
     await create("fail-update");
     const res = await withFs(spyFs(/config\.toml$/), () => r.call("PUT", "/api/v1/configurations/fail-update", { config_format: "toml", config_content: TOML_CONFIG }));
     expect(res.status).toBe(503);
-    expect(row("fail-update")!.format).toBe("yaml");
+    expect((await row("fail-update"))!.format).toBe("yaml");
     expect(readdirSync(dirOf("fail-update"))).toEqual(["config.yaml"]);
     expect(readFileSync(join(dirOf("fail-update"), "config.yaml"), "utf8")).toBe(YAML_CONFIG);
     expect((await r.call("GET", "/api/v1/configurations/fail-update")).body.config_content).toBe(YAML_CONFIG);
@@ -245,7 +246,7 @@ describe("compensation: no partial state after a failed file write", () => {
     await create("fail-both");
     const res = await withFs(spyFs(/pre-run\.sh$/), () => r.call("PUT", "/api/v1/configurations/fail-both", { config_format: "toml", config_content: TOML_CONFIG, pre_run_script: "true\n" }));
     expect(res.status).toBe(503);
-    expect(row("fail-both")).toEqual({ name: "fail-both", format: "yaml", script: 0 });
+    expect(await row("fail-both")).toEqual({ name: "fail-both", format: "yaml", script: 0 });
     expect(readdirSync(dirOf("fail-both"))).toEqual(["config.yaml"]);
     const same = await withFs(spyFs(/pre-run\.sh$/), () => r.call("PUT", "/api/v1/configurations/fail-both", { config_content: "default_permission_matcher: bypass\n", pre_run_script: "true\n" }));
     expect(same.status).toBe(503);

@@ -1,6 +1,7 @@
 // Directories that cannot be projects (the filesystem root, system directories, the home of the gateway's
 // user, the gateway's own data directory and secrets, whichever way the path is written) get a 400 naming
 // the path and why, and nothing is registered; the hook status never follows a symlink out of the project.
+import { sqlGet } from "../helpers.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const register = (path: string) => r.call("POST", "/api/v1/projects", { path, config_name: "web" });
-const rowCount = () => (r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
+const rowCount = async () => ((await sqlGet(r.gw.ctx.db, "SELECT count(*) AS n FROM projects")) as { n: number }).n;
 
 describe("POST /api/v1/projects refuses directories that cannot be projects", () => {
   test("the root, system directories, the user's home, the gateway's data directory (inside or containing): 400 naming the path and why", async () => {
@@ -35,14 +36,14 @@ describe("POST /api/v1/projects refuses directories that cannot be projects", ()
       [join(data, ".."), `it contains the gateway's data directory ${data}`],
     ];
     mkdirSync(join(data, "configurations"), { recursive: true });
-    const before = rowCount();
+    const before = await rowCount();
     for (const [path, why] of cases) {
       const res = await register(path);
       expect([path, res.status, res.body.error]).toEqual([path, 400, "path_not_allowed"]);
       expect(res.body.message).toStartWith(`path: "`);
       expect(res.body.message).toContain(`cannot be a project: ${why}`);
     }
-    expect(rowCount()).toBe(before);
+    expect(await rowCount()).toBe(before);
   });
 
   test("also through a symlink: the message names what was given and what it resolves to", async () => {

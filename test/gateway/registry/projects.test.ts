@@ -1,6 +1,7 @@
 // /api/v1/projects over real HTTP: canonical paths (unique also through a symlink or dot components),
 // 8-hex ids, 422/404/409 per the spec's table, hook status derived at query time without ever failing,
 // and a fleet change signal after every committed change.
+import { sqlAll, sqlGet } from "../helpers.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => r.gw.stop());
 
 const register = (path: string, config_name = "web") => r.call("POST", "/api/v1/projects", { path, config_name });
-const rowCount = () => (r.gw.ctx.sqlite!.query("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
+const rowCount = async () => ((await sqlGet(r.gw.ctx.db, "SELECT count(*) AS n FROM projects")) as { n: number }).n;
 
 describe("register, get, list", () => {
   test("201 with an 8-hex id, the canonical path, timestamps and hook status; GET one and list", async () => {
@@ -33,6 +34,7 @@ describe("register, get, list", () => {
       config_name: "web",
       registered_at: "2026-01-01T00:00:00.000Z",
       updated_at: "2026-01-01T00:00:00.000Z",
+      owner_host: r.gw.ctx.config.host_name,
       hook_status: { has_gateway_yaml: false, configured_hooks: [] },
     });
     expect(changes).toEqual([{ kind: "project", id: res.body.id }]);
@@ -47,13 +49,13 @@ describe("register, get, list", () => {
     const first = await register(dir);
     const link = `${dir}-link`;
     symlinkSync(dir, link);
-    const before = rowCount();
+    const before = await rowCount();
     for (const other of [link, `${dir}/.`, `${dir}/../${dir.split("/").at(-1)}`, `${link}/`]) {
       const res = await register(other);
       expect([other, res.status]).toEqual([other, 409]);
       expect(res.body.message).toContain(`already registered as project ${first.body.id}`);
     }
-    expect(rowCount()).toBe(before);
+    expect(await rowCount()).toBe(before);
   });
 
   test("422 when the directory is missing, not a directory or relative, or the configuration is missing", async () => {
@@ -66,14 +68,14 @@ describe("register, get, list", () => {
       [dir, "nope", "config_name: no configuration named 'nope'"],
       [dir, "../web", "config_name: invalid configuration name"],
     ];
-    const before = rowCount();
+    const before = await rowCount();
     for (const [path, config, message] of cases) {
       const res = await register(path, config);
       expect([path, config, res.status]).toEqual([path, config, 422]);
       expect(res.body.message).toContain(message);
     }
     expect((await r.call("POST", "/api/v1/projects", { path: dir })).status).toBe(422);
-    expect(rowCount()).toBe(before);
+    expect(await rowCount()).toBe(before);
   });
 
   test("GET of an unknown or malformed id is 404", async () => {
@@ -135,10 +137,10 @@ describe("rebind and delete", () => {
     const dir = r.projectDir();
     const id = (await register(dir)).body.id;
     const now = r.gw.clock.now();
-    r.gw.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', ?, 'project_direct', 'stopped', ?, ?)", [id, now, now]);
+    await sqlAll(r.gw.ctx.db, "INSERT INTO sessions (id, project_id, launch_mode, state, created_at, updated_at) VALUES ('ses_x', ?, 'project_direct', 'stopped', ?, ?)", [id, now, now]);
     const busy = await r.call("DELETE", `/api/v1/projects/${id}`);
     expect([busy.status, busy.body.message]).toEqual([409, `project ${id} has 1 session(s); delete them first`]);
-    r.gw.ctx.sqlite!.run("DELETE FROM sessions WHERE id = 'ses_x'");
+    await sqlAll(r.gw.ctx.db, "DELETE FROM sessions WHERE id = 'ses_x'");
     changes.length = 0;
     expect((await r.call("DELETE", `/api/v1/projects/${id}`)).status).toBe(204);
     expect(changes).toEqual([{ kind: "project", id }]);

@@ -46,7 +46,7 @@ defaults:
 default_permission_matcher: bypass
 `;
     const a = api(gw);
-    const project = registerProject(gw, { config });
+    const project = await registerProject(gw, { config });
     const id = (await a.create(project.projectId)).body.id as string;
     const running = await a.settled(id);
     expect(running.state).toBe("running");

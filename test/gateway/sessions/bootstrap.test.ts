@@ -69,7 +69,7 @@ describe("check-in over TLS", () => {
       method: "POST",
       tls: { ca: caPem },
       headers: { Authorization: `Bearer ${gw.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ project_id: registerProject(gw).projectId, launch_mode: "project_direct" }),
+      body: JSON.stringify({ project_id: (await registerProject(gw)).projectId, launch_mode: "project_direct" }),
     } as RequestInit);
     expect(created.status).toBe(201);
     const sessionId = ((await created.json()) as { id: string }).id;

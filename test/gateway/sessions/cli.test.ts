@@ -18,7 +18,7 @@ async function agent(args: string[], env: Record<string, string> = {}): Promise<
 
 describe("agent gateway session", () => {
   test("create --wait, list, stop, resume, rm; exit codes for not found and conflicts", async () => {
-    const { projectId } = registerProject(gw);
+    const { projectId } = await registerProject(gw);
     const created = await agent(["create", projectId, "--wait", "--json"]);
     expect(created.code).toBe(0);
     const session = JSON.parse(created.out);

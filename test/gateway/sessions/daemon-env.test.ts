@@ -49,7 +49,7 @@ beforeAll(async () => {
   gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
   preRunEnv = join(tempDir("gw-env-"), "pre-run.env");
-  session = (await a.create(registerProject(gw, { config: CONFIG, preRun: `env > ${preRunEnv}\n` }).projectId)).body.id;
+  session = (await a.create((await registerProject(gw, { config: CONFIG, preRun: `env > ${preRunEnv}\n` })).projectId)).body.id;
   expect((await a.settled(session)).state).toBe("running");
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 // Supervisor faults with real processes: a killed daemon, a daemon that ignores SIGTERM, a hung daemon,
 // a daemon whose port closed, and a gateway restart with sessions running (re-adopted or failed).
+import { sqlAll } from "../helpers.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -34,7 +35,7 @@ describe("daemon faults", () => {
   test("kill -9: the session fails, its credential is invalidated with the cause, the child is reaped", async () => {
     const gw = await gateway();
     const a = api(gw);
-    const id = (await a.create(registerProject(gw).projectId)).body.id;
+    const id = (await a.create((await registerProject(gw)).projectId)).body.id;
     const running = await a.settled(id);
     expect(running.state).toBe("running");
     process.kill(running.pid!, "SIGKILL");
@@ -55,7 +56,7 @@ describe("daemon faults", () => {
     const gw = await gateway();
     gw.ctx.sessions.daemonCommand = [...FAKE_DAEMON_COMMAND, "--mode=ignore-term"];
     const a = api(gw);
-    const id = (await a.create(registerProject(gw).projectId)).body.id;
+    const id = (await a.create((await registerProject(gw)).projectId)).body.id;
     const running = await a.settled(id);
     expect(running.state).toBe("running");
     pids.push(running.pid!);
@@ -73,7 +74,7 @@ describe("daemon faults", () => {
   test("a hung daemon: the proxy answers 504 within proxy_connect_timeout_secs; GET fails the session and ends the process", async () => {
     const gw = await gateway();
     const a = api(gw);
-    const id = (await a.create(registerProject(gw).projectId)).body.id;
+    const id = (await a.create((await registerProject(gw)).projectId)).body.id;
     const running = await a.settled(id);
     pids.push(running.pid!);
     process.kill(running.pid!, "SIGSTOP");
@@ -92,7 +93,7 @@ describe("daemon faults", () => {
     const gw = await gateway();
     gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
     const a = api(gw);
-    const id = (await a.create(registerProject(gw).projectId)).body.id;
+    const id = (await a.create((await registerProject(gw)).projectId)).body.id;
     const running = await a.settled(id);
     pids.push(running.pid!);
     expect((await a.call("POST", `/api/v1/sessions/${id}/proxy/close-listener`)).body).toEqual({ closing: true });
@@ -107,8 +108,8 @@ describe("gateway restart", () => {
     const first = await gateway();
     const dataDir = first.ctx.dataDir;
     let a = api(first);
-    const keep = (await a.create(registerProject(first).projectId)).body.id;
-    const lose = (await a.create(registerProject(first).projectId)).body.id;
+    const keep = (await a.create((await registerProject(first)).projectId)).body.id;
+    const lose = (await a.create((await registerProject(first)).projectId)).body.id;
     const kept = await a.settled(keep);
     const lost = await a.settled(lose);
     expect([kept.state, lost.state]).toEqual(["running", "running"]);
@@ -141,13 +142,13 @@ describe("process identity", () => {
   test("a recorded pid that now names another process is never signalled: the session fails, the process lives", async () => {
     const first = await gateway();
     const dataDir = first.ctx.dataDir;
-    const { projectId } = registerProject(first);
+    const { projectId } = await registerProject(first);
     // An unrelated process that happens to have the pid a daemon once had (its start time differs).
     const bystander = Bun.spawn(["sleep", "60"]);
     pids.push(bystander.pid);
     const now = first.clock.now();
     const id = "ses_0000000000000000000000pid0";
-    first.ctx.sqlite!.run("INSERT INTO sessions (id, project_id, launch_mode, state, pid, pid_start_ticks, port, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, '1', 1, ?, ?)", [id, projectId, bystander.pid, now, now]);
+    await sqlAll(first.ctx.db, "INSERT INTO sessions (id, project_id, launch_mode, state, pid, pid_start_ticks, port, created_at, updated_at) VALUES (?, ?, 'project_direct', 'running', ?, '1', 1, ?, ?)", [id, projectId, bystander.pid, now, now]);
     await first.stop();
 
     const second = await gateway(dataDir);

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestGateway, type TestGateway } from "../helpers.ts";
+import { startTestGateway, type TestGateway, sqlAll } from "../helpers.ts";
 import type { SessionView } from "../../../src/gateway/sessions/registry.ts";
 
 export const MAIN = join(import.meta.dir, "..", "..", "..", "src", "cli", "main.ts");
@@ -28,7 +28,7 @@ export async function sessionGateway(extra = "", dataDir?: string): Promise<Test
 export async function stopGateway(gw: TestGateway): Promise<void> {
   let pids: { pid: number }[] = [];
   try {
-    pids = gw.ctx.sqlite!.query("SELECT pid FROM sessions WHERE pid IS NOT NULL").all() as { pid: number }[];
+    pids = (await sqlAll(gw.ctx.db, "SELECT pid FROM sessions WHERE pid IS NOT NULL")) as { pid: number }[];
   } catch {
     // already stopped (its database is closed)
   }
@@ -65,7 +65,7 @@ export async function machineToken(gw: TestGateway): Promise<string> {
 
 let n = 0;
 /** A git project with one commit, a configuration on the scripted provider, both registered. */
-export function registerProject(gw: TestGateway, options: { script?: string; preRun?: string; config?: string } = {}): { projectId: string; path: string; configName: string } {
+export async function registerProject(gw: TestGateway, options: { script?: string; preRun?: string; config?: string } = {}): Promise<{ projectId: string; path: string; configName: string }> {
   n++;
   const base = mkdtempSync(join(tmpdir(), "gw-sess-proj-"));
   const path = join(base, "proj");
@@ -83,9 +83,9 @@ export function registerProject(gw: TestGateway, options: { script?: string; pre
   writeFileSync(join(dir, "config.yaml"), options.config ?? `providers:\n  offline: { kind: { type: catalog, name: test }, url: ${script} }\ndefault_permission_matcher: bypass\n`);
   if (options.preRun !== undefined) writeFileSync(join(dir, "pre-run.sh"), options.preRun);
   const now = gw.clock.now();
-  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES (?, 'yaml', ?, ?, ?)", [configName, options.preRun !== undefined ? 1 : 0, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO configurations (name, format, has_pre_run_script, created_at, updated_at) VALUES (?, 'yaml', ?, ?, ?)", [configName, options.preRun !== undefined, now, now]);
   const projectId = Math.random().toString(16).slice(2, 10).padEnd(8, "0");
-  gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [projectId, path, configName, now, now]);
+  await sqlAll(gw.ctx.db, "INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)", [projectId, path, configName, now, now]);
   return { projectId, path, configName };
 }
 

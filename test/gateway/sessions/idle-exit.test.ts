@@ -39,7 +39,7 @@ function idleConfig(): string {
 
 test("idle exit: stopped by idle_exit, not failed; the next proxied request resumes it; a requested stop stays stopped", async () => {
   const a = api(gw);
-  const project = registerProject(gw, { config: idleConfig() });
+  const project = await registerProject(gw, { config: idleConfig() });
   const id = (await a.create(project.projectId)).body.id as string;
   const running = await a.settled(id);
   expect(running.state).toBe("running");

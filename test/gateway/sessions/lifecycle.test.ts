@@ -25,7 +25,7 @@ function textOf(records: SyncRecord[]): string {
 describe("session lifecycle", () => {
   test("project_direct: starting -> running, prompt through the proxy, stop, resume with a new epoch, delete", async () => {
     const a = api(gw);
-    const project = registerProject(gw);
+    const project = await registerProject(gw);
     const created = await a.create(project.projectId);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ project_id: project.projectId, launch_mode: "project_direct", state: "starting", worktree: null });
@@ -111,7 +111,7 @@ describe("session lifecycle", () => {
 
   test("worktree_backed: the daemon runs in a new git worktree, which DELETE removes", async () => {
     const a = api(gw);
-    const project = registerProject(gw);
+    const project = await registerProject(gw);
     const created = await a.create(project.projectId, "worktree_backed");
     expect(created.status).toBe(201);
     const id = created.body.id as string;
@@ -134,12 +134,12 @@ describe("session lifecycle", () => {
     expect(bad.body.message).toContain("project_direct, worktree_backed");
     expect((await a.create("deadbeef")).status).toBe(404);
 
-    const project = registerProject(gw, { preRun: "echo prepared > prepared.txt\n" });
+    const project = await registerProject(gw, { preRun: "echo prepared > prepared.txt\n" });
     const id = (await a.create(project.projectId)).body.id;
     expect((await a.settled(id)).state).toBe("running");
     expect(existsSync(join(project.path, "prepared.txt"))).toBe(true);
 
-    const failing = registerProject(gw, { preRun: "echo cannot prepare >&2; exit 3\n" });
+    const failing = await registerProject(gw, { preRun: "echo cannot prepare >&2; exit 3\n" });
     const fid = (await a.create(failing.projectId)).body.id;
     const failed = await a.settled(fid);
     expect(failed.state).toBe("failed");

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 test("create, launch, stop and delete are logged; a launch that fails is an error with its reason", async () => {
   const a = api(gw);
-  const project = registerProject(gw);
+  const project = await registerProject(gw);
   const created = await a.create(project.projectId);
   const id = created.body.id as string;
   const running = await a.settled(id);

@@ -1,5 +1,6 @@
 // A project registered before the path rules (or whose directory was since replaced by a link to a system
 // directory) does not start a daemon there: the session fails and its record says why.
+import { sqlAll } from "../helpers.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { renameSync, symlinkSync } from "node:fs";
 import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
@@ -15,8 +16,8 @@ beforeAll(async () => {
 afterAll(() => stopGateway(gw));
 
 test("a project at /etc (an older registration): the session fails naming the path and why; no daemon starts", async () => {
-  const { projectId } = registerProject(gw);
-  gw.ctx.sqlite!.run("UPDATE projects SET path = '/etc' WHERE id = ?", [projectId]);
+  const { projectId } = await registerProject(gw);
+  await sqlAll(gw.ctx.db, "UPDATE projects SET path = '/etc' WHERE id = ?", [projectId]);
   const created = await a.create(projectId);
   expect(created.status).toBe(201);
   const settled = await a.settled(created.body.id);
@@ -26,7 +27,7 @@ test("a project at /etc (an older registration): the session fails naming the pa
 });
 
 test("a project directory replaced by a link to /etc after registration is refused the same way", async () => {
-  const { projectId, path } = registerProject(gw);
+  const { projectId, path } = await registerProject(gw);
   renameSync(path, `${path}-moved`);
   symlinkSync("/etc", path);
   const settled = await a.settled((await a.create(projectId)).body.id);

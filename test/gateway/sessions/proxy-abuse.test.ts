@@ -16,8 +16,8 @@ beforeAll(async () => {
   gw = await sessionGateway(SERVICES);
   gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
-  one = (await a.create(registerProject(gw).projectId)).body.id;
-  two = (await a.create(registerProject(gw).projectId)).body.id;
+  one = (await a.create((await registerProject(gw)).projectId)).body.id;
+  two = (await a.create((await registerProject(gw)).projectId)).body.id;
   expect((await a.settled(one)).state).toBe("running");
   expect((await a.settled(two)).state).toBe("running");
 });

@@ -13,7 +13,7 @@ beforeAll(async () => {
   gw = await sessionGateway();
   gw.ctx.sessions.daemonCommand = FAKE_DAEMON_COMMAND;
   a = api(gw);
-  session = (await a.create(registerProject(gw).projectId)).body.id;
+  session = (await a.create((await registerProject(gw)).projectId)).body.id;
   expect((await a.settled(session)).state).toBe("running");
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 // One client's fleet event stream (SSE): the retained events after its position, a heartbeat right away
 // (it tells the interval) and every heartbeat period, then each new event as it is journaled. Every
 // event carries its cursor as the SSE id, so an EventSource client resumes with Last-Event-ID. A client
-// that falls further behind than the journal's byte bound gets a `reset` event and the stream ends.
+// that falls further behind than the journal's byte bound, or whose next events retention removed before
+// this process read them (a replica far behind the others), gets a `reset` event and the stream ends.
 import { isoAt, type Clock } from "../../util/clock.ts";
 import type { TrackedStream } from "../server/streams.ts";
 import type { FleetJournal, JournalEntry } from "./journal.ts";
@@ -51,19 +52,24 @@ export class FleetStream {
 
   private send(entry: JournalEntry): void {
     if (entry.seq <= this.position) return;
+    // Retention removed events this stream had not been sent before this process read them.
+    if (entry.prev > this.position) return this.reset();
     this.position = entry.seq;
     this.write(frame(entry));
   }
 
   private write(text: string): void {
     if (this.closed || !this.controller) return;
-    if ((this.controller.desiredSize ?? 0) <= 0) {
-      const reset = { version: 1, fleet_epoch: this.journal.epoch, cursor: this.journal.cursorAt(this.position), at: isoAt(this.clock.now()), type: "reset", code: "reset_required" };
-      this.controller.enqueue(encoder.encode(`data: ${JSON.stringify(reset)}\n\n`));
-      this.close();
-      return;
-    }
+    if ((this.controller.desiredSize ?? 0) <= 0) return this.reset();
     this.controller.enqueue(encoder.encode(text));
+  }
+
+  /** The stream cannot continue: a `reset` event, then the end. */
+  private reset(): void {
+    if (this.closed || !this.controller) return;
+    const reset = { version: 1, fleet_epoch: this.journal.epoch, cursor: this.journal.cursorAt(this.position), at: isoAt(this.clock.now()), type: "reset", code: "reset_required" };
+    this.controller.enqueue(encoder.encode(`data: ${JSON.stringify(reset)}\n\n`));
+    this.close();
   }
 
   private heartbeatFrame(): string {

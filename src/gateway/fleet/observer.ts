@@ -1,5 +1,5 @@
 // The gateway observer (client-protocol.md, Fleet routes rule 4): every round it asks each running
-// session's daemon for GET /sync/summary, at most N requests at a time, each under a timeout, and keeps
+// session's daemon this host supervises (its daemon listens on this host's loopback) for GET /sync/summary, at most N requests at a time, each under a timeout, and keeps
 // the last good answer with the time it was observed. A failed request keeps the old observation, which
 // then ages into `stale`. A changed summary is reported so the fleet can emit session_upserted.
 import { Value } from "@sinclair/typebox/value";
@@ -36,7 +36,7 @@ export class FleetObserver {
     this.observations.delete(sessionId);
   }
 
-  /** Runs one round over the running sessions; a tick while a round is still going joins that round. */
+  /** Runs one round over the running sessions this host supervises; a tick while a round is still going joins that round. */
   round(): Promise<void> {
     this.current ??= this.run().finally(() => {
       this.current = null;
@@ -45,7 +45,7 @@ export class FleetObserver {
   }
 
   private async run(): Promise<void> {
-    const rows = await this.rows.running();
+    const rows = await this.rows.running(true);
     let next = 0;
     const worker = async () => {
       while (next < rows.length) await this.observe(rows[next++]!);

@@ -10,9 +10,15 @@ import { UnauthorizedBody } from "../server/core-routes.ts";
 import { requestMeta } from "../server/request-meta.ts";
 import { FleetError, invalidQuery } from "./fleet-error.ts";
 import { parseFleetQuery } from "./query.ts";
-import { type FleetDeps, fleetOf } from "./service.ts";
+import { type FleetDeps, fleetOf, type FleetService } from "./service.ts";
 
 const tags = ["fleet"];
+
+async function readyFleet(ctx: FleetDeps): Promise<FleetService> {
+  const fleet = fleetOf(ctx);
+  await fleet.ready;
+  return fleet;
+}
 const errors = { 400: FleetErrorV1, 401: UnauthorizedBody, 403: t.Object({ error: t.String(), message: t.Optional(t.String()) }), 410: FleetErrorV1 };
 const json = (text: string) => new Response(text, { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 const param = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }) => ({ name, in: "query", required: false, description, schema });
@@ -25,7 +31,7 @@ export function fleetCatalogRoutes(ctx: FleetDeps) {
     "/api/v1/catalog",
     async ({ request }) => {
       const q = parseFleetQuery(request.url, { snapshot: "token", page: "uint", page_size: "uint" });
-      const fleet = fleetOf(ctx);
+      const fleet = await readyFleet(ctx);
       if (q.snapshot === undefined) {
         if (q.page !== undefined && q.page !== 0) throw invalidQuery();
         const size = q.page_size as number | undefined;
@@ -57,12 +63,14 @@ export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContex
     "/api/v1/events",
     async ({ request }) => {
       const q = parseFleetQuery(request.url, { after: "token", expected_epoch: "token" });
-      const fleet = fleetOf(ctx);
-      if (q.expected_epoch !== undefined && q.expected_epoch !== fleet.epoch) throw new FleetError("reset_required", "the fleet epoch changed (the gateway restarted); fetch a new catalog");
+      const fleet = await readyFleet(ctx);
+      if (q.expected_epoch !== undefined && q.expected_epoch !== fleet.epoch) throw new FleetError("reset_required", "the fleet epoch changed (another gateway database); fetch a new catalog");
       // An EventSource client reconnects with the same URL and the last id it saw: that id wins.
       const lastId = request.headers.get("last-event-id");
       const cursor = lastId || (q.after as string | undefined);
-      const position = cursor === undefined ? fleet.journal.position : fleet.journal.resolve(cursor);
+      // What other replicas appended is read first: the replay then reaches the database's newest event.
+      await fleet.journal.catchUp();
+      const position = cursor === undefined ? fleet.journal.position : await fleet.journal.resolve(cursor);
       const tracked = ctx.streams.track(await authenticate(ctx, request));
       requestMeta(request).keepOpen?.();
       return fleet.openStream(position, tracked).response;
@@ -90,7 +98,7 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
       "/api/v1/sessions/:id/history",
       async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", page: "token" });
-        return json(await fleetOf(ctx).history.page(sessionId(params.id), q as { checkpoint?: string; page?: string }));
+        return json(await (await readyFleet(ctx)).history.page(sessionId(params.id), q as { checkpoint?: string; page?: string }));
       },
       {
         response: { 200: t.Object({ version: t.Literal(1), session_id: t.String(), checkpoint: t.String(), total_items: t.Integer(), next_page: t.Union([t.String(), t.Null()]), items: t.Array(t.Any()) }), ...errors, 404: FleetErrorV1, 409: FleetErrorV1, 413: FleetErrorV1, 422: FleetErrorV1 },
@@ -107,7 +115,7 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
       "/api/v1/sessions/:id/attachments/:artifact_id",
       async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", offset: "uint", length: "uint" });
-        return await fleetOf(ctx).history.attachment(sessionId(params.id), params.artifact_id, q as { checkpoint?: string; offset?: number; length?: number });
+        return await (await readyFleet(ctx)).history.attachment(sessionId(params.id), params.artifact_id, q as { checkpoint?: string; offset?: number; length?: number });
       },
       {
         response: { 200: t.Object({ artifact_id: t.String(), media_type: t.String(), total_length: t.Integer(), offset: t.Integer(), data_base64: t.String() }), ...errors, 404: FleetErrorV1, 409: FleetErrorV1, 413: FleetErrorV1 },

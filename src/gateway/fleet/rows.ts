@@ -1,6 +1,6 @@
 // Reads projects and sessions from the gateway database as the fleet shows them. Session rows carry what
 // the observer and stopped history need besides the public fields (port, session dir).
-import { asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, isNull, ne, or } from "drizzle-orm";
 import type { GatewayDb } from "../db/open.ts";
 import { first } from "../db/handle.ts";
 import type { projects } from "../db/schema.ts";
@@ -15,11 +15,27 @@ export interface SessionRow {
   daemonEpoch: string | null;
   port: number | null;
   sessionDir: string | null;
+  /** The host whose gateway supervises the session (null: rows from before replicas, supervised by any). */
+  ownerHost: string | null;
   updatedAt: number;
 }
 
 export class FleetRows {
-  constructor(private readonly db: GatewayDb) {}
+  constructor(
+    private readonly db: GatewayDb,
+    /** This gateway's host_name. */
+    readonly host: string,
+  ) {}
+
+  /** The same reads on another handle (a transaction's). */
+  on(db: GatewayDb): FleetRows {
+    return new FleetRows(db, this.host);
+  }
+
+  /** Whether this host supervises (and so observes) the session. */
+  owns(row: SessionRow): boolean {
+    return row.ownerHost === null || row.ownerHost === this.host;
+  }
 
   async project(id: string): Promise<FleetProject | null> {
     const { projects } = this.db.t;
@@ -43,14 +59,20 @@ export class FleetRows {
     return this.db.select(this.sessionColumns()).from(sessions).where(ne(sessions.state, "reaped")).orderBy(asc(sessions.id));
   }
 
-  async running(): Promise<SessionRow[]> {
+  /** Running sessions; `owned`: only those this host supervises. */
+  async running(owned = false): Promise<SessionRow[]> {
     const { sessions } = this.db.t;
-    return this.db.select(this.sessionColumns()).from(sessions).where(eq(sessions.state, "running")).orderBy(asc(sessions.id));
+    const running = eq(sessions.state, "running");
+    return this.db
+      .select(this.sessionColumns())
+      .from(sessions)
+      .where(owned ? and(running, or(isNull(sessions.ownerHost), eq(sessions.ownerHost, this.host))) : running)
+      .orderBy(asc(sessions.id));
   }
 
   private sessionColumns() {
     const { sessions: s } = this.db.t;
-    return { id: s.id, projectId: s.projectId, launchMode: s.launchMode, state: s.state, daemonEpoch: s.daemonEpoch, port: s.port, sessionDir: s.sessionDir, updatedAt: s.updatedAt };
+    return { id: s.id, projectId: s.projectId, launchMode: s.launchMode, state: s.state, daemonEpoch: s.daemonEpoch, port: s.port, sessionDir: s.sessionDir, ownerHost: s.ownerHost, updatedAt: s.updatedAt };
   }
 }
 

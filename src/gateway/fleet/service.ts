@@ -1,8 +1,10 @@
-// Fleet observation of one gateway process: its fleet epoch, the event journal fed by registry and
-// supervisor changes (ctx.fleetChanges) and by the observer, catalog snapshots, open event streams and
-// the stopped-history spool. One service per gateway context, created with the app's routes.
+// Fleet observation of one gateway process: the fleet epoch (one per database, shared by its replicas),
+// the event journal (in the database) fed by this process's registry and supervisor writes
+// (ctx.fleetChanges) and by its observer, catalog snapshots, open event streams and the stopped-history
+// spool. One service per gateway context, created with the app's routes; `ready` settles once the epoch
+// and the journal are read.
 import { createHmac } from "node:crypto";
-import type { FleetSession } from "../../protocol/fleet-event.ts";
+import type { FleetProject, FleetSession } from "../../protocol/fleet-event.ts";
 import { TokenSigner } from "../../protocol/tokens.ts";
 import { newId } from "../../util/ids.ts";
 import { isoAt } from "../../util/clock.ts";
@@ -10,13 +12,19 @@ import type { GatewayContext } from "../context.ts";
 import type { FleetChange } from "./changes.ts";
 import { FleetStream } from "./event-stream.ts";
 import { StoppedHistory } from "./history.ts";
-import { FleetJournal } from "./journal.ts";
+import { putSettingIfAbsent } from "../db/settings.ts";
+import type { GatewayDb } from "../db/handle.ts";
+import { FleetJournal, type FleetEventBody } from "./journal.ts";
 import { FLEET_LIMITS, type FleetLimits } from "./limits.ts";
 import { FleetObserver } from "./observer.ts";
 import { FleetRows, type SessionRow } from "./rows.ts";
 import { realScheduler, type Scheduler } from "./scheduler.ts";
 import { CatalogSnapshots } from "./snapshots.ts";
+import { listenForFleetEvents } from "./wake.ts";
 import type { TrackedStream } from "../server/streams.ts";
+
+/** The gateway_settings key of the fleet epoch. */
+export const FLEET_EPOCH_SETTING = "fleet_epoch";
 
 export interface FleetOptions {
   limits?: Partial<FleetLimits>;
@@ -24,35 +32,29 @@ export interface FleetOptions {
 }
 
 export class FleetService {
-  readonly epoch: string;
   readonly limits: FleetLimits;
   readonly rows: FleetRows;
-  readonly journal: FleetJournal;
-  readonly snapshots: CatalogSnapshots;
   readonly observer: FleetObserver;
-  readonly history: StoppedHistory;
+  /** Settles once the epoch and the journal are read (journal, snapshots and history exist from then on). */
+  readonly ready: Promise<void>;
+  journal!: FleetJournal;
+  snapshots!: CatalogSnapshots;
+  history!: StoppedHistory;
   private readonly streams = new Set<FleetStream>();
-  /** What was last announced per row ("p:"/"s:" + id), without observed_at: unchanged rows are not re-sent. */
-  private readonly announced = new Map<string, string>();
   private readonly stops: (() => void)[] = [];
   private stopped = false;
 
-  private queue: Promise<void> = Promise.resolve();
+  private queue: Promise<void>;
 
   constructor(
     private readonly ctx: FleetDeps,
     options: FleetOptions = {},
   ) {
     this.limits = { ...FLEET_LIMITS, ...options.limits };
-    this.epoch = newId("fle", ctx.clock.now());
-    // Tokens of an earlier gateway process still verify (same key), so they are told apart as another epoch.
-    const key = createHmac("sha256", ctx.pepper).update("agent-gateway fleet tokens v1").digest();
-    const fleetSigner = new TokenSigner(key, "fleet", this.epoch);
-    this.rows = new FleetRows(ctx.db);
-    this.journal = new FleetJournal(this.epoch, fleetSigner, ctx.clock, this.limits);
-    this.snapshots = new CatalogSnapshots(this.epoch, fleetSigner, ctx.clock, this.limits);
+    this.rows = new FleetRows(ctx.db, ctx.config.host_name);
     this.observer = new FleetObserver(this.rows, ctx.clock, this.limits, (id) => this.guard(() => this.announceSession(id)));
-    this.history = new StoppedHistory(key, this.epoch, this.rows, ctx.clock, this.limits);
+    this.ready = this.open();
+    this.queue = this.ready.catch(() => {});
     const scheduler = options.scheduler ?? realScheduler;
     this.stops.push(
       ctx.fleetChanges.subscribe((change) => this.changed(change)),
@@ -61,8 +63,35 @@ export class FleetService {
     );
   }
 
+  get epoch(): string {
+    return this.journal.epoch;
+  }
+
+  /**
+   * The epoch is written once per database (first replica wins) and the journal is read from it; on
+   * PostgreSQL the replica then listens for other replicas' events. Rows written while no process
+   * journaled them (a crash between a write and its event) are announced now.
+   */
+  private async open(): Promise<void> {
+    const { db, clock, pepper } = this.ctx;
+    const epoch = await putSettingIfAbsent(db, FLEET_EPOCH_SETTING, () => newId("fle", clock.now()), new Date(clock.now()));
+    // Tokens from another database under the same pepper verify, so they are told apart as another epoch.
+    const key = createHmac("sha256", pepper).update("agent-gateway fleet tokens v1").digest();
+    const fleetSigner = new TokenSigner(key, "fleet", epoch);
+    this.journal = new FleetJournal(epoch, db, fleetSigner, clock, this.limits);
+    this.snapshots = new CatalogSnapshots(epoch, fleetSigner, clock, this.limits);
+    this.history = new StoppedHistory(key, epoch, this.rows, clock, this.limits);
+    await this.journal.catchUp();
+    const unlisten = await listenForFleetEvents(db, () => void this.journal.catchUp().catch((error) => this.failed(error)));
+    if (this.stopped) return void (await unlisten());
+    this.stops.push(() => void unlisten().catch(() => {}));
+    await this.reconcile();
+  }
+
   /** The first page of a new catalog snapshot (JSON text). */
   async catalog(pageEntries?: number): Promise<string> {
+    // The journal is read first: a change committed meanwhile is in both the rows and the stream (never in neither).
+    await this.journal.catchUp();
     const projects = await this.rows.projects();
     const sessions = (await this.rows.sessions()).map((row) => this.sessionView(row));
     return this.snapshots.capture(this.journal.cursorAt(this.journal.position), projects, sessions, pageEntries);
@@ -83,12 +112,14 @@ export class FleetService {
   async tick(): Promise<void> {
     if (this.stopped) return;
     try {
+      await this.ready;
       await this.observer.round();
     } catch (error) {
       return this.failed(error);
     }
     await this.guard(async () => {
-      for (const row of await this.rows.running()) await this.announceSession(row.id, row);
+      // Only rows whose view moved away from the journal's take a transaction.
+      for (const row of await this.rows.running(true)) if (this.unannounced(`s:${row.id}`, this.sessionView(row))) await this.announceSession(row.id);
     });
   }
 
@@ -105,6 +136,7 @@ export class FleetService {
   /** The fleet row of a session: the database row plus the observer's last summary when running. */
   sessionView(row: SessionRow): FleetSession {
     const running = row.state === "running";
+    if (running && !this.rows.owns(row)) return this.observedElsewhere(row);
     const seen = running ? this.observer.observation(row.id) : undefined;
     // `reaped` rows never get here (await rows.sessions() leaves them out, announceSession removes them).
     const state = row.state as FleetSession["state"];
@@ -121,37 +153,87 @@ export class FleetService {
     };
   }
 
+  /**
+   * A running session another host supervises: that host observes its daemon and journals what it sees,
+   * so the summary, its time and the stale flag are the journal's last word on it.
+   */
+  private observedElsewhere(row: SessionRow): FleetSession {
+    const last = this.journal.view(`s:${row.id}`);
+    const seen = last?.kind === "session" && last.session.state === "running" ? last.session : undefined;
+    return {
+      session_id: row.id,
+      project_id: row.projectId,
+      launch_mode: row.launchMode,
+      state: "running",
+      daemon_epoch: row.daemonEpoch,
+      updated_at: isoAt(row.updatedAt),
+      summary: seen?.summary ?? null,
+      observed_at: seen?.observed_at ?? null,
+      stale: seen?.stale ?? true,
+    };
+  }
+
   private changed(change: FleetChange): Promise<void> {
     return this.guard(() => (change.kind === "project" ? this.announceProject(change.id) : this.announceSession(change.id)));
   }
 
-  private async announceProject(id: string): Promise<void> {
-    const project = await this.rows.project(id);
-    if (!project) return this.announceRemoval(`p:${id}`, { type: "project_removed", project_id: id });
-    const key = JSON.stringify(project);
-    if (this.announced.get(`p:${id}`) === key) return;
-    this.announced.set(`p:${id}`, key);
-    this.journal.append({ type: "project_upserted", project });
+  /** Whether `view` differs from the row's last journaled view (a new observed_at alone is no change). */
+  private unannounced(key: string, view: FleetProject | FleetSession | "removed"): boolean {
+    const last = this.journal.view(key);
+    // A removal the journal never saw is announced: a client may hold the row from a catalog.
+    if (view === "removed") return last?.kind !== "removed";
+    if (!last || last.kind === "removed") return true;
+    const before = last.kind === "project" ? last.project : { ...last.session, observed_at: null };
+    const now = "session_id" in view ? { ...view, observed_at: null } : view;
+    return JSON.stringify(before) !== JSON.stringify(now);
   }
 
-  private async announceSession(id: string, known?: SessionRow): Promise<void> {
-    const row = known ?? (await this.rows.session(id));
-    if (!row || row.state === "reaped") {
-      this.observer.forget(id);
-      return this.announceRemoval(`s:${id}`, { type: "session_removed", session_id: id });
+  /** Journals the project's current row (or its removal) unless the journal already says exactly that. */
+  private announceProject(id: string): Promise<void> {
+    return this.announce(async (rows) => {
+      const project = await rows.project(id);
+      if (!project) return this.unannounced(`p:${id}`, "removed") ? { type: "project_removed", project_id: id } : null;
+      return this.unannounced(`p:${id}`, project) ? { type: "project_upserted", project } : null;
+    });
+  }
+
+  private announceSession(id: string): Promise<void> {
+    return this.announce(async (rows) => {
+      const row = await rows.session(id);
+      if (!row || row.state === "reaped") {
+        this.observer.forget(id);
+        return this.unannounced(`s:${id}`, "removed") ? { type: "session_removed", session_id: id } : null;
+      }
+      if (row.state !== "running") this.observer.forget(id);
+      const session = this.sessionView(row);
+      return this.unannounced(`s:${id}`, session) ? { type: "session_upserted", session } : null;
+    });
+  }
+
+  /** The row is read inside the append's transaction: events follow the order in which rows were committed. */
+  private async announce(compose: (rows: FleetRows) => Promise<FleetEventBody | null>): Promise<void> {
+    await this.journal.append((tx: GatewayDb) => compose(this.rows.on(tx)));
+  }
+
+  /**
+   * Announces what the journal lacks: a row whose updated_at differs from its last event's, a row the
+   * journal has no event of that changed while the journal retains events, and a journaled row that is
+   * gone. Nothing is re-announced for rows older than the retained journal: a cursor from before them is
+   * already too old.
+   */
+  private async reconcile(): Promise<void> {
+    const oldest = this.journal.oldestAt;
+    const projects = new Map((await this.rows.projects()).map((p) => [`p:${p.project_id}`, p.updated_at]));
+    const sessions = new Map((await this.rows.sessions()).map((s) => [`s:${s.id}`, isoAt(s.updatedAt)]));
+    const stale: string[] = [];
+    for (const [key, updatedAt] of [...projects, ...sessions]) {
+      const last = this.journal.view(key);
+      const journaled = last?.kind === "project" ? last.project.updated_at : last?.kind === "session" ? last.session.updated_at : undefined;
+      if (journaled === undefined ? oldest !== null && Date.parse(updatedAt) >= oldest : journaled !== updatedAt) stale.push(key);
     }
-    if (row.state !== "running") this.observer.forget(id);
-    const session = this.sessionView(row);
-    const key = JSON.stringify({ ...session, observed_at: null });
-    if (this.announced.get(`s:${id}`) === key) return;
-    this.announced.set(`s:${id}`, key);
-    this.journal.append({ type: "session_upserted", session });
-  }
-
-  private announceRemoval(key: string, event: { type: "project_removed"; project_id: string } | { type: "session_removed"; session_id: string }): void {
-    if (this.announced.get(key) === "removed") return;
-    this.announced.set(key, "removed");
-    this.journal.append(event);
+    for (const [key, last] of this.journal.knownViews()) if (last.kind !== "removed" && !projects.has(key) && !sessions.has(key)) stale.push(key);
+    // Run directly: timers' and signals' work waits for `ready`, which waits for this.
+    for (const key of stale) await (key.startsWith("p:") ? this.announceProject(key.slice(2)) : this.announceSession(key.slice(2)));
   }
 
   /**
@@ -178,7 +260,7 @@ export class FleetService {
 }
 
 /** What fleet observation uses. The service is kept per deps object (the gateway's context). */
-export type FleetDeps = Pick<GatewayContext, "clock" | "fleetChanges" | "logger" | "pepper" | "db">;
+export type FleetDeps = Pick<GatewayContext, "clock" | "config" | "fleetChanges" | "logger" | "pepper" | "db">;
 
 const services = new WeakMap<FleetDeps, FleetService>();
 
@@ -190,6 +272,11 @@ export function fleetOf(ctx: FleetDeps): FleetService {
     services.set(ctx, service);
   }
   return service;
+}
+
+/** Stops the context's fleet service, if it has one (the gateway stops). */
+export function stopFleet(ctx: FleetDeps): void {
+  services.get(ctx)?.stop();
 }
 
 /** Replaces the context's fleet service (tests: fake scheduler, small limits). */

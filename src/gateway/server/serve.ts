@@ -17,6 +17,7 @@ import type { Tracer } from "../../telemetry/tracer.ts";
 import { loopbackUrl } from "../sessions/listener.ts";
 import { hostPolicy, type HostPolicy } from "./request-target.ts";
 import { acquireServeLock } from "./serve-lock.ts";
+import { stopFleet } from "../fleet/service.ts";
 import { mkdirSync } from "node:fs";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
@@ -121,6 +122,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     async stop() {
       if (stopped) return;
       stopped = true;
+      stopFleet(ctx);
       ctx.streams.closeAll();
       ctx.sessions.close();
       ctx.upstream.close();

@@ -2,6 +2,7 @@
 // (client-protocol.md, Authentication): a `project`-only token and a daemon credential get 403
 // insufficient_scope before any fleet work happens; no token gets the gateway's identical 401.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { serviceCredentialVerifier } from "../../../src/gateway/auth/bearer.ts";
 import { basic, call, confidentialClient } from "../oauth-helpers.ts";
 import { type FleetGateway, startFleetGateway } from "./helpers.ts";
@@ -15,8 +16,9 @@ beforeAll(async () => {
   await f.addProject("00000001");
   await f.addSession("ses_fleet", { projectId: "00000001", state: "running" });
   const now = f.gw.clock.now();
-  f.gw.ctx.sqlite!.run("UPDATE sessions SET current_generation_id = 'genfleet' WHERE id = 'ses_fleet'");
-  f.gw.ctx.sqlite!.run("INSERT INTO service_credentials (generation_id, session_id, state, verifier, created_at) VALUES ('genfleet', 'ses_fleet', 'active', ?, ?)", [serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), now]);
+  const { db } = f.gw.ctx;
+  await db.update(db.t.sessions).set({ currentGenerationId: "genfleet" }).where(eq(db.t.sessions.id, "ses_fleet"));
+  await db.insert(db.t.serviceCredentials).values({ generationId: "genfleet", sessionId: "ses_fleet", state: "active", verifier: serviceCredentialVerifier(f.gw.ctx.pepper, daemonToken), createdAt: now });
   const [id, secret] = await confidentialClient(f.gw, ["project"]);
   const issued = await call(f.gw, "token", { grant_type: "client_credentials" }, { Authorization: basic(id, secret) });
   expect(issued.body.scope).toBe("project");

@@ -8,7 +8,7 @@ import { installFleet } from "../../../src/gateway/fleet/service.ts";
 import { ServiceCredentials } from "../../../src/gateway/sessions/credentials.ts";
 import { SessionRegistry } from "../../../src/gateway/sessions/registry.ts";
 import { until } from "../../fakes/fake-clock.ts";
-import { type FleetGateway, readEvents, startFleetGateway } from "./helpers.ts";
+import { type FleetGateway, readEvents, sharedPepper, startFleetGateway } from "./helpers.ts";
 
 let f: FleetGateway;
 afterEach(async () => {
@@ -59,8 +59,7 @@ describe("replay and live events", () => {
     const got = readEvents(res, (list) => list.filter((e) => !isBeat(e)).length >= 2);
     await until(() => f.fleet.openStreams === 1, "the stream to open");
     await f.addProject(hex(2));
-    f.gw.ctx.sqlite!.run("DELETE FROM projects WHERE id = ?", [hex(1)]);
-    await f.gw.ctx.fleetChanges.touch({ kind: "project", id: hex(1) });
+    await f.removeProject(hex(1));
     const list = (await got).filter((e) => !isBeat(e));
     expect(list.map((e) => [e.data.type, e.data.project?.project_id ?? e.data.project_id])).toEqual([
       ["project_upserted", hex(2)],
@@ -167,19 +166,33 @@ describe("cursor abuse", () => {
     expect(JSON.parse((await code("", { "Last-Event-ID": "garbage" })).text).code).toBe("invalid_cursor");
   });
 
-  test("a cursor or expected_epoch of another fleet epoch (gateway restart): 410 reset_required", async () => {
-    f = await startFleetGateway();
+  test("the fleet epoch belongs to the database: a restarted fleet keeps it and resumes its cursors; another database's cursor or epoch: 410 reset_required", async () => {
+    const pepper = sharedPepper();
+    f = await startFleetGateway({}, { auth: pepper });
+    await f.addProject(hex(1));
     const old = await catalogCursor();
-    const oldEpoch = f.fleet.epoch;
+    const epoch = f.fleet.epoch;
     f.fleet = installFleet(f.gw.ctx, { scheduler: f.scheduler });
-    expect(f.fleet.epoch).not.toBe(oldEpoch);
-    for (const q of [after(old), `?expected_epoch=${oldEpoch}`]) {
-      const res = await code(q);
-      expect(res.status).toBe(410);
-      expect(JSON.parse(res.text).code).toBe("reset_required");
+    await f.fleet.ready;
+    expect(f.fleet.epoch).toBe(epoch);
+    await f.addProject(hex(2));
+    const resumed = (await readEvents(await events(`${after(old)}&expected_epoch=${epoch}`), untilBeat)).filter((e) => !isBeat(e));
+    expect(resumed.map((e) => e.data.project.project_id)).toEqual([hex(2)]);
+
+    // Another gateway database, the same pepper: its tokens verify, but they name another epoch.
+    const other = await startFleetGateway({}, { auth: pepper });
+    try {
+      expect(other.fleet.epoch).not.toBe(epoch);
+      for (const q of [after(old), `?expected_epoch=${epoch}`]) {
+        const res = await other.get(`/api/v1/events${q}`);
+        expect(res.status).toBe(410);
+        expect(JSON.parse(await res.text()).code).toBe("reset_required");
+      }
+      const fresh = (await other.json("/api/v1/catalog")).body.cursor;
+      expect((await other.get(`/api/v1/events${after(fresh)}&expected_epoch=${other.fleet.epoch}`)).status).toBe(200);
+    } finally {
+      await other.stop();
     }
-    const fresh = await catalogCursor();
-    expect((await events(`${after(fresh)}&expected_epoch=${f.fleet.epoch}`)).status).toBe(200);
   });
 
   test("a cursor older than the journal keeps (records bound, age bound): 410 cursor_too_old", async () => {

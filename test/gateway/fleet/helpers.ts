@@ -1,7 +1,9 @@
 // A started gateway whose fleet runs on a fake scheduler (tests fire observer rounds and heartbeats), a
 // `machine` token, and rows inserted straight into the database the way the registries and the session
-// supervisor write them (followed by their change signal).
+// supervisor write them (followed by their change signal), on SQLite or PostgreSQL.
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installFleet, type FleetService } from "../../../src/gateway/fleet/service.ts";
@@ -37,28 +39,48 @@ export interface FleetGateway {
   addSession(id: string, fields?: Partial<SessionFields>): Promise<void>;
   setSession(id: string, fields: Partial<SessionFields>): Promise<void>;
   removeSession(id: string): Promise<void>;
+  removeProject(id: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface SessionFields {
   projectId: string;
-  state: string;
+  state: "starting" | "running" | "stopped" | "failed" | "cleanup_pending" | "reaped";
   port: number | null;
   sessionDir: string | null;
   daemonEpoch: string | null;
+  ownerHost: string | null;
 }
 
-export async function startFleetGateway(limits: Partial<FleetLimits> = {}, options: { idleTimeoutSecs?: number } = {}): Promise<FleetGateway> {
-  const gw = await startTestGateway("", options);
+export interface FleetGatewayOptions {
+  idleTimeoutSecs?: number;
+  /** A PostgreSQL URL shared with other gateways (replicas). */
+  database?: string;
+  /** YAML appended to the gateway config (host_name). */
+  extra?: string;
+  /** YAML lines under auth.password (a shared pepper file: sharedPepper()). */
+  auth?: string;
+  /** The machine-scoped token's principal name (replicas share one database: one name each). */
+  principal?: string;
+}
+
+/**
+ * A gateway with its fleet on a fake scheduler. Rows are written through the database handle, on either
+ * dialect, each followed by its change signal as the registries do.
+ */
+export async function startFleetGateway(limits: Partial<FleetLimits> = {}, options: FleetGatewayOptions = {}): Promise<FleetGateway> {
+  const gw = await startTestGateway(options.extra ?? "", { idleTimeoutSecs: options.idleTimeoutSecs, database: options.database, auth: options.auth });
   const scheduler = new FakeScheduler();
   const fleet = installFleet(gw.ctx, { scheduler, limits });
-  const token = (await gw.ctx.pats.create((await gw.ctx.principals.create("fleet-admin")).id, "fleet tests")).token;
+  await fleet.ready;
+  const token = (await gw.ctx.pats.create((await gw.ctx.principals.create(options.principal ?? "fleet-admin")).id, "fleet tests")).token;
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } });
   const now = () => gw.clock.now();
-  gw.ctx.sqlite!.run("INSERT INTO configurations (name, format, created_at, updated_at) VALUES ('fleet-cfg', 'yaml', ?, ?)", [now(), now()]);
+  const { db } = gw.ctx;
+  const { configurations, projects, sessions } = db.t;
+  await db.insert(configurations).values({ name: "fleet-cfg", format: "yaml", createdAt: now(), updatedAt: now() }).onConflictDoNothing();
   const setSession = async (id: string, f: Partial<SessionFields>) => {
-    const sets = Object.entries({ project_id: f.projectId, state: f.state, port: f.port, session_dir: f.sessionDir, daemon_epoch: f.daemonEpoch }).filter(([, v]) => v !== undefined);
-    gw.ctx.sqlite!.run(`UPDATE sessions SET ${sets.map(([k]) => `${k} = ?`).join(", ")}, updated_at = ? WHERE id = ?`, [...sets.map(([, v]) => v as string | number | null), now(), id]);
+    await db.update(sessions).set({ ...f, updatedAt: now() }).where(eq(sessions.id, id));
     await gw.ctx.fleetChanges.touch({ kind: "session", id });
   };
   return {
@@ -73,23 +95,42 @@ export async function startFleetGateway(limits: Partial<FleetLimits> = {}, optio
       return { status: res.status, text, body: text ? JSON.parse(text) : null };
     },
     async addProject(id, path = `/srv/projects/${id}`) {
-      gw.ctx.sqlite!.run("INSERT INTO projects (id, path, config_name, registered_at, updated_at) VALUES (?, ?, 'fleet-cfg', ?, ?)", [id, path, now(), now()]);
+      await db.insert(projects).values({ id, path, configName: "fleet-cfg", registeredAt: now(), updatedAt: now() });
       await gw.ctx.fleetChanges.touch({ kind: "project", id });
     },
     async addSession(id, f = {}) {
-      gw.ctx.sqlite!.run(
-        "INSERT INTO sessions (id, project_id, launch_mode, state, port, session_dir, daemon_epoch, created_at, updated_at) VALUES (?, ?, 'project_direct', ?, ?, ?, ?, ?, ?)",
-        [id, f.projectId ?? "0000aaaa", f.state ?? "stopped", f.port ?? null, f.sessionDir ?? null, f.daemonEpoch ?? null, now(), now()],
-      );
+      await db.insert(sessions).values({
+        id,
+        projectId: f.projectId ?? "0000aaaa",
+        launchMode: "project_direct",
+        state: f.state ?? "stopped",
+        port: f.port ?? null,
+        sessionDir: f.sessionDir ?? null,
+        daemonEpoch: f.daemonEpoch ?? null,
+        ownerHost: f.ownerHost ?? null,
+        createdAt: now(),
+        updatedAt: now(),
+      });
       await gw.ctx.fleetChanges.touch({ kind: "session", id });
     },
     setSession,
     async removeSession(id) {
-      gw.ctx.sqlite!.run("DELETE FROM sessions WHERE id = ?", [id]);
+      await db.delete(sessions).where(eq(sessions.id, id));
       await gw.ctx.fleetChanges.touch({ kind: "session", id });
+    },
+    async removeProject(id) {
+      await db.delete(projects).where(eq(projects.id, id));
+      await gw.ctx.fleetChanges.touch({ kind: "project", id });
     },
     stop: () => gw.stop(),
   };
+}
+
+/** A pepper file for gateways that must verify each other's tokens; returns the auth.password lines naming it. */
+export function sharedPepper(): string {
+  const file = join(mkdtempSync(join(tmpdir(), "fleet-pepper-")), "pepper");
+  writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
+  return `    pepper_file: ${file}\n`;
 }
 
 /** A session dir holding a daemon credential the way the supervisor writes it (dir 0700, file 0600). */

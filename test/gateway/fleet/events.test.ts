@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { EventSource } from "eventsource";
+import { eq } from "drizzle-orm";
 import { installFleet } from "../../../src/gateway/fleet/service.ts";
 import { ServiceCredentials } from "../../../src/gateway/sessions/credentials.ts";
 import { SessionRegistry } from "../../../src/gateway/sessions/registry.ts";
@@ -193,6 +194,30 @@ describe("cursor abuse", () => {
     } finally {
       await other.stop();
     }
+  });
+
+  test("rows changed without their event (the writer died between its commit and its announcement) are announced when a fleet starts", async () => {
+    f = await startFleetGateway();
+    await f.addProject(hex(1));
+    await f.addProject(hex(2));
+    const cursor = await catalogCursor();
+    const { db, clock } = { db: f.gw.ctx.db, clock: f.gw.clock };
+    clock.advance(1000);
+    await db.insert(db.t.projects).values({ id: hex(3), path: "/srv/unannounced", configName: "fleet-cfg", registeredAt: clock.now(), updatedAt: clock.now() });
+    await db.update(db.t.projects).set({ path: "/srv/moved", updatedAt: clock.now() }).where(eq(db.t.projects.id, hex(2)));
+    await db.delete(db.t.projects).where(eq(db.t.projects.id, hex(1)));
+    f.fleet = installFleet(f.gw.ctx, { scheduler: f.scheduler });
+    await f.fleet.ready;
+    const list = (await readEvents(await events(after(cursor)), untilBeat)).filter((e) => !isBeat(e));
+    expect(list.map((e) => [e.data.type, e.data.project?.project_id ?? e.data.project_id, e.data.project?.path])).toEqual([
+      ["project_upserted", hex(2), "/srv/moved"],
+      ["project_upserted", hex(3), "/srv/unannounced"],
+      ["project_removed", hex(1), undefined],
+    ]);
+    // A second start finds nothing missing.
+    f.fleet = installFleet(f.gw.ctx, { scheduler: f.scheduler });
+    await f.fleet.ready;
+    expect(f.fleet.journal.after(await f.fleet.journal.resolve(list.at(-1)!.id!))).toEqual([]);
   });
 
   test("a cursor older than the journal keeps (records bound, age bound): 410 cursor_too_old", async () => {

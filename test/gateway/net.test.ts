@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../fakes/fake-clock.ts";
 import { canonicalIp, clientAddress, parseCidr, rateLimitKey, type Cidr } from "../../src/util/ip.ts";
-import { RateLimiter } from "../../src/gateway/net/rate-limit.ts";
+import { FailureLimiter, RateLimiter } from "../../src/gateway/net/rate-limit.ts";
+import { openGatewayDb } from "../../src/gateway/db/open.ts";
 import { startTestGateway } from "./helpers.ts";
 
 const cfg = { max_attempts: 5, window_secs: 60, lockout_secs: 300 };
@@ -29,94 +30,96 @@ describe("IP keys", () => {
   });
 });
 
+/** A migrated in-memory gateway database: the failure limiters keep their counters there. */
+const memoryDb = () => openGatewayDb(":memory:").db;
+
 describe("rate limiter", () => {
-  test("failure counting: max_attempts failures pass, the next attempt is locked with Retry-After", () => {
+  test("failure counting: max_attempts failures pass, the next attempt is locked with Retry-After", async () => {
     const clock = new FakeClock();
-    const limiter = new RateLimiter("login", cfg, clock, "failures");
+    const limiter = new FailureLimiter("login", cfg, clock, memoryDb());
     for (let i = 0; i < 5; i++) {
-      const a = limiter.admit("192.0.2.1");
+      const a = await limiter.admit("192.0.2.1");
       expect(a.allowed).toBe(true);
-      if (a.allowed) a.ticket.fail();
+      if (a.allowed) await a.ticket.fail();
     }
-    const sixth = limiter.admit("192.0.2.1");
+    const sixth = await limiter.admit("192.0.2.1");
     expect(sixth).toEqual({ allowed: false, retryAfterSecs: 300 });
-    expect(limiter.admit("192.0.2.2").allowed).toBe(true);
+    expect((await limiter.admit("192.0.2.2")).allowed).toBe(true);
   });
 
-  test("successes and internal errors do not count", () => {
-    const limiter = new RateLimiter("login", cfg, new FakeClock(), "failures");
+  test("successes and internal errors do not count", async () => {
+    const limiter = new FailureLimiter("login", cfg, new FakeClock(), memoryDb());
     for (let i = 0; i < 20; i++) {
-      const a = limiter.admit("192.0.2.1");
+      const a = await limiter.admit("192.0.2.1");
       expect(a.allowed).toBe(true);
-      if (a.allowed) (i % 2 ? a.ticket.succeed() : a.ticket.abort());
+      if (a.allowed) await (i % 2 ? a.ticket.succeed() : a.ticket.abort());
     }
   });
 
-  test("lockout expires on the clock; failures slide out of the window", () => {
+  test("lockout expires on the clock; failures slide out of the window", async () => {
     const clock = new FakeClock();
-    const limiter = new RateLimiter("login", cfg, clock, "failures");
-    const fail = () => {
-      const a = limiter.admit("192.0.2.1");
+    const limiter = new FailureLimiter("login", cfg, clock, memoryDb());
+    const fail = async () => {
+      const a = await limiter.admit("192.0.2.1");
       if (!a.allowed) return a.retryAfterSecs;
-      a.ticket.fail();
+      await a.ticket.fail();
       return 0;
     };
-    for (let i = 0; i < 5; i++) expect(fail()).toBe(0);
-    expect(fail()).toBe(300);
+    for (let i = 0; i < 5; i++) expect(await fail()).toBe(0);
+    expect(await fail()).toBe(300);
     clock.advance(299_000);
-    expect(fail()).toBe(1);
+    expect(await fail()).toBe(1);
     clock.advance(1_000);
-    expect(fail()).toBe(0);
+    expect(await fail()).toBe(0);
     // Four failures, then the window passes: the count starts over.
-    for (let i = 0; i < 3; i++) fail();
+    for (let i = 0; i < 3; i++) await fail();
     clock.advance(61_000);
-    for (let i = 0; i < 5; i++) expect(fail()).toBe(0);
-    expect(fail()).toBe(300);
+    for (let i = 0; i < 5; i++) expect(await fail()).toBe(0);
+    expect(await fail()).toBe(300);
   });
 
-  test("a parallel burst counts every attempt in flight", () => {
-    const limiter = new RateLimiter("login", cfg, new FakeClock(), "failures");
-    const admitted = Array.from({ length: 50 }, () => limiter.admit("192.0.2.1")).filter((a) => a.allowed);
+  test("a parallel burst counts every attempt in flight", async () => {
+    const limiter = new FailureLimiter("login", cfg, new FakeClock(), memoryDb());
+    const admitted = (await Promise.all(Array.from({ length: 50 }, () => limiter.admit("192.0.2.1")))).filter((a) => a.allowed);
     expect(admitted).toHaveLength(5);
   });
 
   test("request counting (OAuth resource): every request counts, limit+1 is refused", () => {
-    const limiter = new RateLimiter("oauth_resource", { max_attempts: 20, window_secs: 300, lockout_secs: 600 }, new FakeClock(), "requests");
+    const limiter = new RateLimiter("oauth_resource", { max_attempts: 20, window_secs: 300, lockout_secs: 600 }, new FakeClock());
     for (let i = 0; i < 20; i++) expect(limiter.admit("2001:db8:1:2::1").allowed).toBe(true);
     expect(limiter.admit("2001:db8:1:2::99")).toEqual({ allowed: false, retryAfterSecs: 600 });
     expect(limiter.admit("2001:db8:1:3::1").allowed).toBe(true);
   });
 
-  test("IPv6 addresses in one /64 share a budget; a mapped IPv4 shares its IPv4's", () => {
-    const limiter = new RateLimiter("login", cfg, new FakeClock(), "failures");
+  test("IPv6 addresses in one /64 share a budget; a mapped IPv4 shares its IPv4's", async () => {
+    const limiter = new FailureLimiter("login", cfg, new FakeClock(), memoryDb());
     for (let i = 0; i < 5; i++) {
-      const a = limiter.admit(i % 2 ? "::ffff:192.0.2.5" : "192.0.2.5");
-      if (a.allowed) a.ticket.fail();
+      const a = await limiter.admit(i % 2 ? "::ffff:192.0.2.5" : "192.0.2.5");
+      if (a.allowed) await a.ticket.fail();
     }
-    expect(limiter.admit("192.0.2.5").allowed).toBe(false);
+    expect((await limiter.admit("192.0.2.5")).allowed).toBe(false);
     for (let i = 0; i < 5; i++) {
-      const a = limiter.admit(`2001:db8::${i + 1}`);
-      if (a.allowed) a.ticket.fail();
+      const a = await limiter.admit(`2001:db8::${i + 1}`);
+      if (a.allowed) await a.ticket.fail();
     }
-    expect(limiter.admit("2001:db8::ffff:1").allowed).toBe(false);
+    expect((await limiter.admit("2001:db8::ffff:1")).allowed).toBe(false);
   });
 });
 
 describe("lockout persistence", () => {
   test("a lockout survives a restart (a new limiter on the same database)", async () => {
     const gw = await startTestGateway();
-    const { RateLimiter: Limiter } = await import("../../src/gateway/net/rate-limit.ts");
-    const first = new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db);
+    const first = new FailureLimiter("login", cfg, gw.clock, gw.ctx.db);
     for (let i = 0; i < 5; i++) {
-      const a = first.admit("192.0.2.9");
-      if (a.allowed) a.ticket.fail();
+      const a = await first.admit("192.0.2.9");
+      if (a.allowed) await a.ticket.fail();
     }
-    expect(first.admit("192.0.2.9").allowed).toBe(false);
+    expect((await first.admit("192.0.2.9")).allowed).toBe(false);
     gw.clock.advance(100_000);
-    const restarted = await new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).restore();
-    expect(restarted.admit("192.0.2.9")).toEqual({ allowed: false, retryAfterSecs: 200 });
+    const restarted = new FailureLimiter("login", cfg, gw.clock, gw.ctx.db);
+    expect(await restarted.admit("192.0.2.9")).toEqual({ allowed: false, retryAfterSecs: 200 });
     gw.clock.advance(200_000);
-    expect((await new Limiter("login", cfg, gw.clock, "failures", gw.ctx.db).restore()).admit("192.0.2.9").allowed).toBe(true);
+    expect((await new FailureLimiter("login", cfg, gw.clock, gw.ctx.db).admit("192.0.2.9")).allowed).toBe(true);
     await gw.stop();
   });
 });

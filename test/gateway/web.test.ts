@@ -107,7 +107,7 @@ describe("internal failure during login", () => {
       expect(res.headers.getSetCookie()).toEqual([]);
       expect(await res.text()).not.toContain("password_credentials");
     }
-    expect(gw.ctx.limiters.login.lockedFor("127.0.0.1")).toBe(0);
+    expect(await gw.ctx.limiters.login.lockedFor("127.0.0.1")).toBe(0);
   });
 });
 

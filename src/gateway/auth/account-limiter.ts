@@ -8,12 +8,14 @@
 // A success clears its account + network counter; the account counter only decays (an hour without failures),
 // so the owner signing in does not hand an attacker a fresh set of guesses. Usernames that name no principal
 // are counted like real ones (under a hash of the typed name, which may be a mistyped password), so a lock
-// does not tell whether an account exists. State lives in `rate_limit_state` and survives restarts; in-flight
-// attempts are reserved in memory, so a parallel burst cannot slip past a counter.
+// does not tell whether an account exists. State lives in `rate_limit_state`, shared by every replica and
+// kept across restarts; attempts in flight are reserved there too (limit-row.ts), so a parallel burst cannot
+// slip past a counter, on one replica or spread over several.
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { first } from "../db/handle.ts";
+import { changeCounter, type Counter, withoutInFlight } from "../net/limit-row.ts";
 import { canonicalIp, ipBytes } from "../../util/ip.ts";
 import { sha256Hex } from "../../util/ids.ts";
 
@@ -66,16 +68,10 @@ export function accountKey(principalId: string | undefined, typedName: string): 
   return principalId ?? `name:${sha256Hex(typedName.trim().toLowerCase()).slice(0, 32)}`;
 }
 
-interface Counter {
-  attempts: number[];
-  lockedUntil: number;
-}
-
 /** How often counters nobody failed on for `forgetSecs` (and familiar networks past `familiarSecs`) are deleted. */
 const PRUNE_EVERY_MS = 60_000;
 
 export class AccountLoginLimiter {
-  private readonly inFlight = new Map<string, number>();
   private prunedAt = 0;
 
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
@@ -88,66 +84,87 @@ export class AccountLoginLimiter {
     const pairKey = `${account} ${network}`;
     const checks: Array<{ limiter: string; key: string; free: number }> = [{ limiter: LIMITER.network, key: pairKey, free: ACCOUNT_POLICY.networkFree }];
     if (!(await this.familiar(pairKey, now))) checks.push({ limiter: LIMITER.account, key: account, free: ACCOUNT_POLICY.accountFree });
-    const counters = await Promise.all(checks.map((c) => this.read(c.limiter, c.key, now)));
-    // From here to the reservation nothing awaits: attempts in flight are counted and reserved in one step,
-    // so a parallel burst cannot slip past the limit.
-    for (const [i, c] of checks.entries()) {
-      const wait = this.waitSecs(counters[i]!, c.limiter, c.key, c.free, now);
-      if (wait > 0) return { allowed: false, retryAfterSecs: wait };
+    // Each checked counter is checked and reserved in one atomic step (limit-row.ts), so a parallel burst
+    // cannot slip past the limit, on one replica or spread over several; a refusal takes back what was reserved.
+    const reserved: typeof checks = [];
+    for (const c of checks) {
+      const wait = await changeCounter(this.db, c.limiter, c.key, now, (stored) => {
+        const counter = this.current(stored, now);
+        const wait = this.waitSecs(counter, c.free, now);
+        if (wait > 0) return { result: wait };
+        // Past the free allowance, one attempt at a time: the one in flight holds the counter for a backoff period.
+        const hold = counter.failures.length >= c.free ? now + ACCOUNT_POLICY.backoffBaseSecs * 1000 : counter.lockedUntil;
+        return { write: { ...counter, inFlight: [...counter.inFlight, now], lockedUntil: hold }, result: 0 };
+      });
+      if (wait > 0) {
+        for (const r of reserved) await this.release(r.limiter, r.key, now);
+        return { allowed: false, retryAfterSecs: wait };
+      }
+      reserved.push(c);
     }
     // Every counter of the account is charged on failure, the account counter also from familiar networks.
     const charged = [
       { limiter: LIMITER.network, key: pairKey, free: ACCOUNT_POLICY.networkFree },
       { limiter: LIMITER.account, key: account, free: ACCOUNT_POLICY.accountFree },
     ];
-    const reserved = checks.map((c) => `${c.limiter} ${c.key}`);
-    for (const r of reserved) this.inFlight.set(r, (this.inFlight.get(r) ?? 0) + 1);
     let settled = false;
     const settle = async (outcome: "fail" | "succeed" | "abort") => {
       if (settled) return;
       settled = true;
-      for (const r of reserved) {
-        const n = (this.inFlight.get(r) ?? 1) - 1;
-        if (n > 0) this.inFlight.set(r, n);
-        else this.inFlight.delete(r);
-      }
       const at = this.clock.now();
-      if (outcome === "fail") for (const c of charged) await this.recordFailure(c.limiter, c.key, c.free, at);
+      if (outcome === "fail") {
+        for (const c of charged) await this.recordFailure(c.limiter, c.key, c.free, reserved.some((r) => r.limiter === c.limiter) ? now : undefined, at);
+        return;
+      }
+      for (const r of reserved) await this.release(r.limiter, r.key, now);
       if (outcome === "succeed") {
         const { rateLimitState } = this.db.t;
         await this.db.delete(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.network), eq(rateLimitState.key, pairKey)));
-        await this.write(LIMITER.familiar, pairKey, { attempts: [], lockedUntil: 0 }, at);
+        await this.db
+          .insert(rateLimitState)
+          .values({ limiter: LIMITER.familiar, key: pairKey, attempts: [], updatedAt: at })
+          .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: { updatedAt: at } });
       }
     };
     return { allowed: true, ticket: { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") } };
   }
 
   /** Seconds until another attempt may start on this counter, or 0. */
-  private waitSecs(counter: Counter, limiter: string, key: string, free: number, now: number): number {
-    const pending = this.inFlight.get(`${limiter} ${key}`) ?? 0;
+  private waitSecs(counter: Counter, free: number, now: number): number {
     if (counter.lockedUntil > now) return Math.ceil((counter.lockedUntil - now) / 1000);
-    const failures = counter.attempts.length;
+    const failures = counter.failures.length;
+    const pending = counter.inFlight.length;
     // Below the free allowance, attempts may run side by side up to it; past it, one at a time per backoff period.
     if (failures < free ? failures + pending >= free : pending > 0) return ACCOUNT_POLICY.backoffBaseSecs;
     return 0;
   }
 
-  private async recordFailure(limiter: string, key: string, free: number, now: number): Promise<void> {
-    const counter = await this.read(limiter, key, now);
-    const attempts = [...counter.attempts, now].slice(-KEEP);
-    const failures = counter.attempts.length + 1;
-    const lockedUntil = failures >= free ? now + Math.min(ACCOUNT_POLICY.backoffBaseSecs * 2 ** (failures - free), ACCOUNT_POLICY.backoffCapSecs) * 1000 : 0;
-    await this.write(limiter, key, { attempts, lockedUntil }, now);
+  /** Counts a failure; the attempt's reservation on this counter (made at `reservedAt`) becomes the failure. */
+  private async recordFailure(limiter: string, key: string, free: number, reservedAt: number | undefined, now: number): Promise<void> {
+    await changeCounter(this.db, limiter, key, now, (stored) => {
+      const counter = this.current((reservedAt !== undefined && withoutInFlight(stored, reservedAt)) || stored, now);
+      const failures = [...counter.failures, now].slice(-KEEP);
+      const count = counter.failures.length + 1;
+      const lockedUntil = count >= free ? now + Math.min(ACCOUNT_POLICY.backoffBaseSecs * 2 ** (count - free), ACCOUNT_POLICY.backoffCapSecs) * 1000 : 0;
+      return { write: { failures, inFlight: counter.inFlight, lockedUntil }, result: undefined };
+    });
   }
 
-  /** A counter as it stands now: forgotten after `forgetSecs` without a failure. */
-  private async read(limiter: string, key: string, now: number): Promise<Counter> {
-    const { rateLimitState } = this.db.t;
-    const row = await first(this.db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, limiter), eq(rateLimitState.key, key))));
-    if (!row) return { attempts: [], lockedUntil: 0 };
-    const last = row.attempts.at(-1);
-    if (last === undefined || now - last >= ACCOUNT_POLICY.forgetSecs * 1000) return { attempts: [], lockedUntil: row.lockedUntil ?? 0 };
-    return { attempts: row.attempts, lockedUntil: row.lockedUntil ?? 0 };
+  /** Takes back a reservation made at `startedAt`, with the backoff period it held (another failure's lock stays). */
+  private async release(limiter: string, key: string, startedAt: number): Promise<void> {
+    await changeCounter(this.db, limiter, key, this.clock.now(), (stored) => {
+      const rest = withoutInFlight(stored, startedAt);
+      if (!rest) return { result: undefined };
+      const held = rest.lockedUntil === startedAt + ACCOUNT_POLICY.backoffBaseSecs * 1000;
+      return { write: held ? { ...rest, lockedUntil: 0 } : rest, result: undefined };
+    });
+  }
+
+  /** A counter as it stands now: its failures forgotten after `forgetSecs` without one. */
+  private current(counter: Counter, now: number): Counter {
+    const last = counter.failures.at(-1);
+    if (last === undefined || now - last >= ACCOUNT_POLICY.forgetSecs * 1000) return { ...counter, failures: [] };
+    return counter;
   }
 
   /** Names typed at random must not grow the table without bound: stale counters go. */
@@ -164,15 +181,6 @@ export class AccountLoginLimiter {
     const { rateLimitState } = this.db.t;
     const row = await first(this.db.select({ at: rateLimitState.updatedAt }).from(rateLimitState).where(and(eq(rateLimitState.limiter, LIMITER.familiar), eq(rateLimitState.key, pairKey))));
     return row !== undefined && now - row.at < ACCOUNT_POLICY.familiarSecs * 1000;
-  }
-
-  private async write(limiter: string, key: string, counter: Counter, now: number): Promise<void> {
-    const { rateLimitState } = this.db.t;
-    const values = { attempts: counter.attempts, lockedUntil: counter.lockedUntil || null, updatedAt: now };
-    await this.db
-      .insert(rateLimitState)
-      .values({ limiter, key, ...values })
-      .onConflictDoUpdate({ target: [rateLimitState.limiter, rateLimitState.key], set: values });
   }
 }
 

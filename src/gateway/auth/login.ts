@@ -3,7 +3,7 @@
 // Unknown users and users without a usable credential cost a dummy hash, like a wrong password.
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import type { Ticket } from "../net/rate-limit.ts";
+import type { FailureTicket } from "../net/rate-limit.ts";
 import { accountKey, accountLimiter, type AccountTicket } from "./account-limiter.ts";
 import type { PrincipalDetail } from "./principals.ts";
 import { logEvent } from "./failure-counts.ts";
@@ -20,34 +20,36 @@ export type LoginResult =
 export type LoginDeps = Pick<GatewayContext, "limiters" | "principals" | "hasher" | "pam" | "audit" | "logger" | "authFailures" | "config" | "db" | "clock">;
 
 export async function verifyLogin(ctx: LoginDeps, username: string, password: string, ip: string): Promise<LoginResult> {
-  const admission = ctx.limiters.login.admit(ip);
-  if (!admission.allowed) {
-    await safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
-    return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
-  }
   // The typed username is recorded only when it names a principal: people sometimes type a password into
   // the username field, and the audit log must never hold one.
   let principalId: string | undefined;
+  let sourceTicket: FailureTicket | undefined;
   let accountTicket: AccountTicket;
   try {
+    const admission = await ctx.limiters.login.admit(ip);
+    if (!admission.allowed) {
+      await safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, detail: "rate limited" });
+      return { ok: false, reason: "locked", retryAfterSecs: admission.retryAfterSecs };
+    }
+    sourceTicket = admission.ticket;
     principalId = username.length <= 64 ? ((await ctx.principals.find(username)) ?? (await ctx.principals.findByPamUser(username)))?.id : undefined;
     const perAccount = await accountLimiter(ctx).admit(accountKey(principalId, username), ip);
     if (!perAccount.allowed) {
-      admission.ticket.abort();
+      await settleQuietly(ctx, "per-source", sourceTicket, "abort");
       await safeAudit(ctx, { action: "login", outcome: "denied", sourceIp: ip, target: principalId ?? "unknown username", detail: "rate limited (account)" });
       ctx.authFailures.count("login_locked");
       return { ok: false, reason: "locked", retryAfterSecs: perAccount.retryAfterSecs };
     }
     accountTicket = perAccount.ticket;
   } catch {
-    admission.ticket.abort();
+    if (sourceTicket) await settleQuietly(ctx, "per-source", sourceTicket, "abort");
     await safeAudit(ctx, { action: "login", outcome: "error", sourceIp: ip });
     throw new ProtocolError("unavailable", 503, "authentication is temporarily unavailable");
   }
-  const ticket = both(ctx, admission.ticket, accountTicket);
+  const ticket = both(ctx, sourceTicket, accountTicket);
   const target = () => principalId ?? "unknown username";
-  // Sources that keep failing queue behind the others for a hash slot (this attempt counts as in flight).
-  const priority = ctx.limiters.login.queuePriority(ip);
+  // Sources that keep failing queue behind the others for a hash slot.
+  const priority = sourceTicket.queuePriority;
   let outcome: { principal: PrincipalDetail; method: "password" | "pam" } | undefined;
   try {
     outcome = await check(ctx, username, password, priority);
@@ -92,17 +94,22 @@ async function check(ctx: LoginDeps, username: string, password: string, priorit
   return undefined;
 }
 
-/** One ticket settling the source's and the account's. A failed write of the account counter is logged, not fatal. */
-function both(ctx: LoginDeps, source: Ticket, account: AccountTicket): AccountTicket {
+/** One ticket settling the source's and the account's. A failed counter write is logged, not fatal. */
+function both(ctx: LoginDeps, source: FailureTicket, account: AccountTicket): AccountTicket {
   const settle = async (outcome: "fail" | "succeed" | "abort") => {
-    source[outcome]();
-    try {
-      await account[outcome]();
-    } catch (error) {
-      ctx.logger.warn(`the per-account sign-in counter could not be updated: ${(error as Error).message}`);
-    }
+    await settleQuietly(ctx, "per-source", source, outcome);
+    await settleQuietly(ctx, "per-account", account, outcome);
   };
   return { fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") };
+}
+
+/** Settles a limiter ticket; when the database fails, the reservation stays counted (it slides out of the window). */
+async function settleQuietly(ctx: LoginDeps, which: string, ticket: AccountTicket, outcome: "fail" | "succeed" | "abort"): Promise<void> {
+  try {
+    await ticket[outcome]();
+  } catch (error) {
+    ctx.logger.warn(`the ${which} sign-in counter could not be updated: ${(error as Error).message}`);
+  }
 }
 
 async function safeAudit(ctx: LoginDeps, event: Parameters<LoginDeps["audit"]["record"]>[0]): Promise<void> {

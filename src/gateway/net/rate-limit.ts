@@ -1,123 +1,181 @@
-// Per-source rate limiters with lockout, on the injected clock. Attempts are reserved before the guarded
-// work starts, so a parallel burst counts every attempt instead of racing past the check.
-// Lockouts are persisted, so restarting the gateway does not lift them.
-import { and, eq, gt } from "drizzle-orm";
+// Per-source limiters on the injected clock (spec rule 11), of two kinds (docs/decisions-gateway.md 59):
+// - FailureLimiter (login, device approval) counts failed attempts and locks the source out. Its counters
+//   live in the database (limit-row.ts), so every replica counts the same failures and refuses the same
+//   locked source, and a restart lifts nothing. An attempt is reserved before the guarded work starts, so a
+//   burst cannot race past the check (on one replica or spread over several); a success takes its attempt
+//   back, and so does an internal error.
+// - RateLimiter (the OAuth endpoints) is a request budget per replica, kept in memory: no database round
+//   trip per request. Its lockouts are persisted, so restarting the gateway does not lift them.
+import { and, eq, gt, isNull, lt, lte, or } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitKey } from "../../util/ip.ts";
+import { changeCounter, type Counter, IN_FLIGHT_MAX_MS, readCounter, withoutInFlight } from "./limit-row.ts";
 
-export type LimiterName = "login" | "device" | "oauth_resource" | "oauth_token";
-
-interface Entry {
-  attempts: number[];
-  inFlight: number;
-  lockedUntil: number;
-  lastSuccessAt?: number;
-}
+export type FailureLimiterName = "login" | "device";
+export type RequestLimiterName = "oauth_resource" | "oauth_token";
 
 /** How long a source that signed in successfully keeps its place at the front of the hash queue. */
 const KNOWN_GOOD_MS = 24 * 3600 * 1000;
+/** rate_limit_state rows recording a source's last successful sign-in (updated_at is its time). */
+const KNOWN_GOOD = "login_known_good";
+/** How often each replica deletes the counters that no longer hold anything. */
+const PRUNE_EVERY_MS = 60_000;
 
-export type Admission = { allowed: true; ticket: Ticket } | { allowed: false; retryAfterSecs: number };
-
-export interface Ticket {
+/** An admitted attempt's settlement; the counter is written before the promise resolves. */
+export interface FailureTicket {
+  /**
+   * Queue priority of this attempt (lower goes first): -1 for a source that signed in successfully in the
+   * last day and has not failed since the window began, else its recent failures plus its other attempts in
+   * flight. A wrong-password flood thus waits behind everyone else for a hash slot.
+   */
+  readonly queuePriority: number;
   /** The attempt failed: it counts toward the limit. */
-  fail(): void;
-  /** The attempt succeeded (failure-counting limiters forget it). */
-  succeed(): void;
+  fail(): Promise<void>;
+  /** The attempt succeeded: it does not count. */
+  succeed(): Promise<void>;
   /** An internal error: never counts. */
-  abort(): void;
+  abort(): Promise<void>;
+}
+
+export type FailureAdmission = { allowed: true; ticket: FailureTicket } | { allowed: false; retryAfterSecs: number };
+
+/** Failure counting with lockout, shared by every replica through the database. Throws when the database fails. */
+export class FailureLimiter {
+  private prunedAt = 0;
+
+  constructor(
+    readonly name: FailureLimiterName,
+    private readonly cfg: LimiterConfig,
+    private readonly clock: Clock,
+    private readonly db: GatewayDb,
+    /** Whether a success earns the source its place at the front of the hash queue (the login limiter). */
+    private readonly remembersSuccess = false,
+  ) {}
+
+  /** Reserves an attempt for `address` (keyed per IPv4 address or IPv6 /64), or refuses it with Retry-After. */
+  async admit(address: string): Promise<FailureAdmission> {
+    const key = rateLimitKey(address);
+    const now = this.clock.now();
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
+    const knownGood = this.remembersSuccess && (await this.signedInRecently(key, now));
+    type Verdict = { retryAfterSecs: number } | { queuePriority: number };
+    const verdict = await changeCounter<Verdict>(this.db, this.name, key, now, (stored) => {
+      const counter = this.current(stored, now);
+      if (counter.lockedUntil > now) return { result: { retryAfterSecs: Math.ceil((counter.lockedUntil - now) / 1000) } };
+      if (counter.failures.length + counter.inFlight.length >= this.cfg.max_attempts) {
+        // Attempts still in flight need not be remembered: whatever they end in, the lock holds until it expires.
+        return { write: { failures: [], inFlight: [], lockedUntil: now + this.cfg.lockout_secs * 1000 }, result: { retryAfterSecs: this.cfg.lockout_secs } };
+      }
+      const queuePriority = knownGood && counter.failures.length === 0 ? -1 : counter.failures.length + counter.inFlight.length;
+      return { write: { ...counter, inFlight: [...counter.inFlight, now] }, result: { queuePriority } };
+    });
+    if ("retryAfterSecs" in verdict) return { allowed: false, retryAfterSecs: verdict.retryAfterSecs };
+    let settled = false;
+    const settle = async (outcome: "fail" | "succeed" | "abort") => {
+      if (settled) return;
+      settled = true;
+      const at = this.clock.now();
+      await changeCounter(this.db, this.name, key, at, (stored) => {
+        const rest = withoutInFlight(stored, now);
+        // Gone: a lock cleared it (or it was pruned), and the lock decides anyway.
+        if (!rest) return { result: undefined };
+        return { write: outcome === "fail" ? { ...rest, failures: [...rest.failures, at] } : rest, result: undefined };
+      });
+      if (outcome === "succeed" && this.remembersSuccess) {
+        const { rateLimitState: t } = this.db.t;
+        await this.db
+          .insert(t)
+          .values({ limiter: KNOWN_GOOD, key, attempts: [], updatedAt: at })
+          .onConflictDoUpdate({ target: [t.limiter, t.key], set: { updatedAt: at } });
+      }
+    };
+    return {
+      allowed: true,
+      ticket: { queuePriority: verdict.queuePriority, fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") },
+    };
+  }
+
+  /** Seconds until `address` may try again, or 0. */
+  async lockedFor(address: string): Promise<number> {
+    const now = this.clock.now();
+    const counter = this.current(await readCounter(this.db, this.name, rateLimitKey(address), now), now);
+    return counter.lockedUntil > now ? Math.ceil((counter.lockedUntil - now) / 1000) : 0;
+  }
+
+  /** The counter as this limiter sees it now: failures inside the window; an expired lock forgets them. */
+  private current(counter: Counter, now: number): Counter {
+    if (counter.lockedUntil !== 0 && counter.lockedUntil <= now) return { failures: [], inFlight: counter.inFlight, lockedUntil: 0 };
+    const windowStart = now - this.cfg.window_secs * 1000;
+    return { ...counter, failures: counter.failures.filter((t) => t > windowStart) };
+  }
+
+  private async signedInRecently(key: string, now: number): Promise<boolean> {
+    const { rateLimitState: t } = this.db.t;
+    const rows = await this.db.select({ at: t.updatedAt }).from(t).where(and(eq(t.limiter, KNOWN_GOOD), eq(t.key, key), gt(t.updatedAt, now - KNOWN_GOOD_MS)));
+    return rows.length > 0;
+  }
+
+  /** Sources typed at random must not grow the table without bound: counters that hold nothing go. */
+  private async prune(now: number): Promise<void> {
+    this.prunedAt = now;
+    const { rateLimitState: t } = this.db.t;
+    const idle = now - Math.max(this.cfg.window_secs * 1000, IN_FLIGHT_MAX_MS);
+    await this.db.delete(t).where(and(eq(t.limiter, this.name), lt(t.updatedAt, idle), or(isNull(t.lockedUntil), lte(t.lockedUntil, now))));
+    if (this.remembersSuccess) await this.db.delete(t).where(and(eq(t.limiter, KNOWN_GOOD), lt(t.updatedAt, now - KNOWN_GOOD_MS)));
+  }
+}
+
+export type RequestAdmission = { allowed: true } | { allowed: false; retryAfterSecs: number };
+
+interface Entry {
+  attempts: number[];
+  lockedUntil: number;
 }
 
 const PRUNE_ABOVE = 10_000;
 
+/** A request budget per source, per replica: every admitted request counts; going over locks the source out. */
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    readonly name: LimiterName,
+    readonly name: RequestLimiterName,
     private readonly cfg: LimiterConfig,
     private readonly clock: Clock,
-    /** `failures`: only failed attempts count (login, device); `requests`: every admitted request counts. */
-    private readonly counts: "failures" | "requests",
     private readonly db?: GatewayDb,
   ) {}
 
-  /** Loads the lockouts a previous run persisted (still in force). */
+  /** Loads the lockouts persisted before (by this replica or another), still in force. */
   async restore(): Promise<this> {
     if (!this.db) return this;
     const { rateLimitState } = this.db.t;
     for (const row of await this.db.select().from(rateLimitState).where(and(eq(rateLimitState.limiter, this.name), gt(rateLimitState.lockedUntil, this.clock.now())))) {
-      this.entries.set(row.key, { attempts: [], inFlight: 0, lockedUntil: row.lockedUntil ?? 0 });
+      this.entries.set(row.key, { attempts: [], lockedUntil: row.lockedUntil ?? 0 });
     }
     return this;
   }
 
-  /** Reserves an attempt for `address` (keyed per IPv4 address or IPv6 /64), or refuses with Retry-After. */
-  admit(address: string): Admission {
+  /** Counts a request from `address` (keyed per IPv4 address or IPv6 /64), or refuses it with Retry-After. */
+  admit(address: string): RequestAdmission {
     const key = rateLimitKey(address);
     const now = this.clock.now();
     const entry = this.entry(key, now);
     if (entry.lockedUntil > now) return { allowed: false, retryAfterSecs: Math.ceil((entry.lockedUntil - now) / 1000) };
-    if (entry.attempts.length + entry.inFlight >= this.cfg.max_attempts) {
+    if (entry.attempts.length >= this.cfg.max_attempts) {
       this.lock(key, entry, now);
       return { allowed: false, retryAfterSecs: this.cfg.lockout_secs };
     }
-    if (this.counts === "requests") {
-      entry.attempts.push(now);
-      return { allowed: true, ticket: { fail() {}, succeed() {}, abort() {} } };
-    }
-    entry.inFlight++;
-    let settled = false;
-    const settle = (failed: boolean) => {
-      if (settled) return;
-      settled = true;
-      entry.inFlight--;
-      if (failed) entry.attempts.push(this.clock.now());
-      else if (succeeded) entry.lastSuccessAt = this.clock.now();
-    };
-    let succeeded = false;
-    return {
-      allowed: true,
-      ticket: {
-        fail: () => settle(true),
-        succeed: () => {
-          succeeded = true;
-          settle(false);
-        },
-        abort: () => settle(false),
-      },
-    };
-  }
-
-  /**
-   * Queue priority of an admitted attempt from `address` (lower goes first): -1 for a source that signed in
-   * successfully in the last day and has not failed since the window began, else its recent failures plus
-   * its other attempts in flight. A wrong-password flood thus waits behind everyone else for a hash slot.
-   */
-  queuePriority(address: string): number {
-    const now = this.clock.now();
-    const entry = this.entries.get(rateLimitKey(address));
-    if (!entry) return 0;
-    const windowStart = now - this.cfg.window_secs * 1000;
-    const failures = entry.attempts.filter((t) => t > windowStart).length;
-    if (failures === 0 && entry.lastSuccessAt !== undefined && now - entry.lastSuccessAt < KNOWN_GOOD_MS) return -1;
-    return failures + Math.max(0, entry.inFlight - 1);
-  }
-
-  /** Seconds until `address` may try again, or 0. */
-  lockedFor(address: string): number {
-    const now = this.clock.now();
-    const entry = this.entries.get(rateLimitKey(address));
-    return entry && entry.lockedUntil > now ? Math.ceil((entry.lockedUntil - now) / 1000) : 0;
+    entry.attempts.push(now);
+    return { allowed: true };
   }
 
   private entry(key: string, now: number): Entry {
     if (this.entries.size > PRUNE_ABOVE) this.prune(now);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { attempts: [], inFlight: 0, lockedUntil: 0 };
+      entry = { attempts: [], lockedUntil: 0 };
       this.entries.set(key, entry);
     }
     const windowStart = now - this.cfg.window_secs * 1000;
@@ -147,24 +205,23 @@ export class RateLimiter {
   private prune(now: number): void {
     const windowStart = now - this.cfg.window_secs * 1000;
     for (const [key, e] of this.entries) {
-      const recentSuccess = e.lastSuccessAt !== undefined && now - e.lastSuccessAt < KNOWN_GOOD_MS;
-      if (e.inFlight === 0 && e.lockedUntil <= now && (e.attempts.at(-1) ?? 0) <= windowStart && !recentSuccess) this.entries.delete(key);
+      if (e.lockedUntil <= now && (e.attempts.at(-1) ?? 0) <= windowStart) this.entries.delete(key);
     }
   }
 }
 
 export interface Limiters {
-  login: RateLimiter;
-  device: RateLimiter;
+  login: FailureLimiter;
+  device: FailureLimiter;
   oauthResource: RateLimiter;
   oauthToken: RateLimiter;
 }
 
-export async function createLimiters(auth: { rate_limit: LimiterConfig; device_rate_limit: LimiterConfig; oauth_rate_limit: LimiterConfig; oauth_token_rate_limit: LimiterConfig }, clock: Clock, db?: GatewayDb): Promise<Limiters> {
+export async function createLimiters(auth: { rate_limit: LimiterConfig; device_rate_limit: LimiterConfig; oauth_rate_limit: LimiterConfig; oauth_token_rate_limit: LimiterConfig }, clock: Clock, db: GatewayDb): Promise<Limiters> {
   return {
-    login: await new RateLimiter("login", auth.rate_limit, clock, "failures", db).restore(),
-    device: await new RateLimiter("device", auth.device_rate_limit, clock, "failures", db).restore(),
-    oauthResource: await new RateLimiter("oauth_resource", auth.oauth_rate_limit, clock, "requests", db).restore(),
-    oauthToken: await new RateLimiter("oauth_token", auth.oauth_token_rate_limit, clock, "requests", db).restore(),
+    login: new FailureLimiter("login", auth.rate_limit, clock, db, true),
+    device: new FailureLimiter("device", auth.device_rate_limit, clock, db),
+    oauthResource: await new RateLimiter("oauth_resource", auth.oauth_rate_limit, clock, db).restore(),
+    oauthToken: await new RateLimiter("oauth_token", auth.oauth_token_rate_limit, clock, db).restore(),
   };
 }

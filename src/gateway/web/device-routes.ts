@@ -36,17 +36,17 @@ export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
 
   const decide = (approve: boolean) =>
     h.action(async ({ form, principalId, ip }) => {
-      const admission = ctx.limiters.device.admit(ip);
+      const admission = await ctx.limiters.device.admit(ip);
       if (!admission.allowed) return h.notice("error", `Too many attempts. Try again in ${admission.retryAfterSecs} seconds.`);
       const request = await pending(normalizeUserCode(form.user_code ?? ""));
       if (!request) {
-        admission.ticket.fail();
+        await admission.ticket.fail();
         await ctx.audit.record({ action: approve ? "device.approve" : "device.deny", outcome: "failure", principalId, sourceIp: ip, detail: "unknown, expired or already decided code" });
         return h.notice("error", "That code is not valid, has expired, or was already used.");
       }
       const scopes = request.scopes.filter((s) => form[`scope_${s}`] === "1");
       if (approve && scopes.length === 0) {
-        admission.ticket.succeed();
+        await admission.ticket.succeed();
         return h.notice("error", "Choose at least one scope to approve, or deny the request.");
       }
       const changed = (await ctx.db
@@ -55,7 +55,7 @@ export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
         .where(and(eq(ctx.db.t.oauthDeviceCodes.userCode, request.userCode), eq(ctx.db.t.oauthDeviceCodes.status, "pending")))
         .returning({ code: ctx.db.t.oauthDeviceCodes.userCode })
         ).length;
-      admission.ticket.succeed();
+      await admission.ticket.succeed();
       await ctx.audit.record({ action: approve ? "device.approve" : "device.deny", outcome: changed ? "success" : "failure", principalId, sourceIp: ip, target: request.userCode, detail: approve ? `scopes: ${scopes.join(" ")}` : null });
       if (!changed) return h.notice("error", "That request was decided elsewhere in the meantime.");
       if (!approve) return h.notice("notice", `Denied: ${request.clientName} was refused.`);
@@ -76,14 +76,14 @@ export function deviceRoutes(ctx: DeviceRouteDeps, h: WebHelpers) {
         const flash = rawFlash ? (JSON.parse(rawFlash) as { kind: "notice" | "error"; text: string }) : undefined;
         if (!code) return htmlResponse(200, deviceEntryPage(name, flash));
         const { ip } = requestMeta(request);
-        const admission = ctx.limiters.device.admit(ip);
+        const admission = await ctx.limiters.device.admit(ip);
         if (!admission.allowed) return htmlErrorResponse(429, `Too many attempts. Try again in ${admission.retryAfterSecs} seconds.`, { "Retry-After": String(admission.retryAfterSecs) });
         const found = await pending(code);
         if (!found) {
-          admission.ticket.fail();
+          await admission.ticket.fail();
           return htmlResponse(404, deviceEntryPage(name, { kind: "error", text: "That code is not valid, has expired, or was already used." }, code));
         }
-        admission.ticket.succeed();
+        await admission.ticket.succeed();
         return htmlResponse(200, deviceConfirmPage(name, who.session.csrfToken, found));
       },
       HIDE,

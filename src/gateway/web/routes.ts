@@ -167,22 +167,22 @@ export function webRoutes(ctx: WebRouteDeps) {
       action(async ({ session, principalId, form, ip }) => {
         const hash = await ctx.principals.passwordHash(principalId);
         if (hash === undefined) return notice("error", "This account has no password to change.");
-        const admission = ctx.limiters.login.admit(ip);
+        const admission = await ctx.limiters.login.admit(ip);
         if (!admission.allowed) return notice("error", `Too many failed attempts. Try again in ${admission.retryAfterSecs} seconds.`);
         // The current password is a password check like a sign-in: the per-account counter applies too.
         const perAccount = await accountLimiter(ctx).admit(principalId, ip);
         if (!perAccount.allowed) {
-          admission.ticket.abort();
+          await admission.ticket.abort();
           return notice("error", `Too many failed attempts. Try again in ${perAccount.retryAfterSecs} seconds.`);
         }
         if (!(await ctx.hasher.verify(form.current ?? "", hash))) {
-          admission.ticket.fail();
-          perAccount.ticket.fail();
+          await admission.ticket.fail();
+          await perAccount.ticket.fail();
           await ctx.audit.record({ action: "password.change", outcome: "failure", principalId, sourceIp: ip, detail: "wrong current password" });
           return notice("error", "The current password is wrong.");
         }
-        admission.ticket.succeed();
-        perAccount.ticket.succeed();
+        await admission.ticket.succeed();
+        await perAccount.ticket.succeed();
         const next = form.new ?? "";
         if (next !== (form.confirm ?? "")) return notice("error", "The new passwords do not match.");
         const problem = ctx.hasher.check(next);

@@ -73,17 +73,22 @@ export function sqliteHandle(sqlite: Database): GatewayDb {
   // land inside it (and be rolled back with it, or read what it has not committed).
   const session = (shared as unknown as { session: { prepareQuery: (...args: unknown[]) => Record<string, unknown> } }).session;
   const prepare = session.prepareQuery.bind(session);
+  // Set while a query that waited runs (synchronously): drizzle's `all`/`get` read through the same
+  // query's `values`, which must not queue behind the mutex this query holds.
+  let running = false;
   session.prepareQuery = (...args: unknown[]) => {
     const query = prepare(...args);
     for (const method of ["run", "all", "get", "values"]) {
       const run = (query[method] as (p?: unknown) => unknown).bind(query);
       query[method] = (params?: unknown) => {
-        if (!mutex.held) return run(params);
+        if (!mutex.held || running) return run(params);
         if (insideTx.getStore()) throw new NestedTxMisuse();
         return mutex.acquire().then((release) => {
+          running = true;
           try {
             return run(params);
           } finally {
+            running = false;
             release();
           }
         });

@@ -42,6 +42,26 @@ test("sqlite: a statement issued while a transaction awaits runs after it, and s
   await db.close();
 });
 
+test("sqlite: a query returning rows issued while a transaction awaits waits for it and gets its rows", async () => {
+  const opened = openGatewayDb(":memory:");
+  const db = sqliteHandle(opened.sqlite);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const committed = db.tx(async (tx) => {
+    await tx.insert(tx.t.principals).values(principal("committed"));
+    await gate;
+  });
+  await Bun.sleep(0);
+  // drizzle's `all` reads through the query's own `values`: the waiting query must not wait for itself.
+  const read = names(db);
+  const one = first(db.select({ id: db.t.principals.id }).from(db.t.principals));
+  release();
+  await committed;
+  expect(await read).toEqual(["committed"]);
+  expect(await one).toEqual({ id: "committed" });
+  await db.close();
+});
+
 test("sqlite: the shared handle inside a transaction is refused instead of waiting for itself", async () => {
   const opened = openGatewayDb(":memory:");
   const db = sqliteHandle(opened.sqlite);

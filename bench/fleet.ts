@@ -6,14 +6,24 @@
 //    (one Bun.serve each, answering GET /sync/summary with the session's credential). Target: every
 //    running row stays fresh (observed within 15 s, never `stale`) while the catalog is sampled every
 //    second. Reference: one round of the same 200 requests by a bare fetch loop, 8 at a time.
+// 3. Fleet event appends to the journal in the database (one transaction each: read what others appended,
+//    insert, write the text), on SQLite and on PostgreSQL side by side. Reference: a bare insert of the
+//    same row in its own transaction on the same database.
 // The gateway runs as a separate process (`agent gateway serve` from source). Rows are inserted through a
 // second database connection after it started (the session supervisor would otherwise reconcile them).
-// Run: bun run bench/fleet.ts [--samples 30] [--requests 50]
+// Run: bun run bench/fleet.ts [--samples 30] [--requests 50] [--appends 500]
 import { Database } from "bun:sqlite";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DB_FILE } from "../src/gateway/db/open.ts";
+import { DB_FILE, openGatewayDb } from "../src/gateway/db/open.ts";
+import { openGatewayPg } from "../src/gateway/db/open-pg.ts";
+import type { GatewayDb } from "../src/gateway/db/handle.ts";
+import { FleetJournal } from "../src/gateway/fleet/journal.ts";
+import { FLEET_LIMITS } from "../src/gateway/fleet/limits.ts";
+import { TokenSigner } from "../src/protocol/tokens.ts";
+import { systemClock } from "../src/util/clock.ts";
+import { freshPgDatabase, PG_MISSING } from "../test/helpers/postgres.ts";
 import { startGateway } from "./lib/gateway-process.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -22,6 +32,7 @@ const arg = (name: string, fallback: number) => {
 };
 const SAMPLES = arg("samples", 30);
 const REQUESTS = arg("requests", 50);
+const APPENDS = arg("appends", 500);
 const SESSIONS = 1000;
 const RUNNING = 200;
 const PROJECTS = 50;
@@ -172,3 +183,29 @@ try {
   for (const d of daemons) d.srv.stop(true);
   db.close();
 }
+
+// 3. Journal appends per dialect, in this process.
+async function appendRates(db: GatewayDb): Promise<{ appends: number; bare: number }> {
+  const journal = new FleetJournal("fle_bench", db, new TokenSigner(new Uint8Array(32), "fleet", "fle_bench"), systemClock, FLEET_LIMITS);
+  await journal.catchUp();
+  const project = { project_id: "0000aaaa", path: "/srv/projects/bench", config_name: "bench", registered_at: new Date().toISOString(), updated_at: "" };
+  let t = performance.now();
+  for (let i = 0; i < APPENDS; i++) await journal.append(async () => ({ type: "project_upserted", project: { ...project, updated_at: new Date(i).toISOString() } }));
+  const appends = APPENDS / ((performance.now() - t) / 1000);
+  const text = JSON.stringify({ version: 1, fleet_epoch: "fle_bench", cursor: "x".repeat(90), at: new Date().toISOString(), type: "project_upserted", project });
+  t = performance.now();
+  for (let i = 0; i < APPENDS; i++) await db.tx(async (tx) => void (await tx.insert(tx.t.fleetEvents).values({ at: Date.now(), body: text, bytes: text.length })));
+  const bare = APPENDS / ((performance.now() - t) / 1000);
+  return { appends, bare };
+}
+const sqlite = openGatewayDb(mkdtempSync(join(tmpdir(), "bench-fleet-journal-")));
+const rates: [string, { appends: number; bare: number }][] = [["SQLite", await appendRates(sqlite.db)]];
+await sqlite.db.close();
+if (PG_MISSING) console.log(`journal on PostgreSQL: skipped (${PG_MISSING})`);
+else {
+  const pg = await openGatewayPg(await freshPgDatabase());
+  rates.push(["PostgreSQL", await appendRates(pg.db)]);
+  await pg.db.close();
+}
+console.log(`journal: ${APPENDS} fleet event appends, one transaction each`);
+for (const [name, r] of rates) console.log(`  ${name.padEnd(10)} ${r.appends.toFixed(0)} appends/s (reference: bare insert in a transaction ${r.bare.toFixed(0)}/s; ${(r.bare / r.appends).toFixed(1)}x)`);

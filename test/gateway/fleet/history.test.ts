@@ -175,8 +175,8 @@ describe("checkpoint lifetime and spool bounds", () => {
     const size = f.fleet.history.retained.bytes / f.fleet.history.retained.captures;
     const g = await startFleetGateway({ historySpoolBytes: Math.ceil(size * 2.5) });
     try {
-      g.addProject("00000001");
-      g.addSession("ses_s", { projectId: "00000001", state: "stopped", sessionDir: dir });
+      await g.addProject("00000001");
+      await g.addSession("ses_s", { projectId: "00000001", state: "stopped", sessionDir: dir });
       const tokens: string[] = [];
       for (let i = 0; i < 3; i++) tokens.push((await g.json("/api/v1/sessions/ses_s/history")).body.checkpoint);
       expect(g.fleet.history.retained.captures).toBe(2);
@@ -187,8 +187,8 @@ describe("checkpoint lifetime and spool bounds", () => {
     }
     const tiny = await startFleetGateway({ historySpoolBytes: 1000 });
     try {
-      tiny.addProject("00000001");
-      tiny.addSession("ses_s", { projectId: "00000001", state: "stopped", sessionDir: dir });
+      await tiny.addProject("00000001");
+      await tiny.addSession("ses_s", { projectId: "00000001", state: "stopped", sessionDir: dir });
       const res = await tiny.json("/api/v1/sessions/ses_s/history");
       expect([res.status, res.body.code]).toEqual([413, "fleet_capacity_exceeded"]);
     } finally {

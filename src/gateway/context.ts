@@ -17,11 +17,13 @@ import { PrincipalStore } from "./auth/principals.ts";
 import { createLimiters, type Limiters } from "./net/rate-limit.ts";
 import { NetworkPolicy } from "./net/policy.ts";
 import type { PamAuthenticator } from "./auth/pam.ts";
-import { DbStamp } from "./auth/verified-cache.ts";
+import { SqliteStamp, type DbStamp } from "./auth/verified-cache.ts";
+import { PgChanges } from "./db/pg-changes.ts";
+import { databasePassword } from "./config/database-password.ts";
 import { OpenStreams } from "./server/streams.ts";
 import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
-import { AuthFailureCounts } from "./auth/failure-counts.ts";
+import { AuthFailureCounts, logEvent } from "./auth/failure-counts.ts";
 import { SessionSupervisor } from "./sessions/supervisor.ts";
 import { UpstreamClient } from "./sessions/upstream/upstream-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
@@ -61,6 +63,8 @@ export interface GatewayContext {
   tls: boolean;
   /** The OAuth issuer and base of discovery URLs (set from the bound port once the server listens). */
   issuer: string;
+  /** The database's change stamp, which the token caches and open streams follow (auth/verified-cache.ts). */
+  stamp: DbStamp;
   /** Long-lived responses, closed when the credential that opened them is revoked. */
   streams: OpenStreams;
   /** Project/session change signals for fleet observation (issue 10). */
@@ -101,7 +105,7 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
     await opened.db.close();
     throw error;
   }
-  const stamp = new DbStamp(opened.sqlite);
+  const stamp = await changeStamp(opened, config, options.env, options.logger ?? silentLogger);
   const pats = new PatStore(opened.db, clock, stamp);
   const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);
   const authFailures = new AuthFailureCounts(options.logger ?? silentLogger, () => clock.now());
@@ -128,10 +132,32 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
     logger: options.logger ?? silentLogger,
     tls,
     issuer: issuerUrl(config, config.listen.port, tls),
+    stamp,
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp, clock),
     fleetChanges: new FleetChanges(),
     upstream: new UpstreamClient(),
   };
   ctx.sessions = new SessionSupervisor(ctx as GatewayContext);
   return ctx as GatewayContext;
+}
+
+/**
+ * The database's change stamp: SQLite's commit counters, or on PostgreSQL the change listener
+ * (db/pg-changes.ts), also moved by this process's own writes, and stopped by `db.close()`, so no
+ * connection outlives the context. Called before the stores prepare their statements.
+ */
+async function changeStamp(opened: { db: GatewayDb; sqlite: Database | null }, config: GatewayConfig, env: Record<string, string | undefined>, logger: Logger): Promise<DbStamp> {
+  if (opened.sqlite) return new SqliteStamp(opened.sqlite);
+  const changes = await PgChanges.start({
+    url: config.database.url!,
+    password: databasePassword(config, env),
+    report: (event, reason) => logEvent(logger, event === "lost" ? "warn" : "info", `database.listener_${event}`, { reason }),
+  });
+  changes.followWrites(opened.db);
+  const closeDb = opened.db.close;
+  opened.db.close = async () => {
+    await changes.close();
+    await closeDb();
+  };
+  return changes;
 }

@@ -148,13 +148,14 @@ export class BearerVerifier {
   private async oat(token: string): Promise<AuthResult | undefined> {
     const hash = tokenHash(token);
     let hit = this.oatCache.get(hash);
+    const since = this.oatCache.since;
     if (hit === undefined) {
       const row = (await this.oatByHash.execute({ hash }))[0];
       hit =
         row && row.grantRevoked == null
           ? { expiresAt: row.t.expiresAt, result: { family: "oat", principalId: row.t.principalId, username: row.username, scopes: row.t.scopes, credentialId: row.t.id, expiresAt: row.t.expiresAt } }
           : null;
-      this.oatCache.set(hash, hit);
+      this.oatCache.set(hash, hit, since);
     }
     return hit !== null && hit.expiresAt > this.clock.now() ? hit.result : undefined;
   }

@@ -5,7 +5,7 @@ import type { GatewayDb } from "../db/open.ts";
 import type { personalAccessTokens } from "../db/schema.ts";
 import { first } from "../db/handle.ts";
 import { newId, newSecret, sha256Hex } from "../../util/ids.ts";
-import { DbStamp, tokenHash, VerifiedCache } from "./verified-cache.ts";
+import { tokenHash, VerifiedCache, type DbStamp } from "./verified-cache.ts";
 
 export interface PatInfo {
   id: string;
@@ -98,10 +98,11 @@ export class PatStore {
   async use(token: string): Promise<LivePat | undefined> {
     const hash = tokenHash(token);
     let hit = this.cache.get(hash);
+    const since = this.cache.since;
     if (hit === undefined) {
       const found = (await this.byHash.execute({ hash }))[0];
       hit = found && !found.pat.revoked ? { ...toInfo(found.pat), username: found.username } : null;
-      this.cache.set(hash, hit);
+      this.cache.set(hash, hit, since);
     }
     if (hit === null) return undefined;
     const now = this.clock.now();
@@ -109,7 +110,7 @@ export class PatStore {
     if (hit.lastUsedAt === null || now - hit.lastUsedAt > 60_000) {
       await this.touch.execute({ now, id: hit.id });
       hit = { ...hit, lastUsedAt: now };
-      this.cache.set(hash, hit);
+      this.cache.set(hash, hit, since);
     }
     return hit;
   }

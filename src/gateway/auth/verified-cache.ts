@@ -1,8 +1,8 @@
 // A cache of bearer lookups (hits and misses) keyed by token hash, valid only while the database is
-// unchanged: a commit on this connection moves the pager's data version (SQLITE_FCNTL_DATA_VERSION, read
-// without a query), a commit by another process moves `PRAGMA data_version`; either clears it, so a
-// revocation takes effect on the next request (from another process: within a millisecond). Without the
-// cache a token lookup costs ~18 µs of SQLite file locking.
+// unchanged. What "unchanged" means is the database's change stamp (DbStamp): on SQLite the commit counters
+// (SqliteStamp), on PostgreSQL the notifications every writing statement sends (db/pg-changes.ts). When the
+// stamp moves the cache is emptied, so a revocation takes effect on the next request. Without the cache a
+// token lookup costs ~18 µs of SQLite file locking, or a round trip to PostgreSQL.
 import { constants, type Database } from "bun:sqlite";
 
 const CACHE_MAX = 10_000;
@@ -16,11 +16,19 @@ export function tokenHash(token: string): string {
 }
 
 /**
- * The database's change stamp, shared by every cache on one connection. Without a SQLite connection (the
- * gateway on PostgreSQL) every read is a new stamp: the caches hold nothing until invalidation arrives
- * through the database (LISTEN/NOTIFY), so a revocation by any replica or admin command holds at once.
+ * The database's change stamp, shared by every cache of one gateway process: a number that moves whenever
+ * anything a cache may hold was written, by this process or any other. A stamp that cannot vouch for the
+ * database (PostgreSQL while its change listener is not connected) moves on every read, so caches hold
+ * nothing until it can again.
  */
-export class DbStamp {
+export interface DbStamp {
+  current(): number;
+  /** Called when the stamp moves by itself (a change announced by the database), not only when read. */
+  onChange?(listener: () => void): () => void;
+}
+
+/** SQLite's stamp: this connection's commits and other processes' commits, read from SQLite's own counters. */
+export class SqliteStamp implements DbStamp {
   private readonly dataVersion;
   private readonly pagerVersion = new Uint32Array(2);
   private version = -1;
@@ -28,17 +36,16 @@ export class DbStamp {
   private pager = -1;
   private generation = 0;
 
-  constructor(private readonly sqlite: Database | null) {
-    this.dataVersion = sqlite?.query<{ data_version: number }, []>("PRAGMA data_version");
+  constructor(private readonly sqlite: Database) {
+    this.dataVersion = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
   }
 
   /**
-   * A number that moves whenever anything was written. Other processes' commits are rechecked at most once
-   * per ms (PRAGMA data_version takes a file lock, about 2.5 µs); this connection's commits are seen at once
-   * through the pager's counter (about 0.05 µs; a `SELECT total_changes()` per request cost ten times that).
+   * Other processes' commits are rechecked at most once per ms (PRAGMA data_version takes a file lock, about
+   * 2.5 µs); this connection's commits are seen at once through the pager's counter (about 0.05 µs; a
+   * `SELECT total_changes()` per request cost ten times that).
    */
   current(): number {
-    if (!this.sqlite || !this.dataVersion) return ++this.generation;
     const now = performance.now();
     if (now - this.versionCheckedAt >= 1) {
       const version = this.dataVersion.get()!.data_version;
@@ -64,7 +71,10 @@ export class VerifiedCache<T> {
 
   constructor(private readonly stamp: DbStamp) {}
 
-  /** The cached lookup for `hash`: a value, null for a known miss, undefined when not cached. */
+  /**
+   * The cached lookup for `hash`: a value, null for a known miss, undefined when not cached (then read the
+   * database and `set` the result with the `since` taken before the read).
+   */
   get(hash: string): T | null | undefined {
     const stamp = this.stamp.current();
     if (stamp !== this.stampSeen) {
@@ -74,7 +84,18 @@ export class VerifiedCache<T> {
     return this.entries.get(hash);
   }
 
-  set(hash: string, value: T | null): void {
+  /** The stamp of the last `get`: a read started after it reflects at least that state of the database. */
+  get since(): number {
+    return this.stampSeen;
+  }
+
+  /**
+   * Stores what a read started at stamp `since` found, unless the database changed after that (the stamp
+   * moved while the read was in flight): the read may predate a revocation whose notice already cleared
+   * the cache, and storing it would revive the revoked token.
+   */
+  set(hash: string, value: T | null, since: number): void {
+    if (since !== this.stampSeen || since !== this.stamp.current()) return;
     // Bounded: a flood of guessed tokens cannot grow memory without limit.
     if (this.entries.size >= CACHE_MAX) this.entries.clear();
     this.entries.set(hash, value);

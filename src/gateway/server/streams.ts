@@ -1,8 +1,10 @@
 // Long-lived responses (SSE routes, proxied daemon streams) opened with a bearer credential are closed
 // when that credential is revoked, by whatever path: the OAuth revoke endpoint, the dashboard, a password
-// change, or an admin command in another process, and when it expires (an access token's `expiresAt`).
-// Every stream route calls `track(auth)`, ties its response to the returned signal and calls `release()`
-// when it ends.
+// change, an admin command in another process or another replica, and when it expires (an access token's
+// `expiresAt`). Every stream route calls `track(auth)`, ties its response to the returned signal and calls
+// `release()` when it ends. Open streams are checked again when the database's change stamp moves: at once
+// when the database announces a change (PostgreSQL's notifications), else at the periodic sweep (SQLite's
+// counters, read by polling).
 import type { AuthResult } from "../auth/bearer.ts";
 import type { DbStamp } from "../auth/verified-cache.ts";
 import { systemClock, type Clock } from "../../util/clock.ts";
@@ -20,12 +22,18 @@ export class OpenStreams {
   private readonly open = new Set<{ auth: AuthResult; controller: AbortController }>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private stampSeen = -1;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(
     private readonly stillValid: (auth: AuthResult) => Promise<boolean>,
     private readonly stamp: DbStamp,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    stamp.onChange?.(() => {
+      if (this.open.size > 0) void this.sweep();
+    });
+  }
 
   get size(): number {
     return this.open.size;
@@ -45,8 +53,31 @@ export class OpenStreams {
     };
   }
 
-  /** Closes the streams whose credential expired or is no longer valid; cheap when nothing was written since the last sweep. */
-  async sweep(): Promise<void> {
+  /**
+   * Closes the streams whose credential expired or is no longer valid; cheap when nothing was written since
+   * the last sweep. Sweeps run one at a time; the returned promise settles after a sweep that started after
+   * this call (so a caller that just revoked a credential sees its streams closed).
+   */
+  sweep(): Promise<void> {
+    if (this.queued) return this.queued;
+    const previous = this.running;
+    if (!previous) return this.startSweep();
+    this.queued = previous.then(() => {
+      this.queued = null;
+      return this.startSweep();
+    });
+    return this.queued;
+  }
+
+  private startSweep(): Promise<void> {
+    const run = this.sweepOnce().finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async sweepOnce(): Promise<void> {
     if (this.open.size === 0) return;
     // Expiry needs no database read: a token's lifetime is known from the moment it was verified.
     const now = this.clock.now();

@@ -73,19 +73,26 @@ export class DeviceFlow {
   }
 
   /**
-   * One poll of the token endpoint; once approved, the approving principal, the approved scopes and the id
-   * the new grant must have. A code that was already redeemed is refused and `onReplay` is told the grant it
-   * issued (whoever presents it: the code has leaked either way).
+   * One poll of the token endpoint; once approved, `issue` creates the grant (with the approving principal,
+   * the approved scopes and the id the grant must have) in the transaction that consumes the code, and its
+   * result is returned. A code presented again is refused and `onReplay` is told the grant it issued
+   * (whoever presents it: the code has leaked either way), also when the two redemptions raced each other.
    */
-  async redeem(clientId: string, deviceCode: string, onReplay: (grantId: string, principalId: string | null) => Promise<void>): Promise<{ principalId: string; scopes: string[]; grantId: string }> {
+  async redeem<T>(
+    clientId: string,
+    deviceCode: string,
+    onReplay: (grantId: string, principalId: string | null) => Promise<void>,
+    issue: (tx: GatewayDb, approved: { principalId: string; scopes: string[]; grantId: string }) => Promise<T>,
+  ): Promise<T> {
     const now = this.clock.now();
     const hash = sha256Hex(deviceCode);
     const { oauthDeviceCodes } = this.db.t;
     const row = await first(this.db.select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, hash)));
-    if (row?.status === "consumed") {
-      await onReplay(deviceGrantId(hash, row.createdAt), row.principalId);
-      throw new OAuthError("invalid_grant", "the device code was already used; the tokens issued for it are now revoked");
-    }
+    const replayed = async () => {
+      await onReplay(deviceGrantId(hash, row!.createdAt), row!.principalId);
+      return new OAuthError("invalid_grant", "the device code was already used; the tokens issued for it are now revoked");
+    };
+    if (row?.status === "consumed") throw await replayed();
     if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "the device code is unknown or was issued to another client");
     if (now >= row.expiresAt) throw new OAuthError("expired_token", "the device code has expired; start a new device authorization");
     if (row.status === "denied") throw new OAuthError("access_denied", "the request was denied on the approval page");
@@ -98,14 +105,21 @@ export class DeviceFlow {
     }
     await this.db.update(oauthDeviceCodes).set({ lastPolledAt: now }).where(eq(oauthDeviceCodes.deviceCodeHash, hash));
     if (row.status === "pending") throw new OAuthError("authorization_pending", "waiting for a person to approve the request");
-    const consumed = await first(
-      this.db
-        .update(oauthDeviceCodes)
-        .set({ status: "consumed" })
-        .where(and(eq(oauthDeviceCodes.deviceCodeHash, hash), eq(oauthDeviceCodes.status, "approved")))
-        .returning({ principalId: oauthDeviceCodes.principalId, scopes: oauthDeviceCodes.scopes }),
-    );
-    if (!consumed?.principalId) throw new OAuthError("invalid_grant", "the device code was already used");
-    return { principalId: consumed.principalId, scopes: consumed.scopes, grantId: deviceGrantId(hash, row.createdAt) };
+    // Consumed and issued in one transaction: a redemption that finds the code consumed finds its grant
+    // too, so the revocation above never misses a grant still being written.
+    const issued = await this.db.tx(async (tx) => {
+      const consumed = await first(
+        tx
+          .update(tx.t.oauthDeviceCodes)
+          .set({ status: "consumed" })
+          .where(and(eq(tx.t.oauthDeviceCodes.deviceCodeHash, hash), eq(tx.t.oauthDeviceCodes.status, "approved")))
+          .returning({ principalId: tx.t.oauthDeviceCodes.principalId, scopes: tx.t.oauthDeviceCodes.scopes }),
+      );
+      if (!consumed?.principalId) return undefined;
+      return { value: await issue(tx, { principalId: consumed.principalId, scopes: consumed.scopes, grantId: deviceGrantId(hash, row.createdAt) }) };
+    });
+    // Another redemption consumed it between our read and our claim: presented twice at once, so leaked.
+    if (!issued) throw await replayed();
+    return issued.value;
   }
 }

@@ -65,12 +65,16 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         needsGrant(client, grantType);
         const code = form.get("device_code");
         if (!code) throw new OAuthError("invalid_request", "device_code is required");
-        const approved = await device.redeem(client.id, code, async (replayed, principalId) => {
-          await tokens.revokeGrant(replayed);
-          await ctx.audit.record({ action: "oauth.device_code_reuse", outcome: "denied", principalId, sourceIp: ip, target: replayed, detail: `a redeemed device code was presented again by client ${client.id}; the grant it issued was revoked` });
-          await ctx.streams.sweep();
-        });
-        const { grantId, tokens: t } = await tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token), approved.grantId);
+        const { approved, grantId, tokens: t } = await device.redeem(
+          client.id,
+          code,
+          async (replayed, principalId) => {
+            await tokens.revokeGrant(replayed);
+            await ctx.audit.record({ action: "oauth.device_code_reuse", outcome: "denied", principalId, sourceIp: ip, target: replayed, detail: `a redeemed device code was presented again by client ${client.id}; the grant it issued was revoked` });
+            await ctx.streams.sweep();
+          },
+          async (tx, approved) => ({ approved, ...(await tokens.issueGrant(client.id, approved.principalId, approved.scopes, client.grantTypes.includes(GRANT_TYPES.refresh_token), approved.grantId, tx)) }),
+        );
         await ctx.audit.record({ action: "oauth.token", outcome: "success", principalId: approved.principalId, sourceIp: ip, target: grantId, detail: `device_code grant for client ${client.id}; scopes: ${approved.scopes.join(" ")}` });
         issued = t;
         break;

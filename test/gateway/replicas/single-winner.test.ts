@@ -1,7 +1,7 @@
 // Single-winner operations across two replicas on one PostgreSQL (issue 38 items 3 and 5): refresh
-// rotation, device code redemption and approval. Each runs as one conditional UPDATE (or inside db.tx,
-// which holds the gateway's transaction advisory lock on PostgreSQL), so a race split over two replicas
-// has one winner, as on one host. Requests go over HTTP to both replicas at once.
+// rotation, device code redemption and approval. Each claims its row with one conditional UPDATE (inside
+// db.tx, which holds the gateway's transaction advisory lock on PostgreSQL, where it issues tokens), so a
+// race split over two replicas has one winner, as on one host. Requests go over HTTP to both replicas at once.
 import { afterEach, describe, expect } from "bun:test";
 import { count, eq } from "drizzle-orm";
 import { sha256Hex } from "../../../src/util/ids.ts";
@@ -68,13 +68,14 @@ describe("two replicas on one PostgreSQL", () => {
     expect((await a.ctx.audit.list({ limit: 50 })).filter((e) => e.action === "oauth.refresh_reuse").length).toBeGreaterThanOrEqual(1);
   });
 
-  pgTest("a device code approved on A while B and A poll it at once: exactly one token response, one grant, one access token", async () => {
+  pgTest("a device code approved on A while B and A poll it at once: exactly one token response, one grant, one access token; a second redemption, even racing the first, revokes that grant", async () => {
     r = await startReplicas(AUTH);
     const { a, b } = r;
     await addUser(a, "ada", PASSWORD);
     const client = await publicClient(a);
+    let replays = 0;
     // Several codes, so the approval lands before, between and after the polls in some of them.
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 8; round++) {
       const started = (await call(a, "device_authorization", { client_id: client })).body as { device_code: string; user_code: string; interval: number };
       const { web, form } = await deviceForm(a, started.user_code);
       const [approved, ...first] = await Promise.all([web.post("/device/approve", form), poll(b, client, started.device_code), poll(a, client, started.device_code)]);
@@ -89,12 +90,18 @@ describe("two replicas on one PostgreSQL", () => {
       const winners = polls.filter((p) => p.status === 200);
       expect(winners).toHaveLength(1);
       for (const p of polls.filter((p) => p.status !== 200)) expect(["authorization_pending", "slow_down", "invalid_grant"]).toContain(p.body.error);
+      // A code redeemed twice has leaked, whether the second poll came after the first or raced it: the
+      // grant it issued is revoked on both replicas (its tokens were already in the winner's hands).
+      const replayed = polls.some((p) => p.body?.error === "invalid_grant");
+      for (const gw of [a, b]) expect((await health(gw, winners[0]!.body.access_token)).status).toBe(replayed ? 401 : 200);
+      if (replayed) replays++;
       const grantId = deviceGrantId(sha256Hex(started.device_code), (await a.ctx.db.select().from(a.ctx.db.t.oauthDeviceCodes).where(eq(a.ctx.db.t.oauthDeviceCodes.userCode, started.user_code)))[0]!.createdAt);
       expect(await tokensIssuedFor(a, grantId)).toBe(1);
       const { oauthGrants } = a.ctx.db.t;
       expect(await a.ctx.db.select().from(oauthGrants).where(eq(oauthGrants.id, grantId))).toHaveLength(1);
       r.advance(60_000);
     }
+    expect(replays).toBeGreaterThan(0);
   });
 
   pgTest("approvals and denials of one request on A and B at once: one decision wins, the others are told it was decided elsewhere, and the device gets that outcome", async () => {

@@ -14,7 +14,8 @@ export interface HookStatus {
 
 /** Larger files are not read: a project listing must stay fast whatever sits in a project. */
 export const GATEWAY_YAML_MAX_BYTES = 256 * 1024;
-const NONE: HookStatus = { has_gateway_yaml: false, configured_hooks: [] };
+/** The status of a project without a readable gateway.yaml (also what another host's project reads as). */
+export const NO_HOOKS: HookStatus = { has_gateway_yaml: false, configured_hooks: [] };
 
 export function gatewayYamlPath(projectPath: string): string {
   return join(projectPath, ".agent", "gateway.yaml");
@@ -25,13 +26,13 @@ export function hookStatus(projectPath: string): HookStatus {
   try {
     text = readBounded(projectPath, gatewayYamlPath(projectPath));
   } catch {
-    return NONE;
+    return NO_HOOKS;
   }
   let data: unknown;
   try {
     data = Bun.YAML.parse(text);
   } catch {
-    return NONE;
+    return NO_HOOKS;
   }
   return { has_gateway_yaml: true, configured_hooks: hookNames(data) };
 }

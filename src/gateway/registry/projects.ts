@@ -1,6 +1,8 @@
 // The project registry: a directory on this machine bound to a registered configuration. Paths are
 // stored canonical (symlinks resolved, dots collapsed), so one directory is registered once however it
-// is written. Every committed change is signalled to fleet observation.
+// is written. Every committed change is signalled to fleet observation. A project belongs to the gateway
+// host that registered it (`owner_host`, sessions/ownership.ts): its directory is on that machine, so
+// only that host derives its hook status and launches its sessions.
 import { first, type GatewayDb } from "../db/handle.ts";
 import { count, eq } from "drizzle-orm";
 import { realpathSync, statSync } from "node:fs";
@@ -10,7 +12,8 @@ import { isoAt } from "../../util/clock.ts";
 import type { GatewayContext } from "../context.ts";
 import type { projects } from "../db/schema.ts";
 import { dataRoot } from "../../config/files.ts";
-import { hookStatus, type HookStatus } from "./hook-status.ts";
+import { otherOwner } from "../sessions/ownership.ts";
+import { hookStatus, NO_HOOKS, type HookStatus } from "./hook-status.ts";
 import { assertConfigName, newProjectId, PROJECT_ID } from "./names.ts";
 import { protectedPaths, refusedProjectPath } from "./project-paths.ts";
 
@@ -20,6 +23,7 @@ export interface ProjectView {
   config_name: string;
   registered_at: string;
   updated_at: string;
+  owner_host: string | null;
   hook_status: HookStatus;
 }
 
@@ -65,7 +69,9 @@ export class ProjectStore {
       config_name: row.configName,
       registered_at: isoAt(row.registeredAt),
       updated_at: isoAt(row.updatedAt),
-      hook_status: hookStatus(row.path),
+      owner_host: row.ownerHost,
+      // Another host's directory is not on this machine (a directory of the same name here is another one).
+      hook_status: otherOwner(row.ownerHost, this.deps.config.host_name) === null ? hookStatus(row.path) : NO_HOOKS,
     };
   }
 
@@ -97,7 +103,7 @@ export class ProjectStore {
       if (existing) throw new ProtocolError("conflict", 409, `the directory ${JSON.stringify(canonical)} is already registered as project ${existing.id}`);
       let fresh = newProjectId();
       while ((await first(tx.select({ id: this.deps.db.t.projects.id }).from(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.id, fresh))))) fresh = newProjectId();
-      await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now });
+      await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now, ownerHost: this.deps.config.host_name });
       return fresh;
     });
     await this.deps.fleetChanges.touch({ kind: "project", id });

@@ -55,6 +55,7 @@ export const ProjectResponse = t.Object({
   config_name: t.String(),
   registered_at: Timestamp,
   updated_at: Timestamp,
+  owner_host: t.Union([t.String(), t.Null()], { description: "host_name of the gateway host that registered the project (its directory is on that host, and only that host derives hook_status: on another host it reads as no gateway.yaml); null for a record written before owners were recorded and not yet claimed" }),
   hook_status: HookStatusSchema,
 });
 

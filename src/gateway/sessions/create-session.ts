@@ -14,17 +14,21 @@ import { logEvent } from "../auth/failure-counts.ts";
 import type { SessionParts } from "./endings.ts";
 import type { SessionRow } from "./registry.ts";
 import { LAUNCH_MODES, type LaunchMode } from "./transitions.ts";
+import { assertOwned } from "./ownership.ts";
 import { createWorktree, removeWorktree, worktreeBranch, WorktreeError } from "./worktree.ts";
 
 /** What creating a session uses. */
-export type CreateSessionDeps = Pick<GatewayContext, "clock" | "dataDir" | "db" | "logger"> & Pick<SessionParts, "registry">;
+export type CreateSessionDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "db" | "logger"> & Pick<SessionParts, "registry">;
 
 /** Where the sessions' directories are. */
 export function sessionsDir(dataDir: string): string {
   return join(dataDir, "sessions");
 }
 
-/** The record in `starting`, its worktree and directory made; 422 for a bad mode or project id, 404 for an unknown project. */
+/**
+ * The record in `starting`, owned by this host, its worktree and directory made; 422 for a bad mode or
+ * project id, 404 for an unknown project, 409 for a project another host supervises (its directory is there).
+ */
 export async function createSession(deps: CreateSessionDeps, projectId: unknown, launchMode: unknown): Promise<SessionRow> {
   if (typeof launchMode !== "string" || !LAUNCH_MODES.includes(launchMode as LaunchMode)) {
     throw new ProtocolError("validation_failed", 422, `launch_mode must be one of ${LAUNCH_MODES.join(", ")} (got ${JSON.stringify(launchMode)?.slice(0, 40)})`);
@@ -32,6 +36,7 @@ export async function createSession(deps: CreateSessionDeps, projectId: unknown,
   if (typeof projectId !== "string") throw new ProtocolError("validation_failed", 422, "project_id must be a string");
   const project = await first(deps.db.select().from(deps.db.t.projects).where(eq(deps.db.t.projects.id, projectId)));
   if (!project) throw new ProtocolError("not_found", 404, `no project ${projectId.slice(0, 40)}`);
+  assertOwned("project", project, deps.config.host_name);
   const id = newId("ses", deps.clock.now());
   const sessionDir = join(sessionsDir(deps.dataDir), id);
   let worktreePath: string | null = null;
@@ -52,7 +57,7 @@ export async function createSession(deps: CreateSessionDeps, projectId: unknown,
     mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
     // The daemon's session id is the gateway's: one id for the same session everywhere.
     initSessionDir(sessionDir, id, { project: worktreePath ?? project.path }).close();
-    row = await deps.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch });
+    row = await deps.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch, ownerHost: deps.config.host_name });
   } catch (error) {
     // No half-created session: the worktree and directory go again.
     if (worktreePath) removeWorktree(project.path, worktreePath);

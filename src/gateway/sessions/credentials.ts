@@ -73,8 +73,13 @@ export class ServiceCredentials {
       })
       .from(this.db.t.serviceCredentials)
       .where(eq(this.db.t.serviceCredentials.sessionId, sessionId))
-      .orderBy(this.db.t.serviceCredentials.createdAt, sql`rowid`)
-      );
+      // Oldest first. Generation ids sort by their millisecond; within one millisecond (a test's fixed clock)
+      // the current generation is still the last one (PostgreSQL has no insertion order like SQLite's rowid).
+      .orderBy(
+        this.db.t.serviceCredentials.createdAt,
+        sql`case when ${this.db.t.serviceCredentials.generationId} = (select ${this.db.t.sessions.currentGenerationId} from ${this.db.t.sessions} where ${this.db.t.sessions.id} = ${sessionId}) then 1 else 0 end`,
+        this.db.t.serviceCredentials.generationId,
+      ));
     return rows.map((r) => ({
       generation_id: r.generationId,
       state: r.state,

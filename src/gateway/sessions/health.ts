@@ -1,10 +1,12 @@
 // Whether a session's daemon is still there and answering, when the watchers cannot tell: on demand (GET of
 // a running session) and at gateway start, when every session the database says is starting or running is
 // re-adopted if its recorded process is still the same one and answers its health check, else ended and
-// failed (or stopped, if its daemon stopped the session itself while the gateway was down).
+// failed (or stopped, if its daemon stopped the session itself while the gateway was down). Only this
+// host's sessions (ownership.ts): the supervisor never checks another host's.
 import { adoptDaemon, failSession, NO_PROCESS, removeBootstrap, settleStopped, type EndingDeps } from "./endings.ts";
 import { probeHealth } from "./launch.ts";
 import { recordedDaemon, type LiveDaemon } from "./live-daemons.ts";
+import { otherOwner } from "./ownership.ts";
 import { isSameProcess } from "./process-identity.ts";
 import type { SessionRow } from "./registry.ts";
 import { terminateDaemon } from "./terminate.ts";
@@ -27,9 +29,10 @@ export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<vo
   await failSession(deps, row.id, ["running"], "health_check_failed", why, "health_check_failed");
 }
 
-/** Gateway start: re-adopts or settles every session. */
-export async function reconcile(deps: EndingDeps): Promise<void> {
-  await Promise.all((await deps.registry.list()).map((row) => reconcileOne(deps, row)));
+/** Gateway start: re-adopts or settles every session host `me` owns; another host's daemon is not ours to judge. */
+export async function reconcile(deps: EndingDeps, me: string): Promise<void> {
+  const own = (await deps.registry.list()).filter((row) => otherOwner(row.ownerHost, me) === null);
+  await Promise.all(own.map((row) => reconcileOne(deps, row)));
 }
 
 async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {

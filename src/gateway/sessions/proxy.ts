@@ -61,8 +61,8 @@ function refuse(ctx: ProxyDeps, status: number, body: unknown): Response {
 }
 
 /**
- * The proxied response or the proxy's own error (404 unknown, 503 not running, 502 unreachable, 504 timeout),
- * security headers included (the edge sends it as it is).
+ * The proxied response or the proxy's own error (404 unknown, 409 another host's session, 503 not running,
+ * 502 unreachable, 504 timeout), security headers included (the edge sends it as it is).
  */
 export async function proxyRequest(ctx: ProxyDeps, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
   const afterPrefix = url.pathname.slice(PREFIX.length);

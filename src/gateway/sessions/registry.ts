@@ -32,6 +32,7 @@ export interface SessionView {
   pid: number | null;
   port: number | null;
   daemon_epoch: string | null;
+  owner_host: string | null;
   worktree: { path: string; branch: string | null } | null;
   transitions: TransitionView[];
   service_credentials: ServiceCredentialView[];
@@ -60,7 +61,8 @@ export class SessionRegistry {
     return (await this.db.select().from(this.db.t.sessions).orderBy(desc(this.db.t.sessions.createdAt), desc(this.db.t.sessions.id)));
   }
 
-  async insert(row: { id: string; projectId: string; launchMode: LaunchMode; sessionDir: string; worktreePath: string | null; worktreeBranch: string | null }): Promise<SessionRow> {
+  /** `ownerHost`: the host whose gateway supervises the session (createSession: this one; ownership.ts). */
+  async insert(row: { id: string; projectId: string; launchMode: LaunchMode; sessionDir: string; worktreePath: string | null; worktreeBranch: string | null; ownerHost?: string }): Promise<SessionRow> {
     const now = this.clock.now();
     await this.db.tx(async (tx) => {
       await tx.insert(this.db.t.sessions).values({ ...row, state: "starting", createdAt: now, updatedAt: now });
@@ -118,6 +120,7 @@ export class SessionRegistry {
       pid: row.pid,
       port: row.port,
       daemon_epoch: row.daemonEpoch,
+      owner_host: row.ownerHost,
       worktree: row.worktreePath ? { path: row.worktreePath, branch: row.worktreeBranch } : null,
       transitions: history.map((t) => {
         const colon = t.reason?.indexOf(": ") ?? -1;

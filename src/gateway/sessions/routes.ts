@@ -19,6 +19,7 @@ export const SessionRecord = t.Object({
   pid: t.Union([t.Integer(), t.Null()], { description: "daemon process id while one runs" }),
   port: t.Union([t.Integer(), t.Null()], { description: "daemon port on 127.0.0.1 while one runs" }),
   daemon_epoch: Nullable(t.String({ description: "epoch of the latest daemon generation" })),
+  owner_host: Nullable(t.String({ description: "host_name of the gateway that supervises the session (its daemon and directory are on that host); null for a record written before owners were recorded and not yet claimed" })),
   worktree: t.Union([t.Object({ path: t.String(), branch: Nullable(t.String()) }), t.Null()]),
   transitions: t.Array(
     t.Object({
@@ -60,21 +61,21 @@ export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervi
       },
       {
         body: t.Object({ project_id: t.String(), launch_mode: t.String({ description: "project_direct or worktree_backed" }) }, { additionalProperties: false }),
-        response: { 201: SessionRecord, 422: ErrorBody, ...common },
-        detail: { summary: "Create a session", description: "201 with the record in `starting`; the daemon starts in the background (poll GET until running or failed). `worktree_backed` first creates a git worktree of the project on branch `agent/<id>`.", tags },
+        response: { 201: SessionRecord, 409: ErrorBody, 422: ErrorBody, ...common },
+        detail: { summary: "Create a session", description: "201 with the record in `starting`, supervised by this gateway host; the daemon starts in the background (poll GET until running or failed). `worktree_backed` first creates a git worktree of the project on branch `agent/<id>`. 409 `owned_by_other_host` for a project another gateway host supervises.", tags },
       },
     )
-    .get("/api/v1/sessions/:id", ({ params }) => supervisor.get(params.id), { params: Id, response: { 200: SessionRecord, ...common }, detail: { summary: "Read a session", description: "For a running session the daemon's health is checked first; an unreachable daemon makes it `failed` before the answer.", tags } })
+    .get("/api/v1/sessions/:id", ({ params }) => supervisor.get(params.id), { params: Id, response: { 200: SessionRecord, ...common }, detail: { summary: "Read a session", description: "For a running session this gateway host supervises the daemon's health is checked first; an unreachable daemon makes it `failed` before the answer. Another host's session is answered as recorded.", tags } })
     .post("/api/v1/sessions/:id/stop", async ({ params, request }) => {
         const view = await supervisor.stop(params.id);
         await auditRegistry(ctx, request, "session.stop", params.id);
         return view;
-      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running.", tags } })
+      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, ...common }, detail: { summary: "Stop a running session", description: "Terminate request to the daemon, SIGTERM when it does not answer, SIGKILL after `stop_timeout_secs`; its service credential is invalidated. 409 when not running, or `owned_by_other_host` when another gateway host supervises it.", tags } })
     .post("/api/v1/sessions/:id/resume", async ({ params, request }) => {
         const view = await supervisor.resume(params.id);
         await auditRegistry(ctx, request, "session.resume", params.id);
         return view;
-      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running; 503 when the daemon could not start.", tags } })
+      }, { params: Id, response: { 200: SessionRecord, 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Resume a stopped or failed session", description: "Launches a fresh daemon (new epoch, new service credential generation) and answers once it runs. 409 when already running, or `owned_by_other_host` when another gateway host supervises it; 503 when the daemon could not start.", tags } })
     .delete(
       "/api/v1/sessions/:id",
       async ({ params, set, request }) => {
@@ -83,6 +84,6 @@ export function sessionRoutes(ctx: RegistryAuditDeps, supervisor: SessionSupervi
         set.status = 204;
         return new Response(null, { status: 204 });
       },
-      { params: Id, response: { 503: ErrorBody, ...common }, detail: { summary: "Delete a session", description: "Stops its daemon, removes the worktree of a worktree_backed session, the session directory (transcript, store, logs, credential) and the record; 204. Read its stopped history first to keep it.", tags } },
+      { params: Id, response: { 409: ErrorBody, 503: ErrorBody, ...common }, detail: { summary: "Delete a session", description: "Stops its daemon, removes the worktree of a worktree_backed session, the session directory (transcript, store, logs, credential) and the record; 204. Read its stopped history first to keep it. 409 `owned_by_other_host` when another gateway host supervises it.", tags } },
     );
 }

@@ -6,6 +6,8 @@
 // daemon token) for running sessions. The steps themselves: create-session.ts, launch-generation.ts,
 // endings.ts (failed, stopped; exit watching), health.ts (on-demand check, reconciliation at start),
 // delete-session.ts, proxy-target.ts (resume on a proxied request); live-daemons.ts holds the daemons.
+// Only sessions this host owns are touched (ownership.ts): another host's session is read, never checked,
+// settled, stopped or deleted here.
 import { ProtocolError } from "../../protocol/errors.ts";
 import { selfCommand } from "../../client/daemon-launch.ts";
 import type { GatewayContext } from "../context.ts";
@@ -18,6 +20,7 @@ import { stopSession } from "./endings.ts";
 import { checkHealth, reconcile } from "./health.ts";
 import { launchGeneration, type LaunchDeps, type LaunchSettings } from "./launch-generation.ts";
 import { LiveDaemons } from "./live-daemons.ts";
+import { assertOwned, claimRows, otherOwner } from "./ownership.ts";
 import { IdleResume, proxyTarget, type ProxyTarget } from "./proxy-target.ts";
 import { SessionRegistry, type SessionRow, type SessionView } from "./registry.ts";
 
@@ -65,6 +68,9 @@ export class SessionSupervisor {
     this.idleResume = new IdleResume({
       registry: this.registry,
       live: this.live,
+      get config() {
+        return deps.config;
+      },
       get logger() {
         return deps.logger;
       },
@@ -97,6 +103,13 @@ export class SessionSupervisor {
     return row;
   }
 
+  /** The row of a session this host supervises; 409 `owned_by_other_host` for another host's. */
+  private async ownRow(id: string): Promise<SessionRow> {
+    const row = await this.row(id);
+    assertOwned("session", row, this.ctx.config.host_name);
+    return row;
+  }
+
   /** Runs one operation at a time per session. */
   private async exclusive<T>(id: string, what: string, fn: () => Promise<T>): Promise<T> {
     if (this.busy.has(id)) throw new ProtocolError("conflict", 409, `session ${id} is busy with another operation; retry ${what} when it is done`);
@@ -123,16 +136,16 @@ export class SessionSupervisor {
     return await this.registry.view(row);
   }
 
-  /** GET /sessions/:id, after the on-demand health check of a running session. */
+  /** GET /sessions/:id, after the on-demand health check of a running session this host supervises (another host's is only read). */
   async get(id: string): Promise<SessionView> {
     const row = await this.row(id);
-    if (row.state === "running" && !this.busy.has(id)) await checkHealth(this.deps, row);
+    if (row.state === "running" && !this.busy.has(id) && otherOwner(row.ownerHost, this.ctx.config.host_name) === null) await checkHealth(this.deps, row);
     return await this.registry.view(await this.row(id));
   }
 
   async stop(id: string): Promise<SessionView> {
     return this.exclusive(id, "stop", async () => {
-      const row = await this.row(id);
+      const row = await this.ownRow(id);
       if (row.state !== "running") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a running session can be stopped`);
       await stopSession(this.deps, id);
       return await this.registry.view(await this.row(id));
@@ -141,7 +154,7 @@ export class SessionSupervisor {
 
   async resume(id: string): Promise<SessionView> {
     return this.exclusive(id, "resume", async () => {
-      const row = await this.row(id);
+      const row = await this.ownRow(id);
       if (row.state === "running") throw new ProtocolError("conflict", 409, `session ${id} is already running`);
       if (row.state !== "stopped" && row.state !== "failed") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a stopped or failed session can be resumed`);
       const error = await launchGeneration(this.deps, row, [row.state], "resume");
@@ -152,7 +165,7 @@ export class SessionSupervisor {
 
   /** DELETE: cleanup_pending, the daemon ended, credential invalidated, worktree removed, reaped, row deleted. */
   async remove(id: string): Promise<void> {
-    await this.exclusive(id, "delete", async () => deleteSession(this.deps, await this.row(id)));
+    await this.exclusive(id, "delete", async () => deleteSession(this.deps, await this.ownRow(id)));
   }
 
   /** The proxy's view: a live daemon, or the error to answer with. */
@@ -170,10 +183,14 @@ export class SessionSupervisor {
   }
 
   /**
-   * Gateway start: every session the database says is starting or running is re-adopted when its recorded
-   * process is still the same one and answers its health check; otherwise it is ended and marked failed.
+   * Gateway start: the rows this host takes on are claimed (ownership.ts), then every session of this host
+   * the database says is starting or running is re-adopted when its recorded process is still the same one
+   * and answers its health check; otherwise it is ended and marked failed. Other hosts' sessions are left alone.
    */
   async reconcile(): Promise<void> {
-    await reconcile(this.deps);
+    const me = this.ctx.config.host_name;
+    const claimed = await claimRows(this.ctx.db, me);
+    if (claimed > 0) logEvent(this.ctx.logger, "info", "sessions.rows_claimed", { host: me, rows: claimed });
+    await reconcile(this.deps, me);
   }
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { initSessionDir } from "../../src/daemon/store/index.ts";
 import { STORE_FILE } from "../../src/daemon/store/open.ts";
-import { tempDir } from "./helpers.ts";
+import { sqliteOnlyTest, tempDir } from "./helpers.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
@@ -61,7 +61,8 @@ function keyPair(dir: string): { cert: string; key: string } {
 }
 
 describe("database files are private", () => {
-  test("serve under umask 022 creates gateway.sqlite, -wal and -shm with mode 600", async () => {
+  // PostgreSQL's files belong to its server; these are the SQLite file's modes.
+  sqliteOnlyTest("serve under umask 022 creates gateway.sqlite, -wal and -shm with mode 600 (SQLite only: the database file)", async () => {
     const dir = tempDir();
     running = await serve(gatewayConfig(dir));
     expect((await fetch(`${running.url}/api/v1/health`)).status).toBe(200);
@@ -72,7 +73,7 @@ describe("database files are private", () => {
     }
   }, 30_000);
 
-  test("a database an older build left 0644 (with its -wal) is made 600 when the gateway opens it", async () => {
+  sqliteOnlyTest("a database an older build left 0644 (with its -wal) is made 600 when the gateway opens it (SQLite only: the database file)", async () => {
     const dir = tempDir();
     const db = join(dir, "data", "gateway.sqlite");
     running = await serve(gatewayConfig(dir));

@@ -21,14 +21,25 @@ export const TEST_DB: "sqlite" | "pg" = process.env.AGENT_TEST_DB === "pg" ? "pg
 /** `test` for what only SQLite has (its file, WAL, its migration history); the test's name says why. */
 export const sqliteOnlyTest = test.skipIf(TEST_DB === "pg");
 
+// Under AGENT_TEST_DB=pg a gateway started again on a data dir (a restart) finds the database the earlier
+// one used there, as it finds its SQLite file: the data dir and its database are one gateway's data.
+const pgDatabases = new Map<string, string>();
+async function pgDatabaseOf(dataDir: string): Promise<string> {
+  let url = pgDatabases.get(dataDir);
+  if (!url) pgDatabases.set(dataDir, (url = await freshPgDatabase()));
+  return url;
+}
+
 /**
  * `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). `database`: a
- * PostgreSQL URL to share (replicas); otherwise a fresh PostgreSQL database under AGENT_TEST_DB=pg, else SQLite.
+ * PostgreSQL URL to share (replicas); otherwise, under AGENT_TEST_DB=pg, the data dir's PostgreSQL database
+ * (fresh on the data dir's first start), else SQLite.
  */
 export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string; database?: string } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "gw-test-"));
-  const database = options.database ?? (TEST_DB === "pg" ? await freshPgDatabase() : undefined);
-  const yaml = `data_dir: ${options.dataDir ?? join(dir, "data")}\n${database ? `database:\n  url: ${database}\n` : ""}listen:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
+  const dataDir = options.dataDir ?? join(dir, "data");
+  const database = options.database ?? (TEST_DB === "pg" ? await pgDatabaseOf(dataDir) : undefined);
+  const yaml = `data_dir: ${dataDir}\n${database ? `database:\n  url: ${database}\n` : ""}listen:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
   const file = join(dir, "gateway-config.yaml");
   writeFileSync(file, yaml);
   const clock = new FakeClock(Date.parse("2026-01-01T00:00:00Z"));
@@ -48,11 +59,11 @@ export async function addUser(gw: RunningGateway, username: string, password: st
 }
 
 /**
- * The storage lines of a config a test writes itself: `data_dir` and, under AGENT_TEST_DB=pg, a fresh
- * PostgreSQL `database.url`.
+ * The storage lines of a config a test writes itself: `data_dir` and, under AGENT_TEST_DB=pg, the data
+ * dir's PostgreSQL `database.url`.
  */
 export async function storageYaml(dataDir: string): Promise<string> {
-  return `data_dir: ${dataDir}\n${TEST_DB === "pg" ? `database:\n  url: ${await freshPgDatabase()}\n` : ""}`;
+  return `data_dir: ${dataDir}\n${TEST_DB === "pg" ? `database:\n  url: ${await pgDatabaseOf(dataDir)}\n` : ""}`;
 }
 
 /**

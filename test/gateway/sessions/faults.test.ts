@@ -60,8 +60,9 @@ describe("daemon faults", () => {
     const running = await a.settled(id);
     expect(running.state).toBe("running");
     pids.push(running.pid!);
-    // The fake never read its bootstrap file: cleanup removed it, and the credential was never used.
-    expect(readdirSync(join(gw.ctx.dataDir, "sessions", id)).filter((f) => f.startsWith("bootstrap-"))).toEqual([]);
+    // The fake never read its bootstrap file: cleanup removes it (just after the session shows running),
+    // and the credential was never used.
+    await until(() => readdirSync(join(gw.ctx.dataDir, "sessions", id)).every((f) => !f.startsWith("bootstrap-")), "the launch to remove the unread bootstrap file");
     expect(running.service_credentials[0]!.state).toBe("pending");
 
     const stopped = await a.call("POST", `/api/v1/sessions/${id}/stop`);

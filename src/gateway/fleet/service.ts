@@ -70,7 +70,7 @@ export class FleetService {
   /**
    * The epoch is written once per database (first replica wins) and the journal is read from it; on
    * PostgreSQL the replica then listens for other replicas' events. Rows written while no process
-   * journaled them (a crash between a write and its event) are announced now.
+   * journaled them (a crash between a write and its event) are announced now, and at every observer round.
    */
   private async open(): Promise<void> {
     const { db, clock, pepper } = this.ctx;
@@ -108,7 +108,10 @@ export class FleetService {
     return this.streams.size;
   }
 
-  /** One observer round, then stale flags re-checked (a row turning stale is announced). */
+  /**
+   * One observer round, then stale flags re-checked (a row turning stale is announced), then rows that
+   * changed without their event announced.
+   */
   async tick(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -120,6 +123,9 @@ export class FleetService {
     await this.guard(async () => {
       // Only rows whose view moved away from the journal's take a transaction.
       for (const row of await this.rows.running(true)) if (this.unannounced(`s:${row.id}`, this.sessionView(row))) await this.announceSession(row.id);
+      // A replica killed between a write and its event leaves the change to the survivors' next round.
+      await this.journal.catchUp();
+      await this.reconcile();
     });
   }
 
@@ -219,7 +225,8 @@ export class FleetService {
    * Announces what the journal lacks: a row whose updated_at differs from its last event's, a row the
    * journal has no event of that changed while the journal retains events, and a journaled row that is
    * gone. Nothing is re-announced for rows older than the retained journal: a cursor from before them is
-   * already too old.
+   * already too old. A writer's own announcement racing this one is one event: both compare with the
+   * journal inside the append's transaction.
    */
   private async reconcile(): Promise<void> {
     const oldest = this.journal.oldestAt;

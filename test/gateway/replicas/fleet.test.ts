@@ -1,9 +1,11 @@
 // The fleet journal shared by two replicas of one PostgreSQL database: one fleet epoch, a cursor from
 // one replica's catalog resumes on the other with exactly the later events (same cursors, same order,
 // none twice), a write on one reaches a stream open on the other (LISTEN/NOTIFY), a change announced by
-// both is one event, and a running session is observed by its owner only, whose summary the other
-// replica's catalog shows from the journal.
+// both is one event, a running session is observed by its owner only, whose summary the other replica's
+// catalog shows from the journal, and a change whose writer died before journaling it is announced by the
+// survivor's next round.
 import { afterEach, expect } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { Server } from "bun";
 import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 import { until } from "../../fakes/fake-clock.ts";
@@ -128,4 +130,22 @@ pgTest("a running session is observed by the replica that owns it; the other rep
   expect(requests).toBe(1);
   const events = await changes(b, after((await b.json("/api/v1/catalog")).body.cursor), 0);
   expect(events).toEqual([]);
+});
+
+pgTest("a change a replica committed but never journaled (killed in between) is announced by the other replica's next round, once", async () => {
+  const [a, b] = await replicas();
+  await a.addProject(hex(1));
+  const cursor = (await b.json("/api/v1/catalog")).body.cursor;
+  // A's write without its announcement: what a kill -9 between the commit and the event leaves.
+  const { db } = a.gw.ctx;
+  a.gw.clock.advance(1000);
+  await db.update(db.t.projects).set({ path: "/srv/moved", updatedAt: a.gw.clock.now() }).where(eq(db.t.projects.id, hex(1)));
+  await db.insert(db.t.projects).values({ id: hex(2), path: "/srv/new", configName: "fleet-cfg", registeredAt: a.gw.clock.now(), updatedAt: a.gw.clock.now() });
+  await b.fleet.tick();
+  await a.fleet.tick();
+  const list = await changes(b, after(cursor), 2);
+  expect(list.map((e) => [e.data.type, rowId(e), e.data.project?.path])).toEqual([
+    ["project_upserted", hex(1), "/srv/moved"],
+    ["project_upserted", hex(2), "/srv/new"],
+  ]);
 });

@@ -74,7 +74,7 @@ export class BearerVerifier {
       .leftJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
       .innerJoin(principals, eq(principals.id, oauthAccessTokens.principalId))
       .where(and(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")), isNull(oauthAccessTokens.revokedAt)))
-      .prepare();
+      .prepare("oat_by_hash");
   }
 
   /** Told of each failed check (the failure counts of the log); never of the token. */

@@ -72,8 +72,8 @@ export class OAuthClientStore {
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
     // Read on every client_credentials request: prepared once.
     const { oauthGrants, oauthClients } = db.t;
-    this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare();
-    this.viaOfClient = db.select({ via: oauthClients.registeredVia }).from(oauthClients).where(eq(oauthClients.id, sql.placeholder("clientId"))).prepare();
+    this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare("client_grants");
+    this.viaOfClient = db.select({ via: oauthClients.registeredVia }).from(oauthClients).where(eq(oauthClients.id, sql.placeholder("clientId"))).prepare("client_registered_via");
   }
 
   /** Whether a confidential client still acts on its registrant's authority (see the file comment). */

@@ -46,8 +46,8 @@ export class PatStore {
       .from(personalAccessTokens)
       .innerJoin(principals, eq(principals.id, personalAccessTokens.principalId))
       .where(eq(personalAccessTokens.tokenHash, sql.placeholder("hash")))
-      .prepare();
-    this.touch = db.update(personalAccessTokens).set({ lastUsedAt: sql`${sql.placeholder("now")}` }).where(eq(personalAccessTokens.id, sql.placeholder("id"))).prepare();
+      .prepare("pat_by_hash");
+    this.touch = db.update(personalAccessTokens).set({ lastUsedAt: sql`${sql.placeholder("now")}` }).where(eq(personalAccessTokens.id, sql.placeholder("id"))).prepare("pat_touch");
   }
 
   async create(principalId: string, label: string): Promise<{ info: PatInfo; token: string }> {

@@ -1,18 +1,21 @@
 // The gateway's database handle, one shape for both dialects (issue 38): drizzle's query builders plus
-// the dialect's tables (`db.t`), `db.tx` for transactions and `db.close`. Every statement is awaited:
-// `.get()`, `.all()` and `.run()` exist on SQLite only (the types allow them; PostgreSQL does not).
-// Statements are typed by the SQLite definition (schema.ts); on PostgreSQL the builders and tables are
-// the pg dialect's, held to the same columns and JS types by test/gateway/db/schema-parity.test.ts.
+// the dialect's tables (`db.t`), `db.tx` for transactions and `db.close`. Every statement is awaited.
+// Statements are typed by the PostgreSQL definition (schema-pg.ts), so what exists on SQLite only
+// (`.get()`, `.all()`, `.run()`, `db.run(sql)`) fails `bun run typecheck` instead of failing on
+// PostgreSQL at run time; the PostgreSQL-only top-level methods are left out of the type. On SQLite the
+// builders and tables are SQLite's, held to the same columns and JS types by
+// test/gateway/db/schema-parity.test.ts (the default test suite runs on SQLite, so what the type still
+// allows for PostgreSQL only, e.g. `.for("update")`, fails there). Decision 64.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "bun:sqlite";
 import type { SQL as BunSql } from "bun";
 import { sql } from "drizzle-orm";
-import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { drizzle as drizzlePg } from "drizzle-orm/bun-sql";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzlePg, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import * as sqliteTables from "./schema.ts";
 import * as pgTables from "./schema-pg.ts";
 
-export type Tables = typeof sqliteTables;
+export type Tables = typeof pgTables;
 export type Dialect = "sqlite" | "pg";
 
 export interface GatewayDbExtras {
@@ -24,13 +27,28 @@ export interface GatewayDbExtras {
    * Runs `fn` as one transaction. SQLite: BEGIN IMMEDIATE ... COMMIT on the one connection, while every
    * other statement of the process waits for it. PostgreSQL: drizzle's transaction holding the gateway's
    * transaction advisory lock, so transactions run one at a time as they do on SQLite (single-winner
-   * operations stay single-winner). Inside, use the handle `fn` receives; a nested `tx` joins the outer one.
+   * operations stay single-winner), unless `options.serialized` is false. Inside, use the handle `fn`
+   * receives; a nested `tx` joins the outer one.
    */
-  tx<T>(fn: (tx: GatewayDb) => Promise<T>): Promise<T>;
+  tx<T>(fn: (tx: GatewayDb) => Promise<T>, options?: TxOptions): Promise<T>;
   close(): Promise<void>;
 }
 
-export type GatewayDb = BunSQLiteDatabase<Tables> & GatewayDbExtras;
+export interface TxOptions {
+  /**
+   * false: on PostgreSQL the transaction does not take the gateway's transaction lock and runs beside
+   * every other (SQLite runs one transaction at a time whatever this says). Only for a transaction that is
+   * correct under concurrency by its statements alone: inserts of new rows, and an UPDATE ... WHERE that
+   * claims a row and whose RETURNING decides what follows (a concurrent claimer waits for the row and,
+   * under READ COMMITTED, finds the WHERE no longer true). Decision 64 in docs/decisions-gateway.md.
+   */
+  serialized?: boolean;
+}
+
+/** PostgreSQL's database methods without those SQLite lacks (`transaction`: use `tx`). */
+type BothDialects = Omit<BunSQLDatabase<Tables>, "execute" | "selectDistinctOn" | "refreshMaterializedView" | "transaction">;
+
+export type GatewayDb = BothDialects & GatewayDbExtras;
 
 /** The first row of a query's result (SQLite's `.get()`, on both dialects). */
 export async function first<T>(query: PromiseLike<T[]>): Promise<T | undefined> {
@@ -122,10 +140,10 @@ export function sqliteHandle(sqlite: Database): GatewayDb {
 export function pgHandle(client: BunSql): GatewayDb {
   const t = pgTables as unknown as Tables;
   const shared = drizzlePg({ client, schema: pgTables });
-  const tx = async <T>(fn: (tx: GatewayDb) => Promise<T>): Promise<T> => {
+  const tx = async <T>(fn: (tx: GatewayDb) => Promise<T>, options?: TxOptions): Promise<T> => {
     if (insideTx.getStore()) throw new NestedTxMisuse();
     return shared.transaction(async (pgTx) => {
-      await pgTx.execute(sql`SELECT pg_advisory_xact_lock(${TX_LOCK_KEY})`);
+      if (options?.serialized !== false) await pgTx.execute(sql`SELECT pg_advisory_xact_lock(${TX_LOCK_KEY})`);
       const handle = Object.assign(pgTx, { engine: "pg" as const, t }) as unknown as GatewayDb;
       Object.assign(handle, { tx: <U>(inner: (tx: GatewayDb) => Promise<U>) => inner(handle), close: async () => {} });
       return insideTx.run(true, () => fn(handle));

@@ -41,7 +41,7 @@ export class ClientAuthenticator {
 
   constructor(db: GatewayDb) {
     const { oauthClients } = db.t;
-    this.byId = db.select().from(oauthClients).where(eq(oauthClients.id, sql.placeholder("id"))).prepare();
+    this.byId = db.select().from(oauthClients).where(eq(oauthClients.id, sql.placeholder("id"))).prepare("client_by_id");
   }
 
   /** Authenticates the caller of an OAuth endpoint from the Authorization header and the form. */

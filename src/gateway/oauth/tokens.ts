@@ -39,7 +39,7 @@ export class OAuthTokens {
         createdAt: sql.placeholder("createdAt"),
         expiresAt: sql.placeholder("expiresAt"),
       })
-      .prepare();
+      .prepare("access_token_insert");
   }
 
   /** An access token for `subject`, stored before this returns (inside the transaction `db`, if one is given). */
@@ -66,10 +66,14 @@ export class OAuthTokens {
   private async flush(): Promise<void> {
     const batch = this.pending.splice(0);
     try {
-      await this.db.tx(async (tx) => {
-        // Multi-row inserts, in chunks under SQLite's limit of bound values per statement.
-        for (let i = 0; i < batch.length; i += 500) await tx.insert(tx.t.oauthAccessTokens).values(batch.slice(i, i + 500).map((item) => item.row));
-      });
+      // New rows only: nothing to serialize with other transactions.
+      await this.db.tx(
+        async (tx) => {
+          // Multi-row inserts, in chunks under SQLite's limit of bound values per statement.
+          for (let i = 0; i < batch.length; i += 500) await tx.insert(tx.t.oauthAccessTokens).values(batch.slice(i, i + 500).map((item) => item.row));
+        },
+        { serialized: false },
+      );
     } catch (error) {
       for (const item of batch) item.done(error as Error);
       return;
@@ -100,17 +104,21 @@ export class OAuthTokens {
    * caller's transaction, if any.
    */
   async issueGrant(clientId: string, principalId: string, scopes: string[], withRefresh: boolean, grantId?: string, db: GatewayDb = this.db): Promise<{ grantId: string; tokens: TokenResponse }> {
-    return db.tx(async (tx) => {
-      const now = this.clock.now();
-      grantId ??= newId("grt", now);
-      await tx.insert(tx.t.oauthGrants).values({ id: grantId, clientId, principalId, scopes, createdAt: now });
-      const tokens = await this.issueAccess({ clientId, principalId, grantId, scopes }, tx);
-      if (withRefresh) {
-        const absolute = now + this.ttl.refresh_token_absolute_secs * 1000;
-        tokens.refresh_token = await this.insertRefresh(tx, grantId, newId("fam", now), null, absolute);
-      }
-      return { grantId, tokens };
-    });
+    // New rows only (a caller's transaction, joined, serializes what it needs itself).
+    return db.tx(
+      async (tx) => {
+        const now = this.clock.now();
+        grantId ??= newId("grt", now);
+        await tx.insert(tx.t.oauthGrants).values({ id: grantId, clientId, principalId, scopes, createdAt: now });
+        const tokens = await this.issueAccess({ clientId, principalId, grantId, scopes }, tx);
+        if (withRefresh) {
+          const absolute = now + this.ttl.refresh_token_absolute_secs * 1000;
+          tokens.refresh_token = await this.insertRefresh(tx, grantId, newId("fam", now), null, absolute);
+        }
+        return { grantId, tokens };
+      },
+      { serialized: false },
+    );
   }
 
   private async insertRefresh(tx: GatewayDb, grantId: string, familyId: string, parentId: string | null, absoluteExpiry: number): Promise<string> {
@@ -154,19 +162,24 @@ export class OAuthTokens {
     if (rt.usedAt !== null) throw await reused();
     if (now >= rt.expiresAt || now >= rt.idleExpiresAt) throw new OAuthError("invalid_grant", "the refresh token has expired");
     const scopes = narrowScopes(requested, grant.scopes);
-    const rotated = await this.db.tx(async (tx) => {
-      const { oauthRefreshTokens } = tx.t;
-      // The claim is atomic: of concurrent refreshes with one token exactly one wins; the others are reuse.
-      const claimed = await tx
-        .update(oauthRefreshTokens)
-        .set({ usedAt: now })
-        .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
-        .returning({ id: oauthRefreshTokens.id });
-      if (claimed.length === 0) return undefined;
-      const tokens = await this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx);
-      tokens.refresh_token = await this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt);
-      return tokens;
-    });
+    // Not serialized with other transactions: the claim below decides by itself (decision 64).
+    const rotated = await this.db.tx(
+      async (tx) => {
+        const { oauthRefreshTokens } = tx.t;
+        // The claim is atomic: of concurrent refreshes with one token exactly one wins (on PostgreSQL the
+        // others wait for its row lock, then find used_at set); the others are reuse.
+        const claimed = await tx
+          .update(oauthRefreshTokens)
+          .set({ usedAt: now })
+          .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
+          .returning({ id: oauthRefreshTokens.id });
+        if (claimed.length === 0) return undefined;
+        const tokens = await this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx);
+        tokens.refresh_token = await this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt);
+        return tokens;
+      },
+      { serialized: false },
+    );
     if (!rotated) throw await reused();
     return rotated;
   }

@@ -4,7 +4,7 @@
 import { first } from "../db/handle.ts";
 import { t } from "elysia";
 import { elysiaApp } from "../../util/elysia-app.ts";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { VERSION } from "../../version.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { GatewayContext } from "../context.ts";
@@ -73,7 +73,7 @@ export function servicesRoutes(ctx: ServicesRouteDeps) {
       async ({ set }) => {
         let ready = true;
         try {
-          await ctx.db.run(sql`SELECT 1`);
+          await ctx.db.$count(ctx.db.t.gatewaySettings);
         } catch {
           ready = false;
         }

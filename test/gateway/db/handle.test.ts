@@ -3,7 +3,7 @@
 // on the shared handle from inside a transaction is refused, and read-check-write transactions racing on
 // PostgreSQL have exactly one winner (the transaction advisory lock), as on SQLite.
 import { expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { openGatewayDb } from "../../../src/gateway/db/open.ts";
 import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
 import { first, sqliteHandle, type GatewayDb } from "../../../src/gateway/db/handle.ts";
@@ -103,4 +103,39 @@ pgTest("pg: read-check-write transactions racing over a pool have one winner", a
   const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
   expect(await claimRace(opened.db)).toBe(1);
   await opened.db.close();
+}, 60_000);
+
+pgTest("pg: a transaction with serialized: false runs while another holds the transaction lock; a claim by conditional UPDATE in it still has one winner", async () => {
+  const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
+  const db = opened.db;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let lockHeld!: () => void;
+  const holding = new Promise<void>((resolve) => (lockHeld = resolve));
+  const serialized = db.tx(async (tx) => {
+    await tx.insert(tx.t.principals).values(principal("serialized"));
+    lockHeld();
+    await gate;
+  });
+  await holding;
+  // Would wait for `gate` forever if it took the lock.
+  await db.tx((tx) => tx.insert(tx.t.principals).values(principal("beside")), { serialized: false });
+  release();
+  await serialized;
+  expect(await names(db)).toEqual(["beside", "serialized"]);
+
+  await db.insert(db.t.principals).values(principal("prize"));
+  const claim = () =>
+    db.tx(
+      async (tx) => {
+        const { principals } = tx.t;
+        const won = await tx.update(principals).set({ displayName: "claimed" }).where(and(eq(principals.id, "prize"), isNull(principals.displayName))).returning({ id: principals.id });
+        await Bun.sleep(5);
+        return won.length === 1;
+      },
+      { serialized: false },
+    );
+  const results = await Promise.all(Array.from({ length: 8 }, claim));
+  expect(results.filter(Boolean)).toHaveLength(1);
+  await db.close();
 }, 60_000);

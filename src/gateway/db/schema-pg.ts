@@ -274,3 +274,29 @@ export const fleetEvents = pgTable(
   },
   (t) => [index("fleet_events_at").on(t.at)],
 );
+
+/** Machines whose host agent joins the gateway (issue 39): presence is kept by the fronts holding its connection. */
+export const hosts = pgTable("hosts", {
+  name: text("name").primaryKey(),
+  firstSeenAt: bigint("first_seen_at", { mode: "number" }).notNull(),
+  lastSeenAt: bigint("last_seen_at", { mode: "number" }).notNull(),
+  /** Online while a front holds its connection: fronts push this forward on every heartbeat (ms). */
+  onlineUntil: bigint("online_until", { mode: "number" }).notNull(),
+  agentVersion: text("agent_version"),
+  protocol: bigint("protocol", { mode: "number" }),
+});
+
+/** Host credentials (`hst_...`): one host's right to join, issued and revoked by an administrator. */
+export const hostCredentials = pgTable(
+  "host_credentials",
+  {
+    id: text("id").primaryKey(),
+    hostName: text("host_name").notNull(),
+    label: text("label").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    lastUsedAt: bigint("last_used_at", { mode: "number" }),
+    revokedAt: bigint("revoked_at", { mode: "number" }),
+  },
+  (t) => [index("host_credentials_host").on(t.hostName)],
+);

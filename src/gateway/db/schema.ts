@@ -264,3 +264,29 @@ export const fleetEvents = sqliteTable(
   },
   (t) => [index("fleet_events_at").on(t.at)],
 );
+
+/** Machines whose host agent joins the gateway (issue 39): presence is kept by the fronts holding its connection. */
+export const hosts = sqliteTable("hosts", {
+  name: text("name").primaryKey(),
+  firstSeenAt: integer("first_seen_at").notNull(),
+  lastSeenAt: integer("last_seen_at").notNull(),
+  /** Online while a front holds its connection: fronts push this forward on every heartbeat (ms). */
+  onlineUntil: integer("online_until").notNull(),
+  agentVersion: text("agent_version"),
+  protocol: integer("protocol"),
+});
+
+/** Host credentials (`hst_...`): one host's right to join, issued and revoked by an administrator. */
+export const hostCredentials = sqliteTable(
+  "host_credentials",
+  {
+    id: text("id").primaryKey(),
+    hostName: text("host_name").notNull(),
+    label: text("label").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("host_credentials_host").on(t.hostName)],
+);

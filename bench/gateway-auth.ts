@@ -1,4 +1,5 @@
-// bench/gateway-auth: what authentication costs on the gateway, measured against a reference in the same run.
+// bench/gateway-auth: what authentication costs on the gateway, on SQLite and on PostgreSQL side by side in
+// the same run (throughput rounds interleaved), each measured against a reference.
 // 1. Requests/s of GET /api/v1/health with a valid PAT vs the same route without a token (target: auth
 //    costs at most 15%). The reference request carries a header of the same size that the server ignores,
 //    so both send the same bytes: measured alone, merely adding a 62-byte header costs about 10% of
@@ -7,13 +8,11 @@
 //    (an exception-driven rejection once cost ~85 µs against ~4 µs for success).
 // 2. Legitimate web logins while 50 clients flood wrong passwords from rotating source IPs (the worst case
 //    for the login limiter: every flood request reaches a password hash). Target: legitimate p99 < 500 ms.
-//    Reference: the same logins on an idle gateway.
-// The gateway runs as a separate process (`agent gateway serve` from source) so load and server do not share
-// a thread. Run: bun run bench/gateway-auth.ts [--secs 1] [--rounds 15] [--concurrency 16]
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { startGateway } from "./lib/gateway-process.ts";
+//    Reference: the same logins on an idle gateway. On PostgreSQL the login limiter's counters are rows.
+// PostgreSQL's target: within 3x of SQLite per figure.
+// The gateways run as separate processes (`agent gateway serve` from source) so load and server do not share
+// a thread. Run: bun run bench/gateway-auth.ts [--secs 1] [--rounds 15] [--concurrency 16] [--dialect sqlite|pg]
+import { benchDialects, benchGateway, DIALECT_NAMES, median, pct, printSideBySide, type Dialect, type Row } from "./lib/dialects.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,27 +24,25 @@ const CONCURRENCY = arg("concurrency", 16);
 const FLOOD_CLIENTS = 50;
 const LEGIT_LOGINS = arg("logins", 40);
 
-const main = resolve(import.meta.dir, "../src/cli/main.ts");
-const dir = mkdtempSync(join(tmpdir(), "bench-gateway-"));
-const config = join(dir, "gateway-config.yaml");
-// Default Argon2id cost; the bench connects through 127.0.0.1 as a trusted proxy so X-Forwarded-For can vary
-// the source IP; the login limit is the default.
-writeFileSync(config, `data_dir: ${join(dir, "data")}\nlisten: {address: 127.0.0.1, port: 0}\nauth:\n  trusted_proxies: [127.0.0.1/32]\n`);
-const env = { ...process.env, XDG_CONFIG_HOME: join(dir, "cfg"), XDG_DATA_HOME: join(dir, "xdg") };
-
-function cli(args: string[], stdin?: string): string {
-  const r = Bun.spawnSync(["bun", main, "gateway", ...args, "--config", config], { env, stdin: stdin ? new TextEncoder().encode(stdin) : undefined });
-  if (r.exitCode !== 0) throw new Error(`agent gateway ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout.toString();
+interface Setup {
+  dialect: Dialect;
+  base: string;
+  pat: string;
+  stop(): Promise<void>;
 }
 
-cli(["principal", "create", "bench"]);
-cli(["principal", "set-password", "bench", "--password-stdin"], "bench password 123\n");
-const pat = cli(["token", "create", "bench", "--label", "bench"]).trim();
+// Default Argon2id cost; the bench connects through 127.0.0.1 as a trusted proxy so X-Forwarded-For can vary
+// the source IP; the login limit is the default.
+async function setUp(dialect: Dialect): Promise<Setup> {
+  const gw = await benchGateway(dialect, "bench-gateway", "  trusted_proxies: [127.0.0.1/32]");
+  gw.cli(["principal", "create", "bench"]);
+  gw.cli(["principal", "set-password", "bench", "--password-stdin"], "bench password 123\n");
+  const pat = gw.cli(["token", "create", "bench", "--label", "bench"]).out.trim();
+  const { server, base } = await gw.serve();
+  return { dialect, base, pat, stop: async () => (server.kill("SIGTERM"), void (await server.exited)) };
+}
 
-const { server, base } = await startGateway(main, config, env);
-
-async function throughput(headers: Record<string, string>, expected = 200): Promise<number> {
+async function throughput(base: string, headers: Record<string, string>, expected = 200): Promise<number> {
   let count = 0;
   const until = performance.now() + SECS * 1000;
   await Promise.all(
@@ -61,37 +58,46 @@ async function throughput(headers: Record<string, string>, expected = 200): Prom
   return count / SECS;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const dialects = benchDialects();
+const setups: Setup[] = [];
+for (const d of dialects) setups.push(await setUp(d));
 
-await throughput({}); // warm-up
-const bare: number[] = [];
-const open: number[] = [];
-const authed: number[] = [];
-const rejected: number[] = [];
-const padding = { "X-Reference": `Bearer pat_${"x".repeat(pat.length - 4)}` };
-const unknown = `pat_${"u".repeat(pat.length - 4)}`;
-for (let i = 0; i < ROUNDS; i++) {
-  bare.push(await throughput({}));
-  open.push(await throughput(padding));
-  authed.push(await throughput({ Authorization: `Bearer ${pat}` }));
-  rejected.push(await throughput({ Authorization: `Bearer ${unknown}` }, 401));
+type PerDialect = Partial<Record<Dialect, number>>;
+/** Per dialect, the median over rounds of each figure `measure` returns; rounds alternate between dialects. */
+async function interleaved<K extends string>(rounds: number, measure: (s: Setup) => Promise<Record<K, number>>): Promise<Record<K, PerDialect>> {
+  const samples = new Map<Dialect, Record<string, number[]>>(dialects.map((d) => [d, {}]));
+  for (let i = 0; i < rounds; i++) {
+    for (const s of setups) {
+      const figures = await measure(s);
+      const into = samples.get(s.dialect)!;
+      for (const [k, v] of Object.entries(figures) as [string, number][]) (into[k] ??= []).push(v);
+    }
+  }
+  const out: Record<string, PerDialect> = {};
+  for (const [d, figures] of samples) for (const [k, xs] of Object.entries(figures)) (out[k] ??= {})[d] = median(xs);
+  return out as Record<K, PerDialect>;
 }
-const cost = 1 - median(authed) / median(open);
-console.log(`health without token, no extra header:         ${median(bare).toFixed(0)} req/s (informational)`);
-console.log(`health without token, same-size ignored header: ${median(open).toFixed(0)} req/s (reference)`);
-console.log(`health with a PAT:                              ${median(authed).toFixed(0)} req/s`);
-console.log(`auth cost: ${(cost * 100).toFixed(1)}% (target <= 15%) ${cost <= 0.15 ? "PASS" : "FAIL"}`);
-console.log(`health with an unknown token (401):             ${median(rejected).toFixed(0)} req/s (target: at least the valid-token rate, within 5%) ${median(rejected) >= median(authed) * 0.95 ? "PASS" : "FAIL"}`);
 
-async function loginForm(ip: string): Promise<{ cookie: string; csrf: string }> {
+for (const s of setups) await throughput(s.base, {}); // warm-up
+const rates = await interleaved(ROUNDS, async (s) => {
+  const padding = { "X-Reference": `Bearer pat_${"x".repeat(s.pat.length - 4)}` };
+  const unknown = `pat_${"u".repeat(s.pat.length - 4)}`;
+  return {
+    bare: await throughput(s.base, {}),
+    open: await throughput(s.base, padding),
+    authed: await throughput(s.base, { Authorization: `Bearer ${s.pat}` }),
+    rejected: await throughput(s.base, { Authorization: `Bearer ${unknown}` }, 401),
+  };
+});
+
+async function loginForm(base: string, ip: string): Promise<{ cookie: string; csrf: string }> {
   const res = await fetch(`${base}/login`, { headers: { "X-Forwarded-For": ip } });
   const cookie = res.headers.getSetCookie()[0]!.split(";")[0]!;
   const csrf = /name="csrf" value="([^"]+)"/.exec(await res.text())![1]!;
   return { cookie, csrf };
 }
 
-async function login(ip: string, password: string, form: { cookie: string; csrf: string }): Promise<number> {
+async function login(base: string, ip: string, password: string, form: { cookie: string; csrf: string }): Promise<number> {
   const res = await fetch(`${base}/login`, {
     method: "POST",
     redirect: "manual",
@@ -102,12 +108,12 @@ async function login(ip: string, password: string, form: { cookie: string; csrf:
   return res.status;
 }
 
-async function legitLatencies(): Promise<number[]> {
+async function legitLatencies(base: string): Promise<number[]> {
   const times: number[] = [];
-  const form = await loginForm("198.51.100.10");
+  const form = await loginForm(base, "198.51.100.10");
   for (let i = 0; i < LEGIT_LOGINS; i++) {
     const t0 = performance.now();
-    const status = await login("198.51.100.10", "bench password 123", form);
+    const status = await login(base, "198.51.100.10", "bench password 123", form);
     times.push(performance.now() - t0);
     if (status !== 303) throw new Error(`legitimate login answered ${status}`);
   }
@@ -115,37 +121,63 @@ async function legitLatencies(): Promise<number[]> {
 }
 
 /** Legitimate logins measured while `FLOOD_CLIENTS` clients post wrong passwords as fast as they can. */
-async function underFlood(rotate: boolean): Promise<{ times: number[]; floodRate: number }> {
+async function underFlood(base: string, rotate: boolean): Promise<{ times: number[]; floodRate: number }> {
   let flooding = true;
   let floodRequests = 0;
   const flood = Array.from({ length: FLOOD_CLIENTS }, async (_, c) => {
-    const form = await loginForm(`100.64.${c}.1`);
+    const form = await loginForm(base, `100.64.${c}.1`);
     let n = 0;
     while (flooding) {
       // Fixed: each client keeps its own source address. Rotating: a fresh address per request, so no
       // lockout ever stops the hashing (the limiter's worst case).
       const ip = rotate ? `100.${64 + (n % 64)}.${c}.${(n % 250) + 1}` : `100.64.${c}.1`;
       n++;
-      await login(ip, `wrong-${n}`, form);
+      await login(base, ip, `wrong-${n}`, form);
       floodRequests++;
     }
   });
   await Bun.sleep(300);
   const t0 = performance.now();
-  const times = await legitLatencies();
+  const times = await legitLatencies(base);
   const floodRate = floodRequests / ((performance.now() - t0) / 1000 + 0.3);
   flooding = false;
   await Promise.all(flood);
   return { times, floodRate };
 }
 
-const idle = await legitLatencies();
-const fixed = await underFlood(false);
-const rotating = await underFlood(true);
-const p99 = pct(fixed.times, 99);
-console.log(`legitimate login, idle gateway:  p50 ${median(idle).toFixed(0)} ms, p99 ${pct(idle, 99).toFixed(0)} ms (reference)`);
-console.log(`legitimate login under a ${FLOOD_CLIENTS}-client wrong-password flood (one IP per client, ${fixed.floodRate.toFixed(0)} flood req/s): p50 ${median(fixed.times).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (target p99 < 500 ms) ${p99 < 500 ? "PASS" : "FAIL"}`);
-console.log(`worst case, flood rotating source IPs per request (${rotating.floodRate.toFixed(0)} flood req/s): p50 ${median(rotating.times).toFixed(0)} ms, p99 ${pct(rotating.times, 99).toFixed(0)} ms (informational: no per-IP limiter can cap this; the hash queue puts failing sources last)`);
+const logins: Record<string, PerDialect> = {};
+const floodRates: Record<string, PerDialect> = { fixed: {}, rotating: {} };
+const put = (key: string, d: Dialect, v: number) => ((logins[key] ??= {})[d] = v);
+for (const s of setups) {
+  const idle = await legitLatencies(s.base);
+  const fixed = await underFlood(s.base, false);
+  const rotating = await underFlood(s.base, true);
+  put("idleP50", s.dialect, median(idle));
+  put("idleP99", s.dialect, pct(idle, 99));
+  put("fixedP50", s.dialect, median(fixed.times));
+  put("fixedP99", s.dialect, pct(fixed.times, 99));
+  put("rotatingP99", s.dialect, pct(rotating.times, 99));
+  floodRates.fixed![s.dialect] = fixed.floodRate;
+  floodRates.rotating![s.dialect] = rotating.floodRate;
+}
 
-server.kill("SIGTERM");
-await server.exited;
+const costPct = Object.fromEntries(dialects.map((d) => [d, (1 - rates.authed[d]! / rates.open[d]!) * 100]));
+const each = (label: (d: Dialect) => string) => dialects.map((d) => `${DIALECT_NAMES[d]} ${label(d)}`).join(", ");
+const rows: Row[] = [
+  { name: "health, same-size ignored header (reference)", unit: "req/s", higherIsBetter: true, values: rates.open },
+  { name: "health with a PAT", unit: "req/s", higherIsBetter: true, values: rates.authed },
+  { name: "health with an unknown token (401)", unit: "req/s", higherIsBetter: true, values: rates.rejected },
+  { name: "legitimate login, idle, p50", unit: "ms", higherIsBetter: false, values: logins.idleP50! },
+  { name: "legitimate login, idle, p99", unit: "ms", higherIsBetter: false, values: logins.idleP99! },
+  { name: `legitimate login, ${FLOOD_CLIENTS}-client flood, p50`, unit: "ms", higherIsBetter: false, values: logins.fixedP50! },
+  { name: `legitimate login, ${FLOOD_CLIENTS}-client flood, p99`, unit: "ms", higherIsBetter: false, values: logins.fixedP99!, note: `(target < 500 ms: ${each((d) => (logins.fixedP99![d]! < 500 ? "PASS" : "FAIL"))})` },
+  { name: "same, flood rotating source IPs, p99", unit: "ms", higherIsBetter: false, values: logins.rotatingP99!, note: "(informational: no per-IP limiter can cap this)" },
+];
+console.log(`bench/gateway-auth: ${CONCURRENCY} concurrent clients, ${SECS} s per rate, medians of ${ROUNDS} rounds; ${LEGIT_LOGINS} legitimate logins per figure`);
+printSideBySide(rows, 3);
+console.log(`health without token, no extra header (informational): ${each((d) => `${rates.bare[d]!.toFixed(0)} req/s`)}`);
+console.log(`auth cost vs the reference (target <= 15%): ${each((d) => `${costPct[d]!.toFixed(1)}% ${costPct[d]! <= 15 ? "PASS" : "FAIL"}`)}`);
+console.log(`401 path at least the valid-token rate, within 5%: ${each((d) => (rates.rejected[d]! >= rates.authed[d]! * 0.95 ? "PASS" : "FAIL"))}`);
+console.log(`flood rates: one IP per client ${each((d) => `${floodRates.fixed![d]!.toFixed(0)} req/s`)}; rotating ${each((d) => `${floodRates.rotating![d]!.toFixed(0)} req/s`)}`);
+
+for (const s of setups) await s.stop();

@@ -1,20 +1,25 @@
-// bench/oauth: the OAuth server's hot paths, each beside a reference measured in the same run.
+// bench/oauth: the OAuth server's hot paths on SQLite and on PostgreSQL, side by side in the same run
+// (rounds interleaved, so both see the same machine load), each beside a reference.
 // 1. client_credentials issuance: tokens/s from POST /api/v1/oauth/token (Basic auth, one SHA-256 secret
-//    check, one insert). Target: at least 2,000 tokens/s (hydra: about 400/s, bound by bcrypt).
-//    Reference: unauthenticated GET /api/v1/health requests/s, i.e. what the HTTP stack alone allows.
+//    check, group-committed inserts) with --concurrency clients (default 16: machines of a fleet asking at
+//    once, each one request at a time on a kept-alive connection). Target: at least 2,000 tokens/s on both
+//    (hydra: about 400/s, bound by bcrypt). Reference: unauthenticated GET /api/v1/health requests/s.
 // 2. Bearer validation of `oat_` tokens: µs per check in the gateway's verifier, warm (cached) and cold
-//    (every token seen for the first time: a database lookup). Target: under 0.1 ms per request.
+//    (every token seen for the first time: a database lookup). Target: under 0.1 ms per request on SQLite.
 //    Reference: the same for a personal access token (`pat_`), the path bench/gateway-auth measures.
-//    Also the end-to-end cost: GET /api/v1/health with an `oat_` vs the same request without a token.
-// The gateway runs as a separate process (`agent gateway serve` from source); the token limiter is raised
+// 3. Audit insert and refresh-token rotation: µs per operation one at a time, and operations/s with
+//    --concurrency callers, through the gateway's own classes on a context of the bench's (as the admin
+//    CLI opens one).
+// Target for every operation: PostgreSQL within 3x of SQLite.
+// The gateways run as separate processes (`agent gateway serve` from source); the token limiter is raised
 // for the run since the bench hammers the endpoint from one address.
-// Run: bun run bench/oauth.ts [--secs 2] [--concurrency 16] [--rounds 5]
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+// Run: bun run bench/oauth.ts [--secs 2] [--concurrency 16] [--rounds 5] [--dialect sqlite|pg]
+import { eq } from "drizzle-orm";
 import { parseGatewayConfig } from "../src/gateway/config/load.ts";
-import { createGatewayContext } from "../src/gateway/context.ts";
-import { startGateway } from "./lib/gateway-process.ts";
+import { createGatewayContext, type GatewayContext } from "../src/gateway/context.ts";
+import { first } from "../src/gateway/db/handle.ts";
+import { OAuthTokens } from "../src/gateway/oauth/tokens.ts";
+import { benchDialects, benchGateway, DIALECT_NAMES, median, printSideBySide, type BenchGateway, type Dialect, type Row } from "./lib/dialects.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,40 +28,38 @@ const arg = (name: string, fallback: number) => {
 const SECS = arg("secs", 2);
 const CONCURRENCY = arg("concurrency", 16);
 const ROUNDS = arg("rounds", 5);
+const TOKEN_TARGET = 2000;
 
-const main = resolve(import.meta.dir, "../src/cli/main.ts");
-const dir = mkdtempSync(join(tmpdir(), "bench-oauth-"));
-const config = join(dir, "gateway-config.yaml");
-const yaml = `data_dir: ${join(dir, "data")}\nlisten: {address: 127.0.0.1, port: 0}\nauth:\n  oauth_token_rate_limit: {max_attempts: 1000000, window_secs: 60, lockout_secs: 60}\n`;
-writeFileSync(config, yaml);
-const env = { ...process.env, XDG_CONFIG_HOME: join(dir, "cfg"), XDG_DATA_HOME: join(dir, "xdg") };
-
-function cli(args: string[]): { out: string; err: string } {
-  const r = Bun.spawnSync(["bun", main, "gateway", ...args, "--config", config], { env });
-  if (r.exitCode !== 0) throw new Error(`agent gateway ${args.join(" ")} failed: ${r.stderr}`);
-  return { out: r.stdout.toString(), err: r.stderr.toString() };
+interface Setup {
+  dialect: Dialect;
+  gw: BenchGateway;
+  base: string;
+  basic: string;
+  clientId: string;
+  pat: string;
+  stop(): Promise<void>;
 }
 
-const registered = cli(["client", "register", "bench", "--client-type", "confidential", "--scopes", "machine", "--json"]);
-const clientId = (JSON.parse(registered.out) as { client_id: string }).client_id;
-const secret = /(cs_\S+)/.exec(registered.err)![1]!;
-const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
-cli(["principal", "create", "bench"]);
-const pat = cli(["token", "create", "bench", "--label", "bench"]).out.trim();
+async function setUp(dialect: Dialect): Promise<Setup> {
+  const gw = await benchGateway(dialect, "bench-oauth", "  oauth_token_rate_limit: {max_attempts: 1000000, window_secs: 60, lockout_secs: 60}");
+  const registered = gw.cli(["client", "register", "bench", "--client-type", "confidential", "--scopes", "machine", "--json"]);
+  const clientId = (JSON.parse(registered.out) as { client_id: string }).client_id;
+  const secret = /(cs_\S+)/.exec(registered.err)![1]!;
+  gw.cli(["principal", "create", "bench"]);
+  const pat = gw.cli(["token", "create", "bench", "--label", "bench"]).out.trim();
+  const { server, base } = await gw.serve();
+  const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
+  return { dialect, gw, base, basic, clientId, pat, stop: async () => (server.kill("SIGTERM"), void (await server.exited)) };
+}
 
-const { server, base } = await startGateway(main, config, env);
-
-const issued: string[] = [];
-async function rate(request: () => Promise<Response>, keep?: (body: string) => void): Promise<number> {
+/** Operations/s of `op` run by `CONCURRENCY` callers for `SECS` seconds. */
+async function rate(op: () => Promise<void>): Promise<number> {
   let count = 0;
   const until = performance.now() + SECS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < until) {
-        const res = await request();
-        const body = await res.text();
-        if (res.status !== 200) throw new Error(`unexpected ${res.status}: ${body.slice(0, 200)}`);
-        keep?.(body);
+        await op();
         count++;
       }
     }),
@@ -64,65 +67,123 @@ async function rate(request: () => Promise<Response>, keep?: (body: string) => v
   return count / SECS;
 }
 
-const issue = () => fetch(`${base}/api/v1/oauth/token`, { method: "POST", headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
-const health = (headers: Record<string, string>) => () => fetch(`${base}/api/v1/health`, { headers });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-await rate(health({})); // warm-up
-const open: number[] = [];
-const tokens: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
-  open.push(await rate(health({})));
-  tokens.push(await rate(issue, (body) => issued.push((JSON.parse(body) as { access_token: string }).access_token)));
-}
-const issuance = median(tokens);
-console.log(`health without token:                 ${median(open).toFixed(0)} req/s (reference: the HTTP stack alone)`);
-console.log(`client_credentials token issuance:    ${issuance.toFixed(0)} tokens/s (target >= 2000) ${issuance >= 2000 ? "PASS" : "FAIL"}`);
-
-// Bearer validation inside the verifier, on a second connection to the same database (as the admin CLI).
-const ctx = await createGatewayContext({ config: parseGatewayConfig(yaml, config), env });
-const perCheckUs = async (header: string, n: number) => {
+/** µs per call of `op`, one at a time. */
+async function perCallUs(n: number, op: (i: number) => Promise<void>): Promise<number> {
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) if (typeof (await ctx.bearer.check(header)) === "string") throw new Error("token rejected");
+  for (let i = 0; i < n; i++) await op(i);
   return ((performance.now() - t0) / n) * 1000;
-};
-const coldUs = async (tokensToCheck: string[]) => {
-  const t0 = performance.now();
-  for (const t of tokensToCheck) if (typeof (await ctx.bearer.check(`Bearer ${t}`)) === "string") throw new Error("token rejected");
-  return ((performance.now() - t0) / tokensToCheck.length) * 1000;
-};
-const oat = issued[issued.length - 1]!;
-await perCheckUs(`Bearer ${oat}`, 20_000);
-await perCheckUs(`Bearer ${pat}`, 20_000);
-const repeat = async (n: number, f: () => Promise<number>) => {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) out.push(await f());
-  return out;
-};
-const warmOat = median(await repeat(3, () => perCheckUs(`Bearer ${oat}`, 100_000)));
-const warmPat = median(await repeat(3, () => perCheckUs(`Bearer ${pat}`, 100_000)));
-const cold = await coldUs(issued.slice(0, Math.min(issued.length - 1, 20_000)));
-// A PAT is one token; its cold figure is the first check after a write clears the cache, repeated.
-// The bench's gateway is SQLite (its config names no database.url), so the context has the connection.
-const sqlite = ctx.sqlite!;
-const patCold = median(
-  await repeat(200, () => {
-    sqlite.run("UPDATE principals SET updated_at = updated_at WHERE username = 'bench'");
-    return perCheckUs(`Bearer ${pat}`, 1);
-  }),
-);
-console.log(`oat_ validation, cached:              ${warmOat.toFixed(2)} µs per check (reference pat_: ${warmPat.toFixed(2)} µs)`);
-console.log(`oat_ validation, first sight (db):    ${cold.toFixed(2)} µs per check (reference pat_: ${patCold.toFixed(2)} µs) (target < 100 µs) ${cold < 100 && warmOat < 100 ? "PASS" : "FAIL"}`);
-await ctx.db.close();
-
-const withOat: number[] = [];
-const without: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
-  without.push(await rate(health({ "X-Reference": `Bearer ${oat}` })));
-  withOat.push(await rate(health({ Authorization: `Bearer ${oat}` })));
 }
-const perRequestUs = (1 / median(withOat) - 1 / median(without)) * 1e6;
-console.log(`health with an oat_ vs same-size ignored header: ${median(withOat).toFixed(0)} vs ${median(without).toFixed(0)} req/s (${perRequestUs.toFixed(1)} µs added per request, informational: client and server share the cores)`);
 
-server.kill("SIGTERM");
-await server.exited;
+const ok = async (res: Response) => {
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`unexpected ${res.status}: ${body.slice(0, 200)}`);
+  return body;
+};
+
+const dialects = benchDialects();
+const setups: Setup[] = [];
+for (const d of dialects) setups.push(await setUp(d));
+const issued = new Map<Dialect, string[]>(dialects.map((d) => [d, []]));
+const issue = (s: Setup) => async () => {
+  const res = await fetch(`${s.base}/api/v1/oauth/token`, { method: "POST", headers: { Authorization: s.basic, "Content-Type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+  issued.get(s.dialect)!.push((JSON.parse(await ok(res)) as { access_token: string }).access_token);
+};
+const health = (s: Setup, headers: Record<string, string> = {}) => async () => void (await ok(await fetch(`${s.base}/api/v1/health`, { headers })));
+
+/** Per dialect, the median over rounds of `measure`; rounds alternate between the dialects. */
+async function interleaved(rounds: number, measure: (s: Setup) => Promise<number>): Promise<Partial<Record<Dialect, number>>> {
+  const samples = new Map<Dialect, number[]>(dialects.map((d) => [d, []]));
+  for (let i = 0; i < rounds; i++) for (const s of setups) samples.get(s.dialect)!.push(await measure(s));
+  return Object.fromEntries([...samples].map(([d, xs]) => [d, median(xs)]));
+}
+
+for (const s of setups) await rate(health(s)); // warm-up
+const openRate = await interleaved(ROUNDS, (s) => rate(health(s)));
+const issuance = await interleaved(ROUNDS, (s) => rate(issue(s)));
+
+// In-process operations on a context of the bench's own (a second connection or pool, as the admin CLI
+// opens), with the gateway's own classes.
+const contexts = new Map<Dialect, GatewayContext>();
+for (const s of setups) contexts.set(s.dialect, await createGatewayContext({ config: parseGatewayConfig(s.gw.yaml, s.gw.config), env: s.gw.env }));
+const ctxOf = (s: Setup) => contexts.get(s.dialect)!;
+const accepted = async (ctx: GatewayContext, header: string) => {
+  if (typeof (await ctx.bearer.check(header)) === "string") throw new Error("token rejected");
+};
+
+for (const s of setups) {
+  await perCallUs(5_000, () => accepted(ctxOf(s), `Bearer ${issued.get(s.dialect)!.at(-1)!}`));
+  await perCallUs(5_000, () => accepted(ctxOf(s), `Bearer ${s.pat}`));
+}
+const CHECKS = 20_000;
+const warmOat = await interleaved(3, (s) => perCallUs(CHECKS, () => accepted(ctxOf(s), `Bearer ${issued.get(s.dialect)!.at(-1)!}`)));
+const warmPat = await interleaved(3, (s) => perCallUs(CHECKS, () => accepted(ctxOf(s), `Bearer ${s.pat}`)));
+// Cold: each token checked for the first time (the newest one is the warm one, left out).
+const coldOat = await interleaved(1, (s) => {
+  const tokens = issued.get(s.dialect)!.slice(0, -1).slice(0, CHECKS);
+  return perCallUs(tokens.length, (i) => accepted(ctxOf(s), `Bearer ${tokens[i]!}`));
+});
+
+const audit = (s: Setup) => (i: number) => ctxOf(s).audit.record({ action: "bench.event", outcome: "success", sourceIp: "127.0.0.1", target: `target-${i}`, detail: "an audit event of the usual size, written by bench/oauth" });
+const auditUs = await interleaved(3, (s) => perCallUs(2_000, audit(s)));
+const auditRate = await interleaved(3, (s) => {
+  let i = 0;
+  return rate(() => audit(s)(i++));
+});
+
+// Refresh rotation: a grant with a refresh family per caller, each rotated again and again (every rotation
+// is the single-winner claim of the old token plus an access and a refresh token, in one transaction).
+const refresher = async (s: Setup) => {
+  const ctx = ctxOf(s);
+  const tokens = new OAuthTokens(ctx.db, ctx.clock, ctx.config.auth.oauth);
+  const { oauthClients } = ctx.db.t;
+  const principalId = (await first(ctx.db.select({ p: oauthClients.principalId }).from(oauthClients).where(eq(oauthClients.id, s.clientId))))!.p!;
+  let { tokens: current } = await tokens.issueGrant(s.clientId, principalId, ["machine"], true);
+  return async () => {
+    current = await tokens.refresh(s.clientId, current.refresh_token!, undefined, async () => {
+      throw new Error("a rotated refresh token was refused as reused");
+    });
+  };
+};
+const refreshUs = await interleaved(3, async (s) => {
+  const rotate = await refresher(s);
+  return perCallUs(1_000, rotate);
+});
+const refreshRate = await interleaved(3, async (s) => {
+  const families = await Promise.all(Array.from({ length: CONCURRENCY }, () => refresher(s)));
+  let count = 0;
+  const until = performance.now() + SECS * 1000;
+  await Promise.all(
+    families.map(async (rotate) => {
+      while (performance.now() < until) {
+        await rotate();
+        count++;
+      }
+    }),
+  );
+  return count / SECS;
+});
+for (const ctx of contexts.values()) await ctx.db.close();
+
+const withOat = await interleaved(ROUNDS, (s) => rate(health(s, { Authorization: `Bearer ${issued.get(s.dialect)!.at(-1)!}` })));
+const withPadding = await interleaved(ROUNDS, (s) => rate(health(s, { "X-Reference": `Bearer ${issued.get(s.dialect)!.at(-1)!}` })));
+const addedUs = Object.fromEntries(dialects.map((d) => [d, (1 / withOat[d]! - 1 / withPadding[d]!) * 1e6]));
+
+const tokenTarget = (v: number | undefined) => (v === undefined ? "" : `${v >= TOKEN_TARGET ? "PASS" : "FAIL"}`);
+const rows: Row[] = [
+  { name: "client_credentials issuance (HTTP)", unit: "tokens/s", higherIsBetter: true, values: issuance, note: `(target >= ${TOKEN_TARGET}/s: ${dialects.map((d) => `${DIALECT_NAMES[d]} ${tokenTarget(issuance[d])}`).join(", ")})` },
+  { name: "oat_ check, cached", unit: "µs", higherIsBetter: false, values: warmOat },
+  { name: "oat_ check, first sight (db)", unit: "µs", higherIsBetter: false, values: coldOat },
+  { name: "pat_ check, cached", unit: "µs", higherIsBetter: false, values: warmPat },
+  { name: "audit insert, one at a time", unit: "µs", higherIsBetter: false, values: auditUs },
+  { name: `audit insert, ${CONCURRENCY} callers`, unit: "inserts/s", higherIsBetter: true, values: auditRate },
+  { name: "refresh rotation, one at a time", unit: "µs", higherIsBetter: false, values: refreshUs },
+  { name: `refresh rotation, ${CONCURRENCY} families`, unit: "rot/s", higherIsBetter: true, values: refreshRate },
+];
+console.log(`bench/oauth: ${CONCURRENCY} concurrent callers, ${SECS} s per rate, medians of ${ROUNDS} rounds (rates over HTTP) or 3 (in-process)`);
+printSideBySide(rows, 3);
+console.log(`reference, health without token (HTTP): ${dialects.map((d) => `${DIALECT_NAMES[d]} ${openRate[d]!.toFixed(0)} req/s`).join(", ")} (the HTTP stack alone)`);
+console.log(`health with an oat_ vs same-size ignored header: ${dialects.map((d) => `${DIALECT_NAMES[d]} ${withOat[d]!.toFixed(0)} vs ${withPadding[d]!.toFixed(0)} req/s (${addedUs[d]!.toFixed(1)} µs added)`).join(", ")} (informational: client and server share the cores)`);
+const sqliteOk = warmOat.sqlite === undefined || (warmOat.sqlite < 100 && coldOat.sqlite! < 100);
+if (warmOat.sqlite !== undefined) console.log(`oat_ validation on SQLite under 100 µs, cached and first sight: ${sqliteOk ? "PASS" : "FAIL"}`);
+
+for (const s of setups) await s.stop();

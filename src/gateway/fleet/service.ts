@@ -54,7 +54,7 @@ export class FleetService {
     this.rows = new FleetRows(ctx.db, ctx.config.host_name);
     this.observer = new FleetObserver(this.rows, ctx.clock, this.limits, (id) => this.guard(() => this.announceSession(id)));
     this.ready = this.open();
-    this.queue = this.ready.catch(() => {});
+    this.queue = this.ready.catch((error) => this.failed(error));
     const scheduler = options.scheduler ?? realScheduler;
     this.stops.push(
       ctx.fleetChanges.subscribe((change) => this.changed(change)),

@@ -123,7 +123,7 @@ export class PgChanges {
       return prepared;
     };
     const tx = db.tx;
-    db.tx = (fn) => tx(fn).finally(wrote);
+    db.tx = (fn, options) => tx(fn, options).finally(wrote);
   }
 
   /** Stops listening and closes both connections (the gateway's `db.close()`). */

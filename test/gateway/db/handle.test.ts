@@ -7,6 +7,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { openGatewayDb } from "../../../src/gateway/db/open.ts";
 import { openGatewayPg } from "../../../src/gateway/db/open-pg.ts";
 import { first, sqliteHandle, type GatewayDb } from "../../../src/gateway/db/handle.ts";
+import { PgChanges } from "../../../src/gateway/db/pg-changes.ts";
 import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
 
 const principal = (id: string) => ({ id, username: id, createdAt: 1, updatedAt: 1 });
@@ -105,9 +106,8 @@ pgTest("pg: read-check-write transactions racing over a pool have one winner", a
   await opened.db.close();
 }, 60_000);
 
-pgTest("pg: a transaction with serialized: false runs while another holds the transaction lock; a claim by conditional UPDATE in it still has one winner", async () => {
-  const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
-  const db = opened.db;
+/** A transaction with serialized: false runs while another holds the transaction lock (it would wait for `gate` forever otherwise). */
+async function runsBesideTheLock(db: GatewayDb): Promise<void> {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let lockHeld!: () => void;
@@ -118,12 +118,16 @@ pgTest("pg: a transaction with serialized: false runs while another holds the tr
     await gate;
   });
   await holding;
-  // Would wait for `gate` forever if it took the lock.
   await db.tx((tx) => tx.insert(tx.t.principals).values(principal("beside")), { serialized: false });
   release();
   await serialized;
   expect(await names(db)).toEqual(["beside", "serialized"]);
+}
 
+pgTest("pg: a transaction with serialized: false runs while another holds the transaction lock; a claim by conditional UPDATE in it still has one winner", async () => {
+  const opened = await openGatewayPg(await freshPgDatabase(), { max: 8 });
+  const db = opened.db;
+  await runsBesideTheLock(db);
   await db.insert(db.t.principals).values(principal("prize"));
   const claim = () =>
     db.tx(
@@ -138,4 +142,14 @@ pgTest("pg: a transaction with serialized: false runs while another holds the tr
   const results = await Promise.all(Array.from({ length: 8 }, claim));
   expect(results.filter(Boolean)).toHaveLength(1);
   await db.close();
+}, 60_000);
+
+pgTest("pg: a gateway's handle that follows its own writes (change listener) keeps serialized: false", async () => {
+  const url = await freshPgDatabase();
+  const opened = await openGatewayPg(url, { max: 8 });
+  const changes = await PgChanges.start({ url });
+  changes.followWrites(opened.db);
+  await runsBesideTheLock(opened.db);
+  await changes.close();
+  await opened.db.close();
 }, 60_000);

@@ -1,6 +1,10 @@
 // OAuth wire rules shared by every OAuth endpoint: the `{error, error_description}` body, no-store
-// headers on every response (errors too), and strict form parsing (RFC 6749 §3.2: form-encoded only,
-// empty values count as absent, a parameter sent twice is refused).
+// headers on every response (errors too), internal failures without internals, and strict form parsing
+// (RFC 6749 §3.2: form-encoded only, empty values count as absent, a parameter sent twice is refused).
+import type { Logger } from "../context.ts";
+import { databaseUnavailable } from "../db/unavailable.ts";
+import { DATABASE_RETRY_AFTER, DATABASE_UNAVAILABLE_BODY, faultMessage, noteDatabaseUnavailable } from "../server/errors.ts";
+import { redactText } from "../../util/redact.ts";
 
 /** Headers every OAuth endpoint response carries (RFC 6749 §5.1; checklist T7). */
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
@@ -18,7 +22,8 @@ export type OAuthErrorCode =
   | "expired_token"
   | "invalid_client_metadata"
   | "invalid_redirect_uri"
-  | "server_error";
+  | "server_error"
+  | "temporarily_unavailable";
 
 /** An OAuth error response. Descriptions are fixed texts written here, never echoed input. */
 export class OAuthError extends Error {
@@ -39,6 +44,21 @@ export class OAuthError extends Error {
 
 export function oauthJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers } });
+}
+
+/**
+ * The answer to an error an OAuth endpoint did not expect: 503 `temporarily_unavailable` (RFC 6749
+ * §4.1.2.1's code) when the database cannot be used, so a client retries instead of dropping its tokens;
+ * else 500 `server_error` naming only the request id, whose log line says what failed.
+ */
+export function oauthInternalFailure(error: unknown, requestId: string, logger: Logger): Response {
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    noteDatabaseUnavailable(unavailable, logger);
+    return oauthJson(503, { error: "temporarily_unavailable", error_description: DATABASE_UNAVAILABLE_BODY.message }, { "Retry-After": DATABASE_RETRY_AFTER });
+  }
+  logger.error(`request ${requestId} failed in the OAuth server: ${redactText(faultMessage(error))}`);
+  return oauthJson(500, { error: "server_error", error_description: `internal error (request ${requestId})` });
 }
 
 /** The parameters of a form-encoded OAuth request; throws `invalid_request` for anything else. */

@@ -10,10 +10,9 @@ import type { RateLimiter } from "../net/rate-limit.ts";
 import { insufficientScope } from "../server/auth-guard.ts";
 import { jsonResponse } from "../server/errors.ts";
 import { requestMeta } from "../server/request-meta.ts";
-import { redactText } from "../../util/redact.ts";
 import { ClientAuthenticator, type AuthenticatedClient } from "./client-auth.ts";
 import { DeviceFlow } from "./device-flow.ts";
-import { narrowScopes, NO_STORE, OAuthError, oauthJson, parseScope, readOAuthForm } from "./http.ts";
+import { narrowScopes, NO_STORE, OAuthError, oauthInternalFailure, oauthJson, parseScope, readOAuthForm } from "./http.ts";
 import { authorizationServerMetadata, metadataPaths, OAUTH_PREFIX } from "./metadata.ts";
 import { parseRegistration, type Registrant, registerClient } from "./register.ts";
 import { OAuthTokens, type TokenResponse } from "./tokens.ts";
@@ -34,7 +33,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
   const tokens = new OAuthTokens(ctx.db, ctx.clock, ctx.config.auth.oauth);
   const device = new DeviceFlow(ctx.db, ctx.clock, ctx.config.auth.oauth);
 
-  /** Runs an endpoint: limiter first, OAuth errors as responses, anything else a bare server_error. */
+  /** Runs an endpoint: limiter first, OAuth errors as responses, anything else without internals (oauthInternalFailure). */
   const endpoint = (limiter: RateLimiter, work: (request: Request, ip: string) => Promise<Response> | Response) =>
     async ({ request }: { request: Request }): Promise<Response> => {
       const { ip, requestId } = requestMeta(request);
@@ -44,8 +43,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         return await work(request, ip);
       } catch (error) {
         if (error instanceof OAuthError) return error.response();
-        ctx.logger.error(`request ${requestId} failed in the OAuth server: ${redactText((error as Error).message)}`);
-        return oauthJson(500, { error: "server_error", error_description: `internal error (request ${requestId})` });
+        return oauthInternalFailure(error, requestId, ctx.logger);
       }
     };
 

@@ -1,10 +1,15 @@
 // GET /api/v1/health, /api/v1/version. Both answer without a token (probes, clients before login);
-// health also verifies a bearer token when one is sent and then names the caller.
+// health also verifies a bearer token when one is sent and then names the caller. Health reads the
+// database on every call: a replica whose database cannot be reached answers 503, so a load balancer's
+// probe takes it out of rotation until the database is back (decisions-gateway 62).
+import { sql } from "drizzle-orm";
 import { t } from "elysia";
 import { elysiaApp } from "../../util/elysia-app.ts";
 import { VERSION } from "../../version.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate, type GuardDeps } from "./auth-guard.ts";
+import { databaseUnavailable } from "../db/unavailable.ts";
+import { DATABASE_RETRY_AFTER, noteDatabaseUnavailable } from "./errors.ts";
 
 export const HealthResponse = t.Object(
   {
@@ -23,6 +28,16 @@ export const HealthResponse = t.Object(
   { additionalProperties: false },
 );
 
+export const HealthUnavailableResponse = t.Object(
+  {
+    status: t.Literal("unavailable"),
+    name: t.String({ description: "display name of this gateway" }),
+    migrated_at_startup: t.Boolean(),
+    database: t.Literal("unavailable", { description: "what is unavailable: the database cannot be reached or used" }),
+  },
+  { additionalProperties: false },
+);
+
 export const VersionResponse = t.Object({
   version: t.String({ description: "gateway version" }),
   database: t.Object({ engine: t.Union([t.Literal("sqlite"), t.Literal("postgresql")]), version: t.String() }),
@@ -31,13 +46,23 @@ export const VersionResponse = t.Object({
 export const ErrorBody = t.Object({ error: t.String(), message: t.Optional(t.String()) });
 export const UnauthorizedBody = t.Object({ error: t.Literal("unauthorized") }, { description: 'always the byte-identical body {"error":"unauthorized"}' });
 
-export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "database">;
+export type CoreRouteDeps = GuardDeps & Pick<GatewayContext, "config" | "migrated" | "database" | "db" | "logger">;
 
 export function coreRoutes(ctx: CoreRouteDeps) {
   return elysiaApp({ name: "gateway-core" })
     .get(
       "/api/v1/health",
-      async ({ request }) => {
+      async ({ request, status, set }) => {
+        try {
+          await ctx.db.select({ one: sql`1` }).from(ctx.db.t.gatewaySettings).limit(1);
+        } catch (error) {
+          const code = databaseUnavailable(error);
+          if (!code) throw error;
+          noteDatabaseUnavailable(code, ctx.logger);
+          const down: typeof HealthUnavailableResponse.static = { status: "unavailable", name: ctx.config.display_name, migrated_at_startup: ctx.migrated, database: "unavailable" };
+          set.headers["retry-after"] = DATABASE_RETRY_AFTER;
+          return status(503, down);
+        }
         const body: typeof HealthResponse.static = { status: "ok", name: ctx.config.display_name, migrated_at_startup: ctx.migrated };
         if (request.headers.has("authorization")) {
           const auth = await authenticate(ctx, request);
@@ -51,8 +76,14 @@ export function coreRoutes(ctx: CoreRouteDeps) {
         return body;
       },
       {
-        response: { 200: HealthResponse, 401: UnauthorizedBody, 503: ErrorBody },
-        detail: { summary: "Server status", description: "Without a token: status and name. With `Authorization: Bearer`, the token is verified (401 when invalid) and the caller is named.", tags: ["core"], security: [{}, { bearer: [] }] },
+        response: { 200: HealthResponse, 401: UnauthorizedBody, 503: t.Union([HealthUnavailableResponse, ErrorBody]) },
+        detail: {
+          summary: "Server status",
+          description:
+            "Without a token: status and name. With `Authorization: Bearer`, the token is verified (401 when invalid) and the caller is named. 503 with `status: \"unavailable\"` while the gateway's database cannot be reached (checked on every call).",
+          tags: ["core"],
+          security: [{}, { bearer: [] }],
+        },
       },
     )
     .get(

@@ -1,13 +1,14 @@
 // Turns anything a handler throws into a response with no internals: ProtocolErrors keep their code,
 // a request that fails its route's schema gets 422 with paths and messages (never the submitted values),
-// an answer that fails its own response schema is the gateway's fault (500, logged), everything else a 500.
+// an answer that fails its own response schema is the gateway's fault (500, logged), a database that
+// cannot be used now (down, restarting, locked) a 503 that names nothing of it, everything else a 500.
 import { ProtocolError } from "../../protocol/errors.ts";
 import { redactText } from "../../util/redact.ts";
 import { schemaChecks, schemaIssues } from "../../util/schema-issues.ts";
 import { UNAUTHORIZED_BODY } from "../auth/bearer.ts";
 import { logEvent } from "../auth/failure-counts.ts";
 import type { Logger } from "../context.ts";
-
+import { databaseUnavailable } from "../db/unavailable.ts";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(typeof body === "string" ? body : JSON.stringify(body), {
@@ -42,9 +43,43 @@ export function errorResponse(error: unknown, code: string | number | undefined,
     case "INVALID_FILE_TYPE":
       return jsonResponse(400, { error: "bad_request" });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  logger.error(`request ${requestId} failed: ${redactText(message)}`);
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    noteDatabaseUnavailable(unavailable, logger);
+    return jsonResponse(503, DATABASE_UNAVAILABLE_BODY, { "Retry-After": DATABASE_RETRY_AFTER });
+  }
+  logger.error(`request ${requestId} failed: ${redactText(faultMessage(error))}`);
   return jsonResponse(500, { error: "internal_error", request_id: requestId });
+}
+
+/** The body of every 503 for a database outage: no driver message, no code, no URL (gateway.md, authentication rule 2). */
+export const DATABASE_UNAVAILABLE_BODY = { error: "unavailable", message: "the service is temporarily unavailable; try again shortly" } as const;
+/** Retry-After (seconds) of those 503s: PostgreSQL restarts in about a second and the pool reconnects at once. */
+export const DATABASE_RETRY_AFTER = "1";
+
+/** How often an outage is logged: once per period with the number of failed requests since, not once per request. */
+const UNAVAILABLE_LOG_MS = 10_000;
+const unavailableLog = new WeakMap<Logger, { at: number; since: number }>();
+
+/**
+ * Logs a request that failed because the database cannot be used (`code` from databaseUnavailable) as
+ * `db.unavailable` with the driver's code, at most every 10 s per logger. The period is wall time, not the
+ * gateway's clock: it paces output, it decides nothing.
+ */
+export function noteDatabaseUnavailable(code: string, logger: Logger): void {
+  const now = performance.now();
+  const seen = unavailableLog.get(logger);
+  if (!seen || now - seen.at >= UNAVAILABLE_LOG_MS) {
+    logEvent(logger, "error", "db.unavailable", { code, failed_requests: (seen?.since ?? 0) + 1 });
+    unavailableLog.set(logger, { at: now, since: 0 });
+  } else seen.since++;
+}
+
+/** An error's message for the log; drizzle's query errors quote the query's parameters (hashes, values): their cause's message instead. */
+export function faultMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if ("params" in error && error.cause instanceof Error) return `a database query failed: ${error.cause.message}`;
+  return error.message;
 }
 
 /**

@@ -67,21 +67,25 @@ export type RegisteredVia = { via: "admin_cli" } | { via: "http"; principalId?: 
 
 export class OAuthClientStore {
   private readonly grantsOfClient;
-  private readonly viaOfClient;
 
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
-    // Read on every client_credentials request: prepared once.
+    // Read on every client_credentials request: prepared once, one query (a round trip on PostgreSQL).
     const { oauthGrants, oauthClients } = db.t;
-    this.grantsOfClient = db.select({ id: oauthGrants.id, revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.clientId, sql.placeholder("clientId"))).prepare("client_grants");
-    this.viaOfClient = db.select({ via: oauthClients.registeredVia }).from(oauthClients).where(eq(oauthClients.id, sql.placeholder("clientId"))).prepare("client_registered_via");
+    this.grantsOfClient = db
+      .select({ via: oauthClients.registeredVia, id: oauthGrants.id, revokedAt: oauthGrants.revokedAt })
+      .from(oauthClients)
+      .leftJoin(oauthGrants, eq(oauthGrants.clientId, oauthClients.id))
+      .where(eq(oauthClients.id, sql.placeholder("clientId")))
+      .prepare("client_registration_grants");
   }
 
   /** Whether a confidential client still acts on its registrant's authority (see the file comment). */
   async registrationGrant(clientId: string): Promise<RegistrationGrant> {
     const rows = await this.grantsOfClient.execute({ clientId });
-    if (rows.length === 0) return (await this.viaOfClient.execute({ clientId }))[0]?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
-    const live = rows.find((r) => r.revokedAt === null);
-    return live ? { state: "live", grantId: live.id } : { state: "revoked" };
+    const grants = rows.filter((r) => r.id !== null);
+    if (grants.length === 0) return rows[0]?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
+    const live = grants.find((r) => r.revokedAt === null);
+    return live ? { state: "live", grantId: live.id! } : { state: "revoked" };
   }
 
   async register(

@@ -174,8 +174,12 @@ export class OAuthTokens {
           .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
           .returning({ id: oauthRefreshTokens.id });
         if (claimed.length === 0) return undefined;
-        const tokens = await this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx);
-        tokens.refresh_token = await this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt);
+        // Both inserts at once: PostgreSQL pipelines them on the transaction's connection (one round trip).
+        const [tokens, refreshToken] = await Promise.all([
+          this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx),
+          this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt),
+        ]);
+        tokens.refresh_token = refreshToken;
         return tokens;
       },
       { serialized: false },

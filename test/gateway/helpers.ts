@@ -32,13 +32,14 @@ async function pgDatabaseOf(dataDir: string): Promise<string> {
 
 /**
  * `extra` is YAML appended to a base config (port 0, temp data dir, cheap Argon2 settings). `database`: a
- * PostgreSQL URL to share (replicas); otherwise, under AGENT_TEST_DB=pg, the data dir's PostgreSQL database
- * (fresh on the data dir's first start), else SQLite.
+ * PostgreSQL URL to share (replicas), or null for SQLite on either run (a gateway SQLite by nature: an
+ * export's source); otherwise, under AGENT_TEST_DB=pg, the data dir's PostgreSQL database (fresh on the data
+ * dir's first start), else SQLite.
  */
-export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string; database?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(extra = "", options: Partial<StartOptions> & { auth?: string; dataDir?: string; database?: string | null } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "gw-test-"));
   const dataDir = options.dataDir ?? join(dir, "data");
-  const database = options.database ?? (TEST_DB === "pg" ? await pgDatabaseOf(dataDir) : undefined);
+  const database = options.database === null ? undefined : (options.database ?? (TEST_DB === "pg" ? await pgDatabaseOf(dataDir) : undefined));
   const yaml = `data_dir: ${dataDir}\n${database ? `database:\n  url: ${database}\n` : ""}listen:\n  address: 127.0.0.1\n  port: 0\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${options.auth ?? ""}${extra}`;
   const file = join(dir, "gateway-config.yaml");
   writeFileSync(file, yaml);

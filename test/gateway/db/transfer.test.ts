@@ -29,7 +29,8 @@ const cli = async (argv: string[], env: Record<string, string | undefined> = {})
 };
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // The export's source is a SQLite gateway in both runs of the suite (AGENT_TEST_DB).
+  gw = await startTestGateway("", { database: null });
   config = join(gw.dir, "gateway-config.yaml");
   const ada = await addUser(gw, "ada", "correct horse battery");
   token = (await gw.ctx.pats.create(ada, "laptop")).token;

@@ -30,7 +30,11 @@ export async function exportDb(args: ParsedArgs, io: Io): Promise<number> {
   if (!output) throw new UsageError("db export needs --output FILE (the export holds password and token hashes: it is written with mode 0600)");
   const config = loadConfigFor(args, io, false);
   const dataDir = resolveDataDir(config, io.env);
-  if (!existsSync(join(dataDir, DB_FILE))) throw new CliError(`no gateway database at ${join(dataDir, DB_FILE)} (data_dir ${dataDir})`);
+  if (!existsSync(join(dataDir, DB_FILE))) {
+    // The export reads a SQLite gateway: run it with the old host's config, not the replicas'.
+    const hint = config.database.url ? `; db export reads the SQLite database of a gateway without database.url (this config names ${displayUrl(config.database.url)})` : "";
+    throw new CliError(`no gateway database at ${join(dataDir, DB_FILE)} (data_dir ${dataDir})${hint}`);
+  }
   const opened = openGatewayDb(dataDir);
   let text: string;
   let counts: Array<[string, number]>;

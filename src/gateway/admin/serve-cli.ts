@@ -45,7 +45,8 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   } else {
     io.out("TLS: off (plaintext on loopback; set tls.cert_file/tls.key_file or listen on a non-loopback address to enable it)\n");
   }
-  io.out(`database: ${ctx.database.engine === "postgresql" ? `${displayUrl(ctx.config.database.url!)} (PostgreSQL ${ctx.database.version}; data dir ${ctx.dataDir})` : ctx.dataDir}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
+  const database = ctx.database.engine === "postgresql" ? displayUrl(ctx.config.database.url!) : ctx.dataDir;
+  io.out(`database: ${ctx.database.engine === "postgresql" ? `${database} (PostgreSQL ${ctx.database.version}; data dir ${ctx.dataDir})` : database}${ctx.migrated ? " (migrated at startup)" : ""}\n`);
   if (gateway.pamNote) io.out(`PAM: unavailable (${gateway.pamNote})\n`);
   else if (ctx.pam) {
     // PAM is offered: a service file it needs that is missing would only show as 503s at login.
@@ -57,7 +58,7 @@ export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
       logger.event!("warn", "auth.pam_misconfigured", { service, problem });
     }
   }
-  logger.event!("info", "gateway.started", { url, tls: tls !== null, data_dir: ctx.dataDir });
+  logger.event!("info", "gateway.started", { url, tls: tls !== null, data_dir: ctx.dataDir, database, host_name: ctx.config.host_name });
   if ((await ctx.principals.list()).length === 0) io.out("No principals yet: create one with `agent gateway principal create <username>` and `agent gateway principal set-password <username>`.\n");
 
   await new Promise<void>((resolve) => {

@@ -140,6 +140,9 @@ describe("serve and the admin commands on PostgreSQL", () => {
       const { stdout, stderr } = await served.stop();
       outputs.push(stdout, stderr);
     }
+    // The start-up log line names the database by its URL and this replica by its host_name.
+    expect(outputs.at(-1)).toContain(`"event":"gateway.started"`);
+    expect(outputs.at(-1)).toContain(`"database":"${url}","host_name":"pg-box"`);
     for (const text of outputs) expect(text).not.toContain(PASSWORD);
   }, 60_000);
 

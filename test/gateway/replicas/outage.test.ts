@@ -5,15 +5,18 @@
 // authenticated; the gateway recovers by itself once the server is back, and a refresh token refused during
 // the outage still works after it. Sign-ins refused during an outage do not count toward the login limiter.
 // A token cache filled before the outage serves nothing during it and is emptied when the change listener
-// reconnects. SQLite locked past its busy timeout is a 503 too.
+// reconnects. `agent gateway serve` rides an outage out and serves again without a restart. SQLite locked
+// past its busy timeout is a 503 too.
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PgChanges } from "../../../src/gateway/db/pg-changes.ts";
 import { DATABASE_UNAVAILABLE_BODY } from "../../../src/gateway/server/errors.ts";
+import { BINARY, ensureBinary } from "../../helpers/binary.ts";
 import { freshPgDatabase, PG_MISSING, pgTest, startPgServer, type ControlledPgServer } from "../../helpers/postgres.ts";
-import { addUser, sqliteOnlyTest, startTestGateway, type TestGateway } from "../helpers.ts";
+import { addUser, sqliteOnlyTest, startTestGateway, tempDir, type TestGateway } from "../helpers.ts";
 import { basic, confidentialClient, publicClient } from "../oauth-helpers.ts";
 import { WebClient } from "../web-client.ts";
 
@@ -301,6 +304,69 @@ describe("PostgreSQL restarted under load", () => {
       await admin.close();
       await cached.stop();
     }
+  });
+});
+
+describe("agent gateway serve through an outage", () => {
+  let proc: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
+  let pg: ControlledPgServer | undefined;
+  afterAll(() => {
+    proc?.kill(9);
+    if (pg?.running) pg.stop("immediate");
+  });
+
+  pgTest("the process keeps running, reports the database unavailable, and serves again once it is back", async () => {
+    ensureBinary();
+    pg = startPgServer();
+    const url = await freshPgDatabase(pg);
+    const dir = tempDir("gw-outage-");
+    const config = join(dir, "gateway-config.yaml");
+    writeFileSync(config, `display_name: ${NAME}\ndata_dir: ${join(dir, "data")}\ndatabase:\n  url: ${url}\nlisten:\n  address: 127.0.0.1\n  port: 0\nauth: {}\n`);
+    const admin = (args: string[]) => Bun.spawnSync([BINARY, "gateway", ...args, "--config", config], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } });
+    expect(admin(["principal", "create", "ada"]).exitCode).toBe(0);
+    const pat = admin(["token", "create", "ada", "--label", "outage"]).stdout.toString().trim();
+    proc = Bun.spawn([BINARY, "gateway", "serve", "--config", config], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/database: .*\n/.test(out)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`agent gateway serve exited early: ${out} ${await new Response(proc.stderr).text()}`);
+      out += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    const gw = /listening on (\S+)/.exec(out)![1]!;
+    const health = async (token?: string) => answer(await fetch(`${gw}/api/v1/health`, { headers: token ? { Authorization: `Bearer ${token}` } : {} }));
+    expect((await health(pat)).status).toBe(200);
+
+    pg.stop("fast");
+    try {
+      const down = await health();
+      expect(down.status).toBe(503);
+      // The admin commands above migrated the database, so serve did not.
+      expect(JSON.parse(down.text)).toEqual({ ...HEALTH_503, migrated_at_startup: false });
+      const refused = await health(pat);
+      expect(refused.status).toBe(503);
+      // Background work (fleet observation, the change listeners, the session supervisor) keeps failing
+      // for a while: the process must ride it out, not crash on an unhandled rejection.
+      await Bun.sleep(3000);
+      expect(proc.exitCode).toBeNull();
+    } finally {
+      pg.start();
+    }
+    let back: Answer | undefined;
+    const polled = async () => {
+      back = await health(pat);
+      return back.status === 200;
+    };
+    for (const end = Date.now() + 30_000; !(await polled()); await Bun.sleep(20)) {
+      if (Date.now() > end) throw new Error(`the gateway did not serve again after the restart: ${back?.status} ${back?.text}`);
+    }
+    expect(JSON.parse(back!.text)).toMatchObject({ status: "ok", authenticated: { username: "ada" } });
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    // The operator finds the outage in the log, with the driver's code.
+    const log = await new Response(proc.stderr).text();
+    expect(log).toMatch(/"event":"db.unavailable","code":"ERR_POSTGRES_CONNECTION_REFUSED"/);
   });
 });
 

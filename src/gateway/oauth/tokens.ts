@@ -66,14 +66,20 @@ export class OAuthTokens {
   private async flush(): Promise<void> {
     const batch = this.pending.splice(0);
     try {
-      // New rows only: nothing to serialize with other transactions.
-      await this.db.tx(
-        async (tx) => {
-          // Multi-row inserts, in chunks under SQLite's limit of bound values per statement.
-          for (let i = 0; i < batch.length; i += 500) await tx.insert(tx.t.oauthAccessTokens).values(batch.slice(i, i + 500).map((item) => item.row));
-        },
-        { serialized: false },
-      );
+      // Multi-row inserts, in chunks under SQLite's limit of bound values per statement. One chunk is one
+      // statement, atomic by itself (no BEGIN/COMMIT round trips); more are one transaction. New rows
+      // only: nothing to serialize with other transactions.
+      const CHUNK = 500;
+      const rows = batch.map((item) => item.row);
+      if (rows.length <= CHUNK) await this.db.insert(this.db.t.oauthAccessTokens).values(rows);
+      else {
+        await this.db.tx(
+          async (tx) => {
+            for (let i = 0; i < rows.length; i += CHUNK) await tx.insert(tx.t.oauthAccessTokens).values(rows.slice(i, i + CHUNK));
+          },
+          { serialized: false },
+        );
+      }
     } catch (error) {
       for (const item of batch) item.done(error as Error);
       return;

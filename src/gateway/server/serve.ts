@@ -97,6 +97,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     });
   } catch (error) {
     pam?.close();
+    // buildGatewayApp started the fleet: it stops before the database it reads closes.
+    stopFleet(ctx);
     await ctx.db.close();
     lock.release();
     const code = (error as NodeJS.ErrnoException).code;

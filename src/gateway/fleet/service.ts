@@ -261,6 +261,8 @@ export class FleetService {
   }
 
   private failed(error: unknown): void {
+    // Work in flight when the gateway stopped fails on the closed database: nothing to report.
+    if (this.stopped) return;
     if (error instanceof RangeError && /closed database/i.test(error.message)) return this.stop();
     this.ctx.logger.warn(`fleet observation: ${(error as Error).message}`);
   }

@@ -126,7 +126,7 @@ export class OAuthClientStore {
 
   async list(): Promise<OAuthClientInfo[]> {
     const { oauthClients } = this.db.t;
-    return (await this.db.select().from(oauthClients).orderBy(oauthClients.createdAt)).map(toInfo);
+    return (await this.db.select().from(oauthClients).orderBy(oauthClients.createdAt, oauthClients.id)).map(toInfo);
   }
 
   async get(id: string): Promise<OAuthClientInfo | undefined> {

@@ -1,5 +1,5 @@
 // Personal access tokens: `pat_` + 256 random bits, shown once; only the SHA-256 is stored.
-import { and, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import type { personalAccessTokens } from "../db/schema.ts";
@@ -65,8 +65,9 @@ export class PatStore {
     const rows = await this.db
       .select()
       .from(personalAccessTokens)
-      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)));
-    return rows.sort((a, b) => b.createdAt - a.createdAt).map(toInfo);
+      .where(and(eq(personalAccessTokens.principalId, principalId), eq(personalAccessTokens.revoked, false)))
+      .orderBy(desc(personalAccessTokens.createdAt), desc(personalAccessTokens.id));
+    return rows.map(toInfo);
   }
 
   async get(id: string): Promise<PatInfo | undefined> {

@@ -58,7 +58,8 @@ export class PrincipalStore {
 
   async list(): Promise<PrincipalDetail[]> {
     const { principals } = this.db.t;
-    const rows = await this.db.select().from(principals).orderBy(principals.createdAt);
+    // The id breaks ties in one millisecond the same way on both dialects (ids sort by creation time).
+    const rows = await this.db.select().from(principals).orderBy(principals.createdAt, principals.id);
     return Promise.all(rows.map((p) => this.detail(p)));
   }
 

@@ -1,7 +1,7 @@
 // The admin lists (principals, OAuth clients, a principal's tokens) keep one order on both dialects:
-// creation time, then id (ids sort by creation time). Rows created in the same millisecond tie on the time;
-// without the id, SQLite broke the tie by rowid and PostgreSQL by where the row sits in its table, which an
-// UPDATE changes: a renamed principal moved to the end of `agent gateway principal list` on PostgreSQL.
+// creation time, then id (ids sort by creation time). Rows created in the same millisecond tie on the time,
+// and without the id the order of ties was whatever the database's scan and sort gave (SQLite: rowid;
+// PostgreSQL: neither promised nor the same after UPDATEs move rows), so the lists differed by dialect.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { OAuthClientStore } from "../../src/gateway/auth/oauth-clients.ts";

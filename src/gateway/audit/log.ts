@@ -1,6 +1,6 @@
 // The audit log: authentication outcomes, token operations and administrative actions.
 // Callers pass identifiers only; free text is redacted so a secret can never be stored here.
-import { and, desc, eq, gte } from "drizzle-orm";
+import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { redactText } from "../../util/redact.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
@@ -28,11 +28,27 @@ export interface AuditEvent {
 }
 
 export class AuditLog {
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
+  private readonly insert;
+
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
+    // Every login, token operation and admin action writes one: prepared once (drizzle builds no SQL per event).
+    this.insert = db
+      .insert(db.t.auditEvents)
+      .values({
+        at: sql.placeholder("at"),
+        action: sql.placeholder("action"),
+        outcome: sql.placeholder("outcome"),
+        principalId: sql.placeholder("principalId"),
+        sourceIp: sql.placeholder("sourceIp"),
+        target: sql.placeholder("target"),
+        detail: sql.placeholder("detail"),
+      })
+      .prepare("audit_insert");
+  }
 
   /** `db`: a transaction's handle, when the event belongs to it. */
   async record(event: AuditInput, db: GatewayDb = this.db): Promise<void> {
-    await db.insert(db.t.auditEvents).values({
+    const row = {
       at: this.clock.now(),
       action: event.action,
       outcome: event.outcome,
@@ -40,7 +56,9 @@ export class AuditLog {
       sourceIp: event.sourceIp ?? null,
       target: event.target == null ? null : redactText(event.target),
       detail: event.detail == null ? null : redactText(event.detail),
-    });
+    };
+    if (db === this.db) await this.insert.execute(row);
+    else await db.insert(db.t.auditEvents).values(row);
   }
 
   /** Newest first. */

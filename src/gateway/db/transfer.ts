@@ -3,6 +3,7 @@
 // so each type maps as the schema parity test says. The table order follows the foreign keys, derived from
 // the schema; the import is one transaction and refuses a target that already holds rows unless told.
 import type { Database } from "bun:sqlite";
+import { FLEET_EPOCH_SETTING } from "../fleet/service.ts";
 import { count, getTableName, is, sql, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { getTableConfig as pgTableConfig, PgTable } from "drizzle-orm/pg-core";
@@ -88,6 +89,17 @@ function execute(db: GatewayDb, query: SQL): Promise<unknown> {
   return (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
 }
 
+/**
+ * The rows of `key` that move. The fleet journal and its epoch stay behind: clients hold cursors into the
+ * old gateway's journal, which may have gone on after the export; the target starts a new epoch, so such
+ * a cursor is answered `reset_required` (refetch the catalog) instead of resuming into other events.
+ */
+function movedRows(key: TableKey, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  if (key === "fleetEvents") return [];
+  if (key === "gatewaySettings") return rows.filter((row) => row.key !== FLEET_EPOCH_SETTING);
+  return rows;
+}
+
 /** Rows inserted per statement: well under PostgreSQL's 65,535 bound parameters for the widest table. */
 const CHUNK = 500;
 
@@ -110,7 +122,7 @@ export async function importIntoPg(db: GatewayDb, doc: GatewayExport, options: {
     }
     const written: Record<string, number> = {};
     for (const key of order) {
-      const rows = doc.tables[key] ?? [];
+      const rows = movedRows(key, doc.tables[key] ?? []);
       for (let i = 0; i < rows.length; i += CHUNK) await tx.insert(tx.t[key] as any).values(rows.slice(i, i + CHUNK) as any);
       written[getTableName(tx.t[key] as any)] = rows.length;
       for (const column of pgTableConfig(tx.t[key] as unknown as PgTable).columns) {

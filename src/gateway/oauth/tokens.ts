@@ -23,10 +23,11 @@ type OAuthTtl = GatewayConfig["auth"]["oauth"];
 
 export class OAuthTokens {
   private readonly insertAccess;
+  private readonly refreshByHash;
   private readonly pending: Array<{ row: ReturnType<OAuthTokens["accessRow"]>["row"]; done: (error?: Error) => void }> = [];
 
   constructor(private readonly db: GatewayDb, private readonly clock: Clock, private readonly ttl: OAuthTtl) {
-    // client_credentials issuance is a hot path: prepared once.
+    // client_credentials issuance and refresh are hot paths: prepared once.
     this.insertAccess = db
       .insert(db.t.oauthAccessTokens)
       .values({
@@ -40,6 +41,13 @@ export class OAuthTokens {
         expiresAt: sql.placeholder("expiresAt"),
       })
       .prepare("access_token_insert");
+    const { oauthRefreshTokens, oauthGrants } = db.t;
+    this.refreshByHash = db
+      .select({ rt: oauthRefreshTokens, grant: oauthGrants })
+      .from(oauthRefreshTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+      .where(eq(oauthRefreshTokens.tokenHash, sql.placeholder("hash")))
+      .prepare("refresh_token_by_hash");
   }
 
   /** An access token for `subject`, stored before this returns (inside the transaction `db`, if one is given). */
@@ -149,14 +157,7 @@ export class OAuthTokens {
    */
   async refresh(clientId: string, token: string, requested: string[] | undefined, onReuse: (grantId: string, principalId: string) => Promise<void>): Promise<TokenResponse> {
     const now = this.clock.now();
-    const { oauthRefreshTokens, oauthGrants } = this.db.t;
-    const found = await first(
-      this.db
-        .select({ rt: oauthRefreshTokens, grant: oauthGrants })
-        .from(oauthRefreshTokens)
-        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
-        .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token))),
-    );
+    const found = (await this.refreshByHash.execute({ hash: sha256Hex(token) }))[0];
     if (!found || found.grant.clientId !== clientId) throw new OAuthError("invalid_grant", "the refresh token is unknown or was issued to another client");
     const { rt, grant } = found;
     if (rt.revokedAt !== null || grant.revokedAt !== null) throw new OAuthError("invalid_grant", "the refresh token was revoked");

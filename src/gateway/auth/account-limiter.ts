@@ -11,6 +11,7 @@
 // does not tell whether an account exists. State lives in `rate_limit_state`, shared by every replica and
 // kept across restarts; attempts in flight are reserved there too (limit-row.ts), so a parallel burst cannot
 // slip past a counter, on one replica or spread over several.
+import { DeferredWrites } from "../net/deferred-writes.ts";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
@@ -74,6 +75,9 @@ const PRUNE_EVERY_MS = 60_000;
 export class AccountLoginLimiter {
   private prunedAt = 0;
 
+  /** Settlements waiting for the database after an outage. */
+  readonly deferred = new DeferredWrites();
+
   constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
   /** Reserves a sign-in attempt on `account` from `address`, or refuses it with Retry-After. Throws on database failure. */
@@ -112,6 +116,9 @@ export class AccountLoginLimiter {
       if (settled) return;
       settled = true;
       const at = this.clock.now();
+      await this.deferred.run(() => write(outcome, at));
+    };
+    const write = async (outcome: "fail" | "succeed" | "abort", at: number) => {
       if (outcome === "fail") {
         for (const c of charged) await this.recordFailure(c.limiter, c.key, c.free, reserved.some((r) => r.limiter === c.limiter) ? now : undefined, at);
         return;

@@ -11,6 +11,7 @@ import type { Clock } from "../../util/clock.ts";
 import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitKey } from "../../util/ip.ts";
+import { DeferredWrites } from "./deferred-writes.ts";
 import { changeCounter, type Counter, IN_FLIGHT_MAX_MS, readCounter, withoutInFlight } from "./limit-row.ts";
 
 export type FailureLimiterName = "login" | "device";
@@ -44,6 +45,8 @@ export type FailureAdmission = { allowed: true; ticket: FailureTicket } | { allo
 /** Failure counting with lockout, shared by every replica through the database. Throws when the database fails. */
 export class FailureLimiter {
   private prunedAt = 0;
+  /** Settlements waiting for the database after an outage. */
+  readonly deferred = new DeferredWrites();
 
   constructor(
     readonly name: FailureLimiterName,
@@ -77,24 +80,29 @@ export class FailureLimiter {
       if (settled) return;
       settled = true;
       const at = this.clock.now();
-      await changeCounter(this.db, this.name, key, at, (stored) => {
-        const rest = withoutInFlight(stored, now);
-        // Gone: a lock cleared it (or it was pruned), and the lock decides anyway.
-        if (!rest) return { result: undefined };
-        return { write: outcome === "fail" ? { ...rest, failures: [...rest.failures, at] } : rest, result: undefined };
-      });
-      if (outcome === "succeed" && this.remembersSuccess) {
-        const { rateLimitState: t } = this.db.t;
-        await this.db
-          .insert(t)
-          .values({ limiter: KNOWN_GOOD, key, attempts: [], updatedAt: at })
-          .onConflictDoUpdate({ target: [t.limiter, t.key], set: { updatedAt: at } });
-      }
+      await this.deferred.run(() => this.settle(key, now, at, outcome));
     };
     return {
       allowed: true,
       ticket: { queuePriority: verdict.queuePriority, fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") },
     };
+  }
+
+  /** Settles the attempt `startedAt` of `key`: a failure counts, a success or an internal error takes it back. */
+  private async settle(key: string, startedAt: number, at: number, outcome: "fail" | "succeed" | "abort"): Promise<void> {
+    await changeCounter(this.db, this.name, key, at, (stored) => {
+      const rest = withoutInFlight(stored, startedAt);
+      // Gone: a lock cleared it (or it was pruned), and the lock decides anyway.
+      if (!rest) return { result: undefined };
+      return { write: outcome === "fail" ? { ...rest, failures: [...rest.failures, at] } : rest, result: undefined };
+    });
+    if (outcome === "succeed" && this.remembersSuccess) {
+      const { rateLimitState: t } = this.db.t;
+      await this.db
+        .insert(t)
+        .values({ limiter: KNOWN_GOOD, key, attempts: [], updatedAt: at })
+        .onConflictDoUpdate({ target: [t.limiter, t.key], set: { updatedAt: at } });
+    }
   }
 
   /** Seconds until `address` may try again, or 0. */

@@ -1,0 +1,55 @@
+// Settlements of limiter attempts that the database refused because it was unavailable, written again once
+// it answers. An attempt admitted just before an outage reserves an in-flight entry; its settlement (often
+// the abort of an attempt that failed on the outage itself) is a second write, which fails too. Left in the
+// row, the reservation would count toward the limit and, after IN_FLIGHT_MAX_MS, as a failure: internal
+// errors would count (gateway.md, authentication rule 2). A replica that dies with settlements pending
+// leaves them to that rule, as it would an attempt in flight.
+import { databaseUnavailable } from "../db/unavailable.ts";
+
+const RETRY_EVERY_MS = 1_000;
+
+export class DeferredWrites {
+  private pending: (() => Promise<void>)[] = [];
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private flushing = false;
+
+  /** Runs `write`; when the database is unavailable, keeps it to run again later and resolves. Other errors throw. */
+  async run(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (!databaseUnavailable(error)) throw error;
+      this.pending.push(write);
+      this.timer ??= setInterval(() => void this.flush(), RETRY_EVERY_MS);
+      // A gateway stopping with writes pending does not wait for the database.
+      this.timer.unref?.();
+    }
+  }
+
+  /** How many writes wait for the database. */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  /** Tries every waiting write once, in order; stops at the first the database still refuses. */
+  async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        try {
+          await this.pending[0]!();
+        } catch (error) {
+          if (databaseUnavailable(error)) return;
+          // A write that fails for another reason would fail forever: it is dropped, like a settlement
+          // whose reservation a lock already cleared.
+        }
+        this.pending.shift();
+      }
+      clearInterval(this.timer);
+      this.timer = undefined;
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

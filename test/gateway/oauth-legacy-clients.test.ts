@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { cliActor } from "../../src/gateway/admin/admin-context.ts";
 import { OAuthClientStore } from "../../src/gateway/auth/oauth-clients.ts";
+import { ClientAuthenticator } from "../../src/gateway/oauth/client-auth.ts";
 import { addUser, sqlAll, sqlGet, sqliteOnlyTest, startTestGateway, tempDir, type TestGateway } from "./helpers.ts";
 import { WebClient } from "./web-client.ts";
 
@@ -140,11 +141,17 @@ describe("confidential clients registered before registration grants (migration 
     gw = g;
     const store = new OAuthClientStore(g.ctx.db, g.clock);
     await expect(store.register("x", "confidential", undefined, ["machine"], "client_secret_basic", { via: "http" })).rejects.toThrow(/needs the principal whose token registered it/);
-    const viaCli = (await store.register("ops", "confidential")).client.id;
+    const { client, secret } = await store.register("ops", "confidential");
+    const viaCli = client.id;
     expect((await sqlGet(g.ctx.db, "SELECT registered_via FROM oauth_clients WHERE id = ?", [viaCli]))).toEqual({ registered_via: "admin_cli" });
-    expect(await store.registrationGrant(viaCli)).toEqual({ state: "none" });
+    // The registration grant as the token endpoint reads it, with the client's authentication.
+    const registration = async () => {
+      const request = new Request("http://gateway/", { headers: { Authorization: `Basic ${btoa(`${viaCli}:${secret}`)}` } });
+      return (await new ClientAuthenticator(g.ctx.db).authenticate(request, new Map())).registration;
+    };
+    expect(await registration()).toEqual({ state: "none" });
     // A row without registered_via and without a grant (what the migration could not attribute) is unattributed.
     await sqlAll(g.ctx.db, "UPDATE oauth_clients SET registered_via = NULL WHERE id = ?", [viaCli]);
-    expect(await store.registrationGrant(viaCli)).toEqual({ state: "unattributed" });
+    expect(await registration()).toEqual({ state: "unattributed" });
   });
 });

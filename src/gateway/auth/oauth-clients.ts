@@ -7,7 +7,7 @@
 // have no registration grant: they answer to whoever holds the gateway's database. A confidential client
 // that has neither (registered over HTTP by a gateway older than registration grants, whose registrant
 // migration 0003 could not find) gets no tokens: decision 47 of docs/decisions-gateway.md.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/open.ts";
 import type { oauthClients } from "../db/schema.ts";
@@ -62,31 +62,23 @@ export function normalizeGrantTypes(type: ClientType, requested: string[] | unde
  */
 export type RegistrationGrant = { state: "none" } | { state: "live"; grantId: string } | { state: "revoked" } | { state: "unattributed" };
 
+/**
+ * Whether a confidential client still acts on its registrant's authority (see the file comment): its
+ * registration grant, from the client's row joined with its grants (`via`: how it was registered; `id`,
+ * `revokedAt`: one grant per row, null for a client without grants).
+ */
+export function registrationState(rows: { via: string | null; id: string | null; revokedAt: number | null }[]): RegistrationGrant {
+  const grants = rows.filter((r) => r.id !== null);
+  if (grants.length === 0) return rows[0]?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
+  const live = grants.find((r) => r.revokedAt === null);
+  return live ? { state: "live", grantId: live.id! } : { state: "revoked" };
+}
+
 /** How a client is registered: with the admin CLI, or over HTTP (a confidential one with its registrant's principal). */
 export type RegisteredVia = { via: "admin_cli" } | { via: "http"; principalId?: string };
 
 export class OAuthClientStore {
-  private readonly grantsOfClient;
-
-  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {
-    // Read on every client_credentials request: prepared once, one query (a round trip on PostgreSQL).
-    const { oauthGrants, oauthClients } = db.t;
-    this.grantsOfClient = db
-      .select({ via: oauthClients.registeredVia, id: oauthGrants.id, revokedAt: oauthGrants.revokedAt })
-      .from(oauthClients)
-      .leftJoin(oauthGrants, eq(oauthGrants.clientId, oauthClients.id))
-      .where(eq(oauthClients.id, sql.placeholder("clientId")))
-      .prepare("client_registration_grants");
-  }
-
-  /** Whether a confidential client still acts on its registrant's authority (see the file comment). */
-  async registrationGrant(clientId: string): Promise<RegistrationGrant> {
-    const rows = await this.grantsOfClient.execute({ clientId });
-    const grants = rows.filter((r) => r.id !== null);
-    if (grants.length === 0) return rows[0]?.via === "admin_cli" ? { state: "none" } : { state: "unattributed" };
-    const live = grants.find((r) => r.revokedAt === null);
-    return live ? { state: "live", grantId: live.id! } : { state: "revoked" };
-  }
+  constructor(private readonly db: GatewayDb, private readonly clock: Clock) {}
 
   async register(
     name: string,

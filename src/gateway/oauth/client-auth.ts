@@ -1,7 +1,8 @@
 // Client authentication at the token, device-authorization and revocation endpoints (RFC 6749 §2.3):
 // client_secret_basic (id and secret form-urlencoded before base64, Appendix B) or client_secret_post,
 // never both in one request; public clients identify themselves with `client_id` only.
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { registrationState, type RegistrationGrant } from "../auth/oauth-clients.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { constantTimeEqualHex, sha256Hex } from "../../util/ids.ts";
 import { OAuthError } from "./http.ts";
@@ -14,6 +15,8 @@ export interface AuthenticatedClient {
   scopes: string[];
   /** The machine_client principal of a confidential client. */
   principalId: string | null;
+  /** A confidential client's registration grant (read with the client: client_credentials needs it). */
+  registration: RegistrationGrant | null;
 }
 
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="agent-gateway", charset="UTF-8"' };
@@ -40,8 +43,15 @@ export class ClientAuthenticator {
   private readonly byId;
 
   constructor(db: GatewayDb) {
-    const { oauthClients } = db.t;
-    this.byId = db.select().from(oauthClients).where(eq(oauthClients.id, sql.placeholder("id"))).prepare("client_by_id");
+    const { oauthClients, oauthGrants } = db.t;
+    // One query per authentication (a round trip on PostgreSQL): the client, and a confidential client's
+    // registration grants with it (a public client's grants are its users' sign-ins: not read).
+    this.byId = db
+      .select({ client: oauthClients, grantId: oauthGrants.id, grantRevokedAt: oauthGrants.revokedAt })
+      .from(oauthClients)
+      .leftJoin(oauthGrants, and(eq(oauthGrants.clientId, oauthClients.id), eq(oauthClients.clientType, "confidential")))
+      .where(eq(oauthClients.id, sql.placeholder("id")))
+      .prepare("client_by_id");
   }
 
   /** Authenticates the caller of an OAuth endpoint from the Authorization header and the form. */
@@ -63,14 +73,16 @@ export class ClientAuthenticator {
     }
     const fail = (why: string) => new OAuthError("invalid_client", why, 401, basic ? BASIC_CHALLENGE : {});
     if (!id) throw fail("client authentication failed: no client_id");
-    const row = id.length <= 64 ? (await this.byId.execute({ id }))[0] : undefined;
+    const rows = id.length <= 64 ? await this.byId.execute({ id }) : [];
+    const row = rows[0]?.client;
     if (!row) throw fail("client authentication failed");
     if (row.clientType === "public") {
       if (basic || secret !== undefined) throw fail("client authentication failed: public clients send client_id only, without a secret");
     } else {
       if (secret === undefined || row.secretHash === null || !constantTimeEqualHex(row.secretHash, sha256Hex(secret))) throw fail("client authentication failed");
     }
-    return { id: row.id, name: row.name, clientType: row.clientType, grantTypes: row.grantTypes, scopes: row.scopes, principalId: row.principalId };
+    const registration = row.clientType === "confidential" ? registrationState(rows.map((r) => ({ via: r.client.registeredVia, id: r.grantId, revokedAt: r.grantRevokedAt }))) : null;
+    return { id: row.id, name: row.name, clientType: row.clientType, grantTypes: row.grantTypes, scopes: row.scopes, principalId: row.principalId, registration };
   }
 }
 

@@ -81,7 +81,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         if (client.clientType !== "confidential") throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients");
         needsGrant(client, grantType);
         if (!client.principalId) throw new OAuthError("unauthorized_client", "this client has no machine principal any more; register it again");
-        const registration = await store.registrationGrant(client.id);
+        const registration = client.registration!;
         if (registration.state === "revoked") throw new OAuthError("invalid_grant", "the authority this client was registered with was revoked (a password change or a revoked grant); register a new client");
         if (registration.state === "unattributed") throw new OAuthError("invalid_grant", "this client was registered by an older gateway and the account that registered it is not known, so a password change could not revoke it; register a new client");
         const scopes = narrowScopes(parseScope(form.get("scope")), client.scopes);

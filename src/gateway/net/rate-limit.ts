@@ -135,7 +135,7 @@ export class FailureLimiter {
   }
 }
 
-export type RequestAdmission = { allowed: true } | { allowed: false; retryAfterSecs: number };
+export type RequestAdmission = { allowed: true; /** when it was counted (for `refund`) */ at: number } | { allowed: false; retryAfterSecs: number };
 
 interface Entry {
   attempts: number[];
@@ -176,7 +176,14 @@ export class RateLimiter {
       return { allowed: false, retryAfterSecs: this.cfg.lockout_secs };
     }
     entry.attempts.push(now);
-    return { allowed: true };
+    return { allowed: true, at: now };
+  }
+
+  /** Takes back a request admitted at `at` that ended in an internal error: those never count (gateway.md, authentication rule 2). */
+  refund(address: string, at: number): void {
+    const attempts = this.entries.get(rateLimitKey(address))?.attempts;
+    const i = attempts?.lastIndexOf(at) ?? -1;
+    if (i >= 0) attempts!.splice(i, 1);
   }
 
   private entry(key: string, now: number): Entry {

@@ -43,6 +43,7 @@ export function oauthRoutes(ctx: OAuthRouteDeps) {
         return await work(request, ip);
       } catch (error) {
         if (error instanceof OAuthError) return error.response();
+        limiter.refund(ip, admission.at);
         return oauthInternalFailure(error, requestId, ctx.logger);
       }
     };

@@ -11,6 +11,7 @@ import { readCounter } from "../../../src/gateway/net/limit-row.ts";
 import { rateLimitKey } from "../../../src/util/ip.ts";
 import type { DeferredWrites } from "../../../src/gateway/net/deferred-writes.ts";
 import { freshPgDatabase, PG_MISSING, pgTest, startPgServer } from "../../helpers/postgres.ts";
+import { startTestGateway } from "../helpers.ts";
 
 const server = PG_MISSING ? undefined : startPgServer();
 afterAll(() => {
@@ -58,6 +59,29 @@ describe("limiter settlements across a PostgreSQL outage", () => {
     } finally {
       if (!server!.running) server!.start();
       await opened.db.close();
+    }
+  }, 120_000);
+
+  pgTest("token endpoint requests answered 503 during the outage do not use up the source's request budget", async () => {
+    const gw = await startTestGateway("  oauth_token_rate_limit: {max_attempts: 3, window_secs: 600, lockout_secs: 600}\n", { database: await freshPgDatabase(server!) });
+    const post = () => fetch(`${gw.url}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&client_id=nobody&client_secret=x" });
+    try {
+      server!.stop("fast");
+      const during = [];
+      for (let i = 0; i < 5; i++) during.push((await post()).status);
+      expect(during).toEqual([503, 503, 503, 503, 503]);
+      server!.start();
+      let after = 503;
+      for (let i = 0; i < 100 && after === 503; i++) {
+        after = (await post()).status;
+        if (after === 503) await Bun.sleep(100);
+      }
+      // The unknown client is refused (401) and counted; the budget of 3 was not spent by the outage.
+      expect(after).toBe(401);
+      expect((await post()).status).toBe(401);
+    } finally {
+      if (!server!.running) server!.start();
+      await gw.stop();
     }
   }, 120_000);
 });

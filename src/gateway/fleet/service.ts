@@ -3,6 +3,8 @@
 // (ctx.fleetChanges) and by its observer, catalog snapshots, open event streams and the stopped-history
 // spool. One service per gateway context, created with the app's routes; `ready` settles once the epoch
 // and the journal are read.
+import { databaseUnavailable } from "../db/unavailable.ts";
+import { faultMessage, noteDatabaseUnavailable } from "../server/errors.ts";
 import { createHmac } from "node:crypto";
 import type { FleetProject, FleetSession } from "../../protocol/fleet-event.ts";
 import { TokenSigner } from "../../protocol/tokens.ts";
@@ -264,7 +266,10 @@ export class FleetService {
     // Work in flight when the gateway stopped fails on the closed database: nothing to report.
     if (this.stopped) return;
     if (error instanceof RangeError && /closed database/i.test(error.message)) return this.stop();
-    this.ctx.logger.warn(`fleet observation: ${(error as Error).message}`);
+    // An outage is the request path's one db.unavailable line per period, not a line per round.
+    const unavailable = databaseUnavailable(error);
+    if (unavailable) return noteDatabaseUnavailable(unavailable, this.ctx.logger);
+    this.ctx.logger.warn(`fleet observation: ${faultMessage(error)}`);
   }
 }
 

@@ -3,7 +3,7 @@
 // spawned daemons.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Logger } from "../../../src/gateway/context.ts";
-import { api, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { api, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
 
 type Event = { level: string; event: string; fields: Record<string, unknown> };
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
@@ -36,7 +36,10 @@ test("create, launch, stop and delete are logged; a launch that fails is an erro
   const broken = await a.create(project.projectId);
   const failed = await a.settled(broken.body.id as string);
   expect(failed.state).toBe("failed");
-  const failure = events.find((e) => e.fields.session === broken.body.id && e.event === "session.failed")!;
+  // Logged once the move is announced to fleet observation, just after GET can read it.
+  const failureOf = () => events.find((e) => e.fields.session === broken.body.id && e.event === "session.failed");
+  await until(() => failureOf() !== undefined, "the failure's log event");
+  const failure = failureOf()!;
   expect(failure.level).toBe("error");
   expect(failure.fields).toMatchObject({ from: "starting", trigger: "spawn_failed", detail: expect.any(String) });
   await a.call("DELETE", `/api/v1/sessions/${broken.body.id}`);

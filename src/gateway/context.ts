@@ -25,6 +25,8 @@ import { issuerUrl } from "./oauth/metadata.ts";
 import { FleetChanges } from "./fleet/changes.ts";
 import { AuthFailureCounts, logEvent } from "./auth/failure-counts.ts";
 import { SessionSupervisor } from "./sessions/supervisor.ts";
+import { DbSessionStore } from "./sessions/db-store.ts";
+import { claimRows } from "./sessions/ownership.ts";
 import { UpstreamClient } from "./sessions/upstream/upstream-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
 
@@ -137,7 +139,7 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
     fleetChanges: new FleetChanges(),
     upstream: new UpstreamClient(),
   };
-  ctx.sessions = new SessionSupervisor(ctx as GatewayContext);
+  ctx.sessions = new SessionSupervisor(ctx as GatewayContext, new DbSessionStore(ctx as GatewayContext), (me) => claimRows(opened.db, me));
   return ctx as GatewayContext;
 }
 

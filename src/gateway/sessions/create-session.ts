@@ -2,10 +2,8 @@
 // on its own branch, and the session directory (the daemon's store, under the gateway's id). Nothing is
 // left half-created: a failure removes the worktree and the directory again. The daemon is launched by the
 // caller (launch-generation.ts).
-import { first } from "../db/handle.ts";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import { newId } from "../../util/ids.ts";
 import { initSessionDir } from "../../daemon/store/index.ts";
@@ -18,7 +16,7 @@ import { assertOwned } from "./ownership.ts";
 import { createWorktree, removeWorktree, worktreeBranch, WorktreeError } from "./worktree.ts";
 
 /** What creating a session uses. */
-export type CreateSessionDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "db" | "logger"> & Pick<SessionParts, "registry">;
+export type CreateSessionDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "logger"> & Pick<SessionParts, "store">;
 
 /** Where the sessions' directories are. */
 export function sessionsDir(dataDir: string): string {
@@ -34,7 +32,7 @@ export async function createSession(deps: CreateSessionDeps, projectId: unknown,
     throw new ProtocolError("validation_failed", 422, `launch_mode must be one of ${LAUNCH_MODES.join(", ")} (got ${JSON.stringify(launchMode)?.slice(0, 40)})`);
   }
   if (typeof projectId !== "string") throw new ProtocolError("validation_failed", 422, "project_id must be a string");
-  const project = await first(deps.db.select().from(deps.db.t.projects).where(eq(deps.db.t.projects.id, projectId)));
+  const project = await deps.store.project(projectId);
   if (!project) throw new ProtocolError("not_found", 404, `no project ${projectId.slice(0, 40)}`);
   assertOwned("project", project, deps.config.host_name);
   const id = newId("ses", deps.clock.now());
@@ -57,7 +55,7 @@ export async function createSession(deps: CreateSessionDeps, projectId: unknown,
     mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
     // The daemon's session id is the gateway's: one id for the same session everywhere.
     initSessionDir(sessionDir, id, { project: worktreePath ?? project.path }).close();
-    row = await deps.registry.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch, ownerHost: deps.config.host_name });
+    row = await deps.store.insert({ id, projectId, launchMode: launchMode as LaunchMode, sessionDir, worktreePath, worktreeBranch: branch, ownerHost: deps.config.host_name });
   } catch (error) {
     // No half-created session: the worktree and directory go again.
     if (worktreePath) removeWorktree(project.path, worktreePath);

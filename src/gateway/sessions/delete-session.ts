@@ -2,10 +2,8 @@
 // process the record names), the credential invalidated, the worktree and the session directory removed,
 // reaped, the row deleted. A cleanup step that fails leaves the record in cleanup_pending with a 503;
 // DELETE again retries it.
-import { first } from "../db/handle.ts";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { sessionsDir } from "./create-session.ts";
@@ -17,13 +15,13 @@ import { sessionTimeouts } from "./timeouts.ts";
 import { removeWorktree } from "./worktree.ts";
 
 /** What deleting a session uses. */
-export type DeleteSessionDeps = EndingDeps & Pick<GatewayContext, "dataDir" | "db" | "logger">;
+export type DeleteSessionDeps = EndingDeps & Pick<GatewayContext, "dataDir" | "logger">;
 
 /** Deletes the session `row` (read by the caller, which serializes operations on it). */
 export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): Promise<void> {
   const { id } = row;
   const stopMs = sessionTimeouts(deps.config).stop;
-  if (row.state !== "cleanup_pending") await deps.registry.transition(id, [row.state], "cleanup_pending", "delete");
+  if (row.state !== "cleanup_pending") await deps.store.transition(id, [row.state], "cleanup_pending", "delete");
   const daemon = deps.live.get(id);
   deps.live.forget(id);
   if (daemon) await terminateDaemon(daemon, stopMs);
@@ -31,10 +29,10 @@ export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): P
     const recorded = recordedDaemon(row);
     if (recorded) await terminateDaemon(recorded, stopMs);
   }
-  await deps.credentials.invalidate(id, "session_deleted");
-  await removeBootstrap(deps.registry, id);
+  await deps.store.invalidateCredentials(id, "session_deleted");
+  await removeBootstrap(deps.store, id);
   if (row.worktreePath) {
-    const project = await first(deps.db.select({ path: deps.db.t.projects.path }).from(deps.db.t.projects).where(eq(deps.db.t.projects.id, row.projectId)));
+    const project = await deps.store.project(row.projectId);
     try {
       removeWorktree(project?.path ?? row.worktreePath, row.worktreePath);
     } catch (error) {
@@ -43,8 +41,8 @@ export async function deleteSession(deps: DeleteSessionDeps, row: SessionRow): P
     }
   }
   if (row.sessionDir) removeSessionDir(deps, id, row.sessionDir);
-  await deps.registry.transition(id, ["cleanup_pending"], "reaped", "delete");
-  await deps.registry.remove(id);
+  await deps.store.transition(id, ["cleanup_pending"], "reaped", "delete");
+  await deps.store.remove(id);
 }
 
 /**

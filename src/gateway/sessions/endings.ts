@@ -5,17 +5,17 @@
 import { rmSync } from "node:fs";
 import type { GatewayContext } from "../context.ts";
 import { openSession } from "../../daemon/store/index.ts";
-import type { InvalidationCause, ServiceCredentials } from "./credentials.ts";
+import type { InvalidationCause } from "./credentials.ts";
 import type { LiveDaemon, LiveDaemons } from "./live-daemons.ts";
-import type { SessionRegistry, SessionRow } from "./registry.ts";
+import type { SessionRow } from "./registry.ts";
+import type { SessionStore } from "./store.ts";
 import { terminateDaemon } from "./terminate.ts";
 import { sessionTimeouts } from "./timeouts.ts";
 import type { SessionState, TransitionTrigger } from "./transitions.ts";
 
-/** The supervisor's own parts its modules share: the session records, the service credentials, the daemons it holds. */
+/** The supervisor's own parts its modules share: the session store (records and service credentials), the daemons it holds. */
 export interface SessionParts {
-  registry: SessionRegistry;
-  credentials: ServiceCredentials;
+  store: SessionStore;
   live: LiveDaemons;
 }
 
@@ -26,20 +26,20 @@ export type EndingDeps = SessionParts & Pick<GatewayContext, "config">;
 export const NO_PROCESS = { pid: null, pidStartTicks: null, port: null };
 
 /** Removes the bootstrap file the session's row names (it holds the generation's service token). */
-export async function removeBootstrap(registry: SessionRegistry, id: string): Promise<void> {
-  const row = await registry.get(id);
+export async function removeBootstrap(store: SessionStore, id: string): Promise<void> {
+  const row = await store.session(id);
   if (!row?.bootstrapFile) return;
   rmSync(row.bootstrapFile, { force: true });
-  await registry.update(id, { bootstrapFile: null });
+  await store.update(id, { bootstrapFile: null });
 }
 
 /** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
 export async function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): Promise<void> {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
-  if (!await deps.registry.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
-  await deps.credentials.invalidate(id, cause);
-  await removeBootstrap(deps.registry, id);
+  if (!await deps.store.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
+  await deps.store.invalidateCredentials(id, cause);
+  await removeBootstrap(deps.store, id);
   // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
   // waiting for it either: the caller (a GET) answers with the failed record at once.
   if (daemon) void terminateDaemon(daemon, sessionTimeouts(deps.config).stop, false);
@@ -50,9 +50,9 @@ export async function stopSession(deps: EndingDeps, id: string): Promise<void> {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
   if (daemon) await terminateDaemon(daemon, sessionTimeouts(deps.config).stop);
-  await deps.registry.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
-  await deps.credentials.invalidate(id, "session_stopped");
-  await removeBootstrap(deps.registry, id);
+  await deps.store.transition(id, ["running"], "stopped", "stop", undefined, NO_PROCESS);
+  await deps.store.invalidateCredentials(id, "session_stopped");
+  await removeBootstrap(deps.store, id);
 }
 
 /** How the session's store says it ended, when its daemon stopped it itself: an idle exit or a stop. */
@@ -77,9 +77,9 @@ export async function settleStopped(deps: SessionParts, row: SessionRow): Promis
   if (!how) return false;
   deps.live.forget(row.id);
   const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
-  if (!await deps.registry.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
-  await deps.credentials.invalidate(row.id, "session_stopped");
-  await removeBootstrap(deps.registry, row.id);
+  if (!await deps.store.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
+  await deps.store.invalidateCredentials(row.id, "session_stopped");
+  await removeBootstrap(deps.store, row.id);
   return true;
 }
 
@@ -92,9 +92,9 @@ export async function settleStopped(deps: SessionParts, row: SessionRow): Promis
 export async function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): Promise<void> {
   deps.live.add(daemon);
   deps.live.watch(daemon, exited, async (how) => {
-    const row = await deps.registry.get(daemon.sessionId);
+    const row = await deps.store.session(daemon.sessionId);
     if (row && (await settleStopped(deps, row))) return;
     await failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
   });
-  await removeBootstrap(deps.registry, daemon.sessionId);
+  await removeBootstrap(deps.store, daemon.sessionId);
 }

@@ -31,13 +31,13 @@ export async function checkHealth(deps: EndingDeps, row: SessionRow): Promise<vo
 
 /** Gateway start: re-adopts or settles every session host `me` owns; another host's daemon is not ours to judge. */
 export async function reconcile(deps: EndingDeps, me: string): Promise<void> {
-  const own = (await deps.registry.list()).filter((row) => otherOwner(row.ownerHost, me) === null);
+  const own = (await deps.store.sessions()).filter((row) => otherOwner(row.ownerHost, me) === null);
   await Promise.all(own.map((row) => reconcileOne(deps, row)));
 }
 
 async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
   if (row.state === "stopped" || row.state === "failed") {
-    if (row.bootstrapFile) await removeBootstrap(deps.registry, row.id);
+    if (row.bootstrapFile) await removeBootstrap(deps.store, row.id);
     return;
   }
   if (row.state !== "running" && row.state !== "starting") return;
@@ -47,7 +47,7 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
     const probe = await probeHealth(row.port, proc.token, onDemandHealthMs(deps.config));
     if (probe.ok) {
       const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token: proc.token, exited: null };
-      if (row.state === "starting") await deps.registry.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
+      if (row.state === "starting") await deps.store.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
       await adoptDaemon(deps, daemon, null);
       return;
     }
@@ -56,7 +56,7 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
   // Gone while the gateway was down after stopping its session itself (an idle exit): stopped, not failed.
   if (!(proc && isSameProcess(proc)) && await settleStopped(deps, row)) return;
   if (proc) await terminateDaemon(proc, sessionTimeouts(deps.config).stop, false);
-  await deps.registry.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
-  await deps.credentials.invalidate(row.id, "reconciliation");
-  await removeBootstrap(deps.registry, row.id);
+  await deps.store.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
+  await deps.store.invalidateCredentials(row.id, "reconciliation");
+  await removeBootstrap(deps.store, row.id);
 }

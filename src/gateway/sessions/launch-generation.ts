@@ -2,10 +2,9 @@
 // the environment, pre-run.sh, a fresh daemon credential and service credential (handed over in a bootstrap
 // file), the spawn, port discovery and the health wait (launch.ts), then the move to running. A launch that
 // fails ends what it started and fails the session (a failed resume of a stopped session leaves it stopped).
-import { first } from "../db/handle.ts";
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { ProtocolError } from "../../protocol/errors.ts";
 import { CREDENTIAL_FILE, writeFreshCredential } from "../../daemon/credential.ts";
 import { BOOTSTRAP_ENV, type BootstrapFile } from "../../daemon/bootstrap.ts";
 import { openSession } from "../../daemon/store/index.ts";
@@ -16,9 +15,10 @@ import type { GatewayContext } from "../context.ts";
 import { assertProjectPathAllowed } from "../registry/projects.ts";
 import { namedVariables, sessionEnvironment } from "./daemon-env.ts";
 import { adoptDaemon, NO_PROCESS, removeBootstrap, type EndingDeps } from "./endings.ts";
-import { configurationFiles, discoverPort, LaunchError, runPreRun, spawnDaemon, waitHealthy } from "./launch.ts";
+import { discoverPort, LaunchError, runPreRun, spawnDaemon, waitHealthy, writeLaunchConfig } from "./launch.ts";
 import type { LiveDaemon } from "./live-daemons.ts";
 import type { SessionRow } from "./registry.ts";
+import type { LaunchConfig, SessionStore } from "./store.ts";
 import { enabledServices } from "./services.ts";
 import { terminateDaemon } from "./terminate.ts";
 import { sessionTimeouts } from "./timeouts.ts";
@@ -33,21 +33,21 @@ export interface LaunchSettings {
 }
 
 /** What a launch uses. */
-export type LaunchDeps = EndingDeps & Pick<GatewayContext, "dataDir" | "db"> & { settings: LaunchSettings };
+export type LaunchDeps = EndingDeps & Pick<GatewayContext, "dataDir"> & { settings: LaunchSettings };
 
 /**
  * Launches a fresh daemon generation and moves the session from `from` to running. Returns null on
  * success, else why it failed (the session is then failed, or stays stopped for a failed resume).
  */
 export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: readonly SessionState[], trigger: TransitionTrigger): Promise<string | null> {
-  const { registry, credentials } = deps;
+  const { store } = deps;
   const id = row.id;
   const t = sessionTimeouts(deps.config);
   const sessionDir = row.sessionDir!;
   const stderrFile = join(sessionDir, "daemon.stderr");
   let spawned: ReturnType<typeof spawnDaemon> | null = null;
   try {
-    const project = await first(deps.db.select().from(deps.db.t.projects).where(eq(deps.db.t.projects.id, row.projectId)));
+    const project = await store.project(row.projectId);
     if (!project) throw new LaunchError(`project ${row.projectId} is no longer registered`);
     const cwd = row.worktreePath ?? project.path;
     if (!existsSync(cwd)) throw new LaunchError(`the session directory ${cwd} does not exist`);
@@ -57,7 +57,7 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
     } catch (error) {
       throw new LaunchError(`project ${project.id}: ${(error as Error).message}`);
     }
-    const files = configurationFiles(deps.dataDir, project.configName);
+    const files = writeLaunchConfig(sessionDir, await launchConfig(store, project.configName));
     // Not the gateway's whole environment: a documented base plus what the configuration names (daemon-env.ts).
     const env = { ...sessionEnvironment(process.env, namedVariables(files.configFile)), AGENT_GATEWAY_SESSION_ID: id, AGENT_PROJECT_DIR: cwd };
     if (files.preRunScript) await runPreRun(files.preRunScript, cwd, env, join(sessionDir, "pre-run.log"), t.discover);
@@ -71,12 +71,12 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       }
     }
     const token = writeFreshCredential(join(sessionDir, CREDENTIAL_FILE));
-    const issued = await credentials.issue(id, enabledServices(deps.config));
+    const issued = await store.issueCredential(id, enabledServices(deps.config));
     const bootstrapFile = join(sessionDir, `bootstrap-${issued.generationId}.json`);
     const listener = deps.settings.listener;
     const bootstrap: BootstrapFile = { version: 1, session_id: id, generation_id: issued.generationId, service_token: issued.token, gateway_url: listener.url, gateway_tls_fingerprint: listener.tlsFingerprint };
     writeFileAtomic(bootstrapFile, `${JSON.stringify(bootstrap)}\n`, 0o600);
-    await registry.update(id, { bootstrapFile });
+    await store.update(id, { bootstrapFile });
     spawned = spawnDaemon({
       command: deps.settings.daemonCommand,
       // Provider auth profiles: daemon_sessions.auth_dir, else the host data root's auth/ (as the daemon's own default).
@@ -86,11 +86,11 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       stderrFile,
     });
     // Recorded at once, so a gateway that dies before the daemon is ready still finds (and ends) it.
-    await registry.update(id, { pid: spawned.pid, pidStartTicks: spawned.startTicks, port: null });
+    await store.update(id, { pid: spawned.pid, pidStartTicks: spawned.startTicks, port: null });
     const ready = await discoverPort(spawned, t.discover, stderrFile);
     await waitHealthy(ready.port, token, t.health, spawned.exited);
     const daemon: LiveDaemon = { sessionId: id, generationId: issued.generationId, pid: spawned.pid, startTicks: spawned.startTicks, port: ready.port, token, exited: spawned.exited };
-    if (deps.live.closed || !await registry.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch })) {
+    if (deps.live.closed || !await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch })) {
       // Deleted (or the gateway stopped) while starting: this daemon has no session to serve.
       await terminateDaemon(daemon, t.stop);
       return "the session changed while its daemon was starting";
@@ -100,12 +100,22 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
   } catch (error) {
     const why = error instanceof LaunchError ? error.message : `internal error: ${(error as Error).message}`;
     if (spawned) await terminateDaemon({ pid: spawned.pid, startTicks: spawned.startTicks, port: null, token: null, exited: spawned.exited }, t.stop, false);
-    await credentials.invalidate(id, "spawn_failed");
-    await removeBootstrap(registry, id);
-    const state = (await registry.get(id))?.state;
+    await store.invalidateCredentials(id, "spawn_failed");
+    await removeBootstrap(store, id);
+    const state = (await store.session(id))?.state;
     // A failed start fails the session; a failed resume of a stopped session leaves it stopped.
-    if (state === "starting" || state === "failed") await registry.transition(id, [state], "failed", "spawn_failed", why, NO_PROCESS);
-    else if (state) await registry.update(id, NO_PROCESS);
+    if (state === "starting" || state === "failed") await store.transition(id, [state], "failed", "spawn_failed", why, NO_PROCESS);
+    else if (state) await store.update(id, NO_PROCESS);
     return why;
+  }
+}
+
+/** The project's configuration from the store; a configuration without files fails the launch with the store's reason. */
+async function launchConfig(store: SessionStore, configName: string): Promise<LaunchConfig> {
+  try {
+    return await store.launchConfig(configName);
+  } catch (error) {
+    if (error instanceof ProtocolError && error.status === 404) throw new LaunchError(error.message);
+    throw error;
   }
 }

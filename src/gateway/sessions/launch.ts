@@ -2,10 +2,12 @@
 // daemons outlive a gateway restart and are re-adopted), port discovery from the ready line, and the
 // health poll. Everything here is bounded by the `daemon_sessions` timeouts of the gateway config.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ReadyLine } from "../../daemon/serve.ts";
+import { writeFileAtomic } from "../../util/atomic-write.ts";
 import { processStartTicks } from "./process-identity.ts";
+import type { LaunchConfig } from "./store.ts";
 
 export class LaunchError extends Error {
   constructor(message: string) {
@@ -19,13 +21,21 @@ export interface ConfigurationFiles {
   preRunScript: string | null;
 }
 
-/** The registry layout: `$DATA_ROOT/configurations/<name>/config.(yaml|toml)` plus an optional `pre-run.sh`. */
-export function configurationFiles(dataDir: string, name: string): ConfigurationFiles {
-  const dir = join(dataDir, "configurations", name);
-  const configFile = ["config.yaml", "config.toml"].map((f) => join(dir, f)).find((f) => existsSync(f));
-  if (!configFile) throw new LaunchError(`configuration '${name}' has no config.yaml or config.toml under ${dir}`);
-  const preRun = join(dir, "pre-run.sh");
-  return { configFile, preRunScript: existsSync(preRun) ? preRun : null };
+/**
+ * The project's configuration as the generation's daemon and `pre-run.sh` read it: written fresh into the
+ * session's directory (`launch-config/`), since the registry's files are on the fronts' side (a host agent
+ * has no data dir of theirs). Owner-only: a config may hold provider keys.
+ */
+export function writeLaunchConfig(sessionDir: string, config: LaunchConfig): ConfigurationFiles {
+  const dir = join(sessionDir, "launch-config");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const configFile = join(dir, `config.${config.format}`);
+  writeFileAtomic(configFile, config.content, 0o600);
+  if (config.preRunScript === null) return { configFile, preRunScript: null };
+  const preRunScript = join(dir, "pre-run.sh");
+  writeFileAtomic(preRunScript, config.preRunScript, 0o700);
+  return { configFile, preRunScript };
 }
 
 export function tail(path: string, lines = 3): string {

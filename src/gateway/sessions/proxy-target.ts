@@ -10,13 +10,13 @@ import { otherOwner, ownedElsewhere } from "./ownership.ts";
 export type ProxyTarget = { ok: true; daemon: LiveDaemon } | { ok: false; status: 404 | 409 | 503 | 502; body: Record<string, string> };
 
 /** What finding the target uses: the daemons held and the records, and this host's name. */
-export type ProxyTargetDeps = Pick<GatewayContext, "config"> & Pick<SessionParts, "live" | "registry">;
+export type ProxyTargetDeps = Pick<GatewayContext, "config"> & Pick<SessionParts, "live" | "store">;
 
 /** The proxy's view: a live daemon, or the error to answer with. */
 export async function proxyTarget(parts: ProxyTargetDeps, id: string): Promise<ProxyTarget> {
   const daemon = parts.live.get(id);
   if (daemon) return { ok: true, daemon };
-  const row = await parts.registry.get(id);
+  const row = await parts.store.session(id);
   if (!row || row.state === "reaped") return { ok: false, status: 404, body: { error: "not_found", message: `no session ${id}` } };
   const owner = otherOwner(row.ownerHost, parts.config.host_name);
   if (owner !== null) return { ok: false, status: 409, body: ownedElsewhere("session", id, owner).body() };
@@ -37,7 +37,7 @@ export class IdleResume {
   async target(id: string): Promise<ProxyTarget> {
     const target = await proxyTarget(this.deps, id);
     if (target.ok || target.status !== 503) return target;
-    const row = await this.deps.registry.get(id);
+    const row = await this.deps.store.session(id);
     if (!row || row.state !== "stopped" || stoppedByItself(row) !== "idle") return target;
     let pending = this.resuming.get(id);
     if (!pending) {

@@ -7,29 +7,30 @@
 // endings.ts (failed, stopped; exit watching), health.ts (on-demand check, reconciliation at start),
 // delete-session.ts, proxy-target.ts (resume on a proxied request); live-daemons.ts holds the daemons.
 // Only sessions this host owns are touched (ownership.ts): another host's session is read, never checked,
-// settled, stopped or deleted here.
+// settled, stopped or deleted here. The records are reached only through a SessionStore (store.ts): the
+// database in `serve` (db-store.ts), a front in a host agent.
 import { ProtocolError } from "../../protocol/errors.ts";
 import { selfCommand } from "../../client/daemon-launch.ts";
 import type { GatewayContext } from "../context.ts";
 import { logEvent } from "../auth/failure-counts.ts";
-import { redactText } from "../../util/redact.ts";
 import { createSession, type CreateSessionDeps } from "./create-session.ts";
-import { ServiceCredentials } from "./credentials.ts";
 import { deleteSession, type DeleteSessionDeps } from "./delete-session.ts";
 import { stopSession } from "./endings.ts";
 import { checkHealth, reconcile } from "./health.ts";
 import { launchGeneration, type LaunchDeps, type LaunchSettings } from "./launch-generation.ts";
 import { LiveDaemons } from "./live-daemons.ts";
-import { assertOwned, claimRows, otherOwner } from "./ownership.ts";
+import { assertOwned, otherOwner } from "./ownership.ts";
 import { IdleResume, proxyTarget, type ProxyTarget } from "./proxy-target.ts";
-import { SessionRegistry, type SessionRow, type SessionView } from "./registry.ts";
+import type { SessionRow, SessionView } from "./registry.ts";
+import type { SessionStore } from "./store.ts";
 
-/** What the supervisor uses. */
-export type SupervisorDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "db" | "fleetChanges" | "logger" | "pepper">;
+/** What the supervisor uses besides its store. */
+export type SupervisorDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "logger">;
+
+/** Claims the rows this host takes on at start (ownership.ts claimRows; a database gateway only); returns how many. */
+export type ClaimRows = (me: string) => Promise<number>;
 
 export class SessionSupervisor {
-  readonly registry: SessionRegistry;
-  readonly credentials: ServiceCredentials;
   private readonly live = new LiveDaemons();
   private readonly settings: LaunchSettings = { daemonCommand: selfCommand(), listener: { url: "http://127.0.0.1:0", tlsFingerprint: null } };
   /** What the steps use: the supervisor's parts, and the context's members read at each use (tests swap the logger). */
@@ -37,15 +38,13 @@ export class SessionSupervisor {
   private readonly busy = new Set<string>();
   private readonly idleResume: IdleResume;
 
-  constructor(private readonly ctx: SupervisorDeps) {
-    this.credentials = new ServiceCredentials(ctx.db, ctx.pepper, ctx.clock);
-    // Every state change is a log line: launches (starting -> running), failures with their reason, stops, idle exits, deletes.
-    this.registry = new SessionRegistry(ctx.db, ctx.clock, ctx.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch, pid }) =>
-      logEvent(ctx.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
-    );
+  constructor(
+    private readonly ctx: SupervisorDeps,
+    readonly store: SessionStore,
+    private readonly claimRows: ClaimRows | null = null,
+  ) {
     this.deps = {
-      registry: this.registry,
-      credentials: this.credentials,
+      store,
       live: this.live,
       settings: this.settings,
       get clock() {
@@ -57,16 +56,13 @@ export class SessionSupervisor {
       get dataDir() {
         return ctx.dataDir;
       },
-      get db() {
-        return ctx.db;
-      },
       get logger() {
         return ctx.logger;
       },
     };
     const deps = this.deps;
     this.idleResume = new IdleResume({
-      registry: this.registry,
+      store,
       live: this.live,
       get config() {
         return deps.config;
@@ -98,7 +94,7 @@ export class SessionSupervisor {
   }
 
   private async row(id: string): Promise<SessionRow> {
-    const row = await this.registry.get(id);
+    const row = await this.store.session(id);
     if (!row || row.state === "reaped") throw new ProtocolError("not_found", 404, `no session ${id}`);
     return row;
   }
@@ -122,7 +118,7 @@ export class SessionSupervisor {
   }
 
   async list(): Promise<SessionView[]> {
-    return Promise.all((await this.registry.list()).filter((r) => r.state !== "reaped").map((r) => this.registry.view(r)));
+    return Promise.all((await this.store.sessions()).filter((r) => r.state !== "reaped").map((r) => this.store.view(r)));
   }
 
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
@@ -133,14 +129,14 @@ export class SessionSupervisor {
     void launchGeneration(this.deps, row, ["starting"], "daemon_healthy")
       .catch((error) => this.ctx.logger.error(`session ${id}: ${(error as Error).message}`))
       .finally(() => this.busy.delete(id));
-    return await this.registry.view(row);
+    return await this.store.view(row);
   }
 
   /** GET /sessions/:id, after the on-demand health check of a running session this host supervises (another host's is only read). */
   async get(id: string): Promise<SessionView> {
     const row = await this.row(id);
     if (row.state === "running" && !this.busy.has(id) && otherOwner(row.ownerHost, this.ctx.config.host_name) === null) await checkHealth(this.deps, row);
-    return await this.registry.view(await this.row(id));
+    return await this.store.view(await this.row(id));
   }
 
   async stop(id: string): Promise<SessionView> {
@@ -148,7 +144,7 @@ export class SessionSupervisor {
       const row = await this.ownRow(id);
       if (row.state !== "running") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a running session can be stopped`);
       await stopSession(this.deps, id);
-      return await this.registry.view(await this.row(id));
+      return await this.store.view(await this.row(id));
     });
   }
 
@@ -159,7 +155,7 @@ export class SessionSupervisor {
       if (row.state !== "stopped" && row.state !== "failed") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a stopped or failed session can be resumed`);
       const error = await launchGeneration(this.deps, row, [row.state], "resume");
       if (error) throw new ProtocolError("unavailable", 503, `the session could not be resumed: ${error}`);
-      return await this.registry.view(await this.row(id));
+      return await this.store.view(await this.row(id));
     });
   }
 
@@ -189,7 +185,7 @@ export class SessionSupervisor {
    */
   async reconcile(): Promise<void> {
     const me = this.ctx.config.host_name;
-    const claimed = await claimRows(this.ctx.db, me);
+    const claimed = this.claimRows ? await this.claimRows(me) : 0;
     if (claimed > 0) logEvent(this.ctx.logger, "info", "sessions.rows_claimed", { host: me, rows: claimed });
     await reconcile(this.deps, me);
   }

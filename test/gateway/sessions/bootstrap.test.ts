@@ -19,7 +19,7 @@ beforeAll(async () => {
   gw = await sessionGateway(`tls:\n  cert_file: ${join(dir, "cert.pem")}\n  key_file: ${join(dir, "key.pem")}\n`);
 });
 afterAll(async () => {
-  for (const row of await gw.ctx.sessions.registry.list()) await gw.ctx.sessions.remove(row.id);
+  for (const row of await gw.ctx.sessions.store.sessions()) await gw.ctx.sessions.remove(row.id);
   await stopGateway(gw);
 });
 
@@ -74,24 +74,24 @@ describe("check-in over TLS", () => {
     expect(created.status).toBe(201);
     const sessionId = ((await created.json()) as { id: string }).id;
     for (let i = 0; i < 600; i++) {
-      const view = await gw.ctx.sessions.registry.view((await gw.ctx.sessions.registry.get(sessionId))!);
+      const view = await gw.ctx.sessions.store.view((await gw.ctx.sessions.store.session(sessionId))!);
       if (view.state === "failed") throw new Error(`the session failed: ${view.transitions.at(-1)?.detail}`);
       if (view.service_credentials[0]?.state === "active") break;
       await Bun.sleep(50);
     }
-    const view = await gw.ctx.sessions.registry.view((await gw.ctx.sessions.registry.get(sessionId))!);
+    const view = await gw.ctx.sessions.store.view((await gw.ctx.sessions.store.session(sessionId))!);
     expect(view.state).toBe("running");
     expect(view.service_credentials[0]!.state).toBe("active");
   }, 60_000);
 
   test("a certificate that does not match the pinned fingerprint is refused before the token is sent", async () => {
-    const row = (await gw.ctx.sessions.registry.list())[0]!;
-    const issued = await gw.ctx.sessions.credentials.issue(row.id, []);
+    const row = (await gw.ctx.sessions.store.sessions())[0]!;
+    const issued = await gw.ctx.sessions.store.issueCredential(row.id, []);
     const bootstrap: BootstrapFile = { version: 1, session_id: row.id, generation_id: issued.generationId, service_token: issued.token, gateway_url: gw.url, gateway_tls_fingerprint: "AA:".repeat(31) + "AA" };
     await expect(checkIn(bootstrap)).rejects.toThrow("does not match the fingerprint");
-    expect((await gw.ctx.sessions.credentials.list(row.id)).at(-1)!.state).toBe("pending");
+    expect((await gw.ctx.sessions.store.view(row)).service_credentials.at(-1)!.state).toBe("pending");
     // The right pin works.
     await checkIn({ ...bootstrap, gateway_tls_fingerprint: gw.tls!.fingerprint });
-    expect((await gw.ctx.sessions.credentials.list(row.id)).at(-1)!.state).toBe("active");
+    expect((await gw.ctx.sessions.store.view(row)).service_credentials.at(-1)!.state).toBe("active");
   });
 });

@@ -190,8 +190,8 @@ describe("proxy and session route abuse", () => {
   });
 
   test("a daemon credential reaches only its own session, holds no management scope, and an earlier generation is rejected", async () => {
-    const older = await gw.ctx.sessions.credentials.issue(one, []);
-    const current = await gw.ctx.sessions.credentials.issue(one, []);
+    const older = await gw.ctx.sessions.store.issueCredential(one, []);
+    const current = await gw.ctx.sessions.store.issueCredential(one, []);
     const as = (token: string, path: string) => fetch(`${gw.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
 
     const identity = await as(current.token, "/api/v1/services/identity");
@@ -223,7 +223,7 @@ describe("services routes", () => {
     const identity = await a.call("GET", "/api/v1/services/identity");
     expect(identity.body.caller).toMatchObject({ kind: "principal", session_id: null, generation_id: null });
     // A daemon sees the snapshot its generation was issued with.
-    const issued = await gw.ctx.sessions.credentials.issue(two, [{ name: "snap", capabilities: [] }]);
+    const issued = await gw.ctx.sessions.store.issueCredential(two, [{ name: "snap", capabilities: [] }]);
     const snap = await a.call("GET", "/api/v1/services/capabilities", undefined, issued.token);
     expect(snap.body).toEqual({ services: [{ name: "snap", capabilities: [] }] });
   });

@@ -1,0 +1,85 @@
+// The session store on the gateway's own database (`agent gateway serve`): the session rows and their
+// history (registry.ts), the service credentials (credentials.ts), the project rows and the configuration
+// registry's files under the data dir. Fronts also serve it to host agents (hosts/front-store.ts).
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { ProtocolError } from "../../protocol/errors.ts";
+import { redactText } from "../../util/redact.ts";
+import type { GatewayContext, Logger } from "../context.ts";
+import { first } from "../db/handle.ts";
+import { logEvent } from "../auth/failure-counts.ts";
+import type { RegistryFormat } from "../registry/config-content.ts";
+import { ServiceCredentials, type InvalidationCause, type IssuedCredential } from "./credentials.ts";
+import { SessionRegistry, type SessionPatch, type SessionRow, type SessionView } from "./registry.ts";
+import type { LaunchConfig, NewSessionRow, ProjectRow, SessionStore } from "./store.ts";
+import type { SessionState, TransitionTrigger } from "./transitions.ts";
+
+/** What the database store uses. */
+export type DbStoreDeps = Pick<GatewayContext, "clock" | "config" | "dataDir" | "db" | "fleetChanges" | "pepper"> & { logger: Logger };
+
+export class DbSessionStore implements SessionStore {
+  readonly registry: SessionRegistry;
+  readonly credentials: ServiceCredentials;
+
+  constructor(private readonly deps: DbStoreDeps) {
+    this.credentials = new ServiceCredentials(deps.db, deps.pepper, deps.clock);
+    // Every state change is a log line where it is written: launches (starting -> running), failures with
+    // their reason, stops, idle exits, deletes.
+    this.registry = new SessionRegistry(deps.db, deps.clock, deps.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch, pid }) =>
+      logEvent(deps.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
+    );
+  }
+
+  session(id: string): Promise<SessionRow | undefined> {
+    return this.registry.get(id);
+  }
+
+  sessions(): Promise<SessionRow[]> {
+    return this.registry.list();
+  }
+
+  insert(row: NewSessionRow): Promise<SessionRow> {
+    return this.registry.insert(row);
+  }
+
+  update(id: string, patch: SessionPatch): Promise<void> {
+    return this.registry.update(id, patch);
+  }
+
+  async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch?: SessionPatch, committed?: () => void): Promise<boolean> {
+    const moved = await this.registry.transition(id, from, to, trigger, detail, patch);
+    if (moved) committed?.();
+    return moved;
+  }
+
+  remove(id: string): Promise<void> {
+    return this.registry.remove(id);
+  }
+
+  view(row: SessionRow): Promise<SessionView> {
+    return this.registry.view(row);
+  }
+
+  issueCredential(sessionId: string, capabilities: unknown): Promise<IssuedCredential> {
+    return this.credentials.issue(sessionId, capabilities);
+  }
+
+  invalidateCredentials(sessionId: string, cause: InvalidationCause): Promise<void> {
+    return this.credentials.invalidate(sessionId, cause);
+  }
+
+  async project(id: string): Promise<ProjectRow | undefined> {
+    const { db } = this.deps;
+    return await first(db.select().from(db.t.projects).where(eq(db.t.projects.id, id)));
+  }
+
+  /** The registry layout: `<data dir>/configurations/<name>/config.(yaml|toml)` plus an optional `pre-run.sh`. */
+  async launchConfig(configName: string): Promise<LaunchConfig> {
+    const dir = join(this.deps.dataDir, "configurations", configName);
+    const format = (["yaml", "toml"] as RegistryFormat[]).find((f) => existsSync(join(dir, `config.${f}`)));
+    if (!format) throw new ProtocolError("not_found", 404, `configuration '${configName}' has no config.yaml or config.toml under ${dir}`);
+    const preRun = join(dir, "pre-run.sh");
+    return { format, content: readFileSync(join(dir, `config.${format}`), "utf8"), preRunScript: existsSync(preRun) ? readFileSync(preRun, "utf8") : null };
+  }
+}

@@ -6,6 +6,7 @@ import { addUser, startTestGateway, type TestGateway, sqlGet } from "./helpers.t
 import { call, decide, DEVICE_GRANT, publicClient } from "./oauth-helpers.ts";
 import { WebClient } from "./web-client.ts";
 import { newUserCode, USER_CODE_ALPHABET } from "../../src/gateway/oauth/codes.ts";
+import { sha256Hex } from "../../src/util/ids.ts";
 
 let gw: TestGateway;
 afterEach(() => gw?.stop());
@@ -158,6 +159,11 @@ describe("refresh tokens", () => {
     expect((await health(winners[0]!.body.access_token)).status).toBe(401);
     expect((await refresh(client, winners[0]!.body.refresh_token)).body.error).toBe("invalid_grant");
     expect((await gw.ctx.audit.list({ limit: 5 })).some((e) => e.action === "oauth.refresh_reuse" && e.outcome === "denied")).toBe(true);
+    // The losers' tokens, written beside their claims, were rolled back with them: the family holds the
+    // first refresh token and the winner's, the grant the first access token and the winner's.
+    const first = sha256Hex(tokens.refresh_token);
+    expect(await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM oauth_refresh_tokens WHERE family_id = (SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?)", [first])).toEqual({ n: 2 });
+    expect(await sqlGet(gw.ctx.db, "SELECT count(*) AS n FROM oauth_access_tokens WHERE grant_id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = ?)", [first])).toEqual({ n: 2 });
   });
 });
 

@@ -21,6 +21,9 @@ export interface AccessSubject {
 
 type OAuthTtl = GatewayConfig["auth"]["oauth"];
 
+/** Thrown inside a rotation's transaction whose claim lost, to roll back the tokens written beside it. */
+class LostClaim extends Error {}
+
 export class OAuthTokens {
   private readonly insertAccess;
   private readonly refreshByHash;
@@ -170,27 +173,33 @@ export class OAuthTokens {
     if (now >= rt.expiresAt || now >= rt.idleExpiresAt) throw new OAuthError("invalid_grant", "the refresh token has expired");
     const scopes = narrowScopes(requested, grant.scopes);
     // Not serialized with other transactions: the claim below decides by itself (decision 64).
-    const rotated = await this.db.tx(
-      async (tx) => {
-        const { oauthRefreshTokens } = tx.t;
-        // The claim is atomic: of concurrent refreshes with one token exactly one wins (on PostgreSQL the
-        // others wait for its row lock, then find used_at set); the others are reuse.
-        const claimed = await tx
-          .update(oauthRefreshTokens)
-          .set({ usedAt: now })
-          .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
-          .returning({ id: oauthRefreshTokens.id });
-        if (claimed.length === 0) return undefined;
-        // Both inserts at once: PostgreSQL pipelines them on the transaction's connection (one round trip).
-        const [tokens, refreshToken] = await Promise.all([
-          this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx),
-          this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt),
-        ]);
-        tokens.refresh_token = refreshToken;
-        return tokens;
-      },
-      { serialized: false },
-    );
+    const rotated = await this.db
+      .tx(
+        async (tx) => {
+          const { oauthRefreshTokens } = tx.t;
+          // The claim is atomic: of concurrent refreshes with one token exactly one wins (on PostgreSQL the
+          // others wait for its row lock, then find used_at set); the others are reuse. The new tokens are
+          // written beside the claim (PostgreSQL pipelines the three statements on the transaction's
+          // connection: one round trip) and rolled back with it when it is lost.
+          const [claimed, tokens, refreshToken] = await Promise.all([
+            tx
+              .update(oauthRefreshTokens)
+              .set({ usedAt: now })
+              .where(and(eq(oauthRefreshTokens.id, rt.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
+              .returning({ id: oauthRefreshTokens.id }),
+            this.issueAccess({ clientId, principalId: grant.principalId, grantId: grant.id, scopes }, tx),
+            this.insertRefresh(tx, grant.id, rt.familyId, rt.id, rt.expiresAt),
+          ]);
+          if (claimed.length === 0) throw new LostClaim();
+          tokens.refresh_token = refreshToken;
+          return tokens;
+        },
+        { serialized: false },
+      )
+      .catch((error: unknown) => {
+        if (error instanceof LostClaim) return undefined;
+        throw error;
+      });
     if (!rotated) throw await reused();
     return rotated;
   }

@@ -54,3 +54,36 @@ for (const direction of ["host to front", "front to host"] as const) {
     });
   });
 }
+
+describe("many exchanges at once", () => {
+  test("200 concurrent exchanges each way, interleaved, each gets its own answer", async () => {
+    pair = await muxPair();
+    const handler = async (request: Request) => {
+      const text = await request.text();
+      // Answers in pieces with pauses so the 200 streams' frames interleave on the socket.
+      const stream = new ReadableStream<string>({
+        async start(controller) {
+          for (let i = 0; i < 4; i++) {
+            controller.enqueue(`${text}:${i};`);
+            await Bun.sleep(1);
+          }
+          controller.close();
+        },
+      });
+      return new Response(stream, { headers: { "x-path": new URL(request.url).pathname } });
+    };
+    pair.host.serve(handler);
+    pair.front.serve(handler);
+    const one = async (client: MuxConnection, i: number) => {
+      const response = await client.fetch(new Request(`http://x/n/${i}`, { method: "POST", body: `body-${i}` }));
+      return [response.headers.get("x-path"), await response.text()];
+    };
+    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => one(i % 2 ? pair!.host : pair!.front, i)));
+    results.forEach(([path, text], i) => {
+      expect(path).toBe(`/n/${i}`);
+      expect(text).toBe([0, 1, 2, 3].map((k) => `body-${i}:${k};`).join(""));
+    });
+    expect(pair.host.openStreams).toBe(0);
+    expect(pair.front.openStreams).toBe(0);
+  });
+});

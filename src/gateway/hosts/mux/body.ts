@@ -16,7 +16,8 @@ export class InBody {
   /** Bytes read by the consumer and not yet granted back. */
   private ungranted = 0;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private wake?: () => void;
+  /** A read is waiting for the next chunk. */
+  private waiting = false;
 
   constructor(
     private readonly grant: (bytes: number) => void,
@@ -27,18 +28,10 @@ export class InBody {
         start: (controller) => {
           this.controller = controller;
         },
-        pull: async (controller) => {
-          while (this.queue.length === 0 && !this.ended && !this.settled) await new Promise<void>((resolve) => (this.wake = resolve));
-          if (this.settled) return;
-          const chunk = this.queue.shift();
-          if (!chunk) {
-            this.settled = true;
-            controller.close();
-            return;
-          }
-          this.buffered -= chunk.byteLength;
-          controller.enqueue(chunk);
-          this.consumed(chunk.byteLength);
+        // With nothing queued a pull only marks a read as waiting; the next DATA or END answers it.
+        pull: () => {
+          if (this.queue.length > 0 || this.ended) this.deliver();
+          else this.waiting = true;
         },
         cancel: (reason) => {
           if (this.settled) return;
@@ -62,13 +55,13 @@ export class InBody {
     if (this.settled) return;
     this.queue.push(chunk);
     this.buffered += chunk.byteLength;
-    this.wakeUp();
+    if (this.waiting) this.deliver();
   }
 
   end(): void {
     if (this.ended) throw new MuxProtocolError("END after END");
     this.ended = true;
-    this.wakeUp();
+    if (this.waiting) this.deliver();
   }
 
   /** The exchange failed (RESET, connection closed): the consumer's next read fails at once. */
@@ -78,17 +71,25 @@ export class InBody {
     this.controller.error(error);
   }
 
-  private settle(): void {
-    this.settled = true;
-    this.queue = [];
-    this.buffered = 0;
-    this.wakeUp();
+  private deliver(): void {
+    this.waiting = false;
+    if (this.settled) return;
+    const chunk = this.queue.shift();
+    if (!chunk) {
+      this.settled = true;
+      this.controller.close();
+      return;
+    }
+    this.buffered -= chunk.byteLength;
+    this.controller.enqueue(chunk);
+    this.consumed(chunk.byteLength);
   }
 
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+  private settle(): void {
+    this.settled = true;
+    this.waiting = false;
+    this.queue = [];
+    this.buffered = 0;
   }
 
   private consumed(bytes: number): void {

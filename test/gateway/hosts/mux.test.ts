@@ -9,14 +9,14 @@ afterEach(async () => {
   pair = undefined;
 });
 
-function randomBytes(size: number): Uint8Array {
+function randomBytes(size: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(size);
   for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, Math.min(size, i + 65536)));
   return bytes;
 }
 
 /** Echoes method, path, a header and the request body's SHA-256 and length; GET /bytes/N answers N bytes. */
-function echoHandler(bodies: Map<number, Uint8Array>) {
+function echoHandler(bodies: Map<number, Uint8Array<ArrayBuffer>>) {
   return async (request: Request) => {
     const url = new URL(request.url);
     const size = url.pathname.startsWith("/bytes/") ? Number(url.pathname.slice(7)) : undefined;

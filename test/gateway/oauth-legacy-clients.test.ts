@@ -4,6 +4,7 @@
 // the next start migrates it. Each client is then met as a CI job meets it: client_credentials and an API call.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { cliActor } from "../../src/gateway/admin/admin-context.ts";
@@ -56,14 +57,28 @@ async function changePassword(g: TestGateway, username: string, current: string,
   expect((await web.dashboard()).html).toContain("Password changed.");
 }
 
-/** What a gateway before migration 0003 left: confidential clients without registration grants, tokens without a grant, no registered_via. */
+const MIGRATIONS = join(import.meta.dir, "..", "..", "src", "gateway", "db", "migrations");
+
+/**
+ * What a gateway before migration 0003 left: confidential clients without registration grants, tokens
+ * without a grant, no registered_via, and none of the later migrations' tables, columns and indexes (read
+ * from their files, so a new migration is undone too). The next start applies 0003 and every later one.
+ */
 function makeLegacy(dataDir: string): void {
+  const journal = (JSON.parse(readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] }).entries;
+  const at = journal.findIndex((e) => e.tag.startsWith("0003_"));
   const db = new Database(join(dataDir, "gateway.sqlite"));
   db.exec("PRAGMA foreign_keys = OFF");
+  for (const { tag } of journal.slice(at + 1).reverse()) {
+    const text = readFileSync(join(MIGRATIONS, `${tag}.sql`), "utf8");
+    for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) db.exec(`DROP INDEX IF EXISTS "${index}"`);
+    for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g)) db.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
+    for (const [, table] of text.matchAll(/CREATE TABLE `(\w+)`/g)) db.exec(`DROP TABLE "${table}"`);
+  }
   db.exec("UPDATE oauth_access_tokens SET grant_id = NULL, revoked_at = NULL WHERE client_id IN (SELECT id FROM oauth_clients WHERE client_type = 'confidential')");
   db.exec("DELETE FROM oauth_grants WHERE client_id IN (SELECT id FROM oauth_clients WHERE client_type = 'confidential')");
   db.exec("ALTER TABLE oauth_clients DROP COLUMN registered_via");
-  db.exec("DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)");
+  db.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(journal[at]!.when);
   db.close();
 }
 

@@ -138,7 +138,7 @@ describe("heartbeats", () => {
   });
 
   test("a host whose front stops answering closes too (the dialing side keeps the same watch)", async () => {
-    const silent = Bun.serve({
+    const silent = Bun.serve<object>({
       hostname: "127.0.0.1",
       port: 0,
       fetch: (request, server) => (server.upgrade(request, { headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL }, data: {} }) ? undefined : new Response("no", { status: 400 })),

@@ -46,9 +46,8 @@ class ServerMuxSocket implements MuxSocket {
   }
 
   message(data: string | Buffer): void {
-    // Bun hands a Buffer over memory it reuses for the next message: frames are kept (DATA queues), so copy.
-    const bytes = typeof data === "string" ? data : new Uint8Array(data);
-    this.events.emit((events) => events.message(bytes));
+    // Each message is a Buffer of its own (Bun does not reuse it), so DATA payloads are queued without a copy.
+    this.events.emit((events) => events.message(data));
   }
 
   closed(code: number, reason: string): void {

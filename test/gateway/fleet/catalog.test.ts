@@ -71,7 +71,7 @@ describe("catalog paging", () => {
     const g = await startFleetGateway();
     try {
       // ~20 KiB paths (multi-byte characters count as bytes): about 52 projects fill a MiB.
-      for (let i = 0; i < 120; i++) g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"é".repeat(10_000)}/${i}`);
+      for (let i = 0; i < 120; i++) await g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"é".repeat(10_000)}/${i}`);
       const first = await g.json("/api/v1/catalog");
       const texts = [first.text];
       let page = first.body;
@@ -117,13 +117,13 @@ describe("snapshot lifetime and store bounds", () => {
   test("the byte bound evicts too; a catalog larger than the whole store is 413 fleet_capacity_exceeded", async () => {
     const g = await startFleetGateway({ snapshotStoreBytes: 120_000 });
     try {
-      for (let i = 0; i < 200; i++) g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"p".repeat(300)}/${i}`);
+      for (let i = 0; i < 200; i++) await g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"p".repeat(300)}/${i}`);
       const a = (await g.json("/api/v1/catalog")).body.snapshot;
       const b = (await g.json("/api/v1/catalog")).body.snapshot;
       expect(g.fleet.snapshots.size).toBe(1);
       expect((await g.json(`/api/v1/catalog?snapshot=${encodeURIComponent(a)}`)).body.code).toBe("snapshot_expired");
       expect((await g.json(`/api/v1/catalog?snapshot=${encodeURIComponent(b)}`)).status).toBe(200);
-      for (let i = 200; i < 600; i++) g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"p".repeat(300)}/${i}`);
+      for (let i = 200; i < 600; i++) await g.addProject(i.toString(16).padStart(8, "0"), `/srv/${"p".repeat(300)}/${i}`);
       const big = await g.json("/api/v1/catalog");
       expect(big.status).toBe(413);
       expect(big.body.code).toBe("fleet_capacity_exceeded");

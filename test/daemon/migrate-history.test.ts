@@ -18,14 +18,14 @@ let n = 0;
 
 beforeAll(async () => {
   f = await startFleetGateway();
-  f.addProject("00000001");
+  await f.addProject("00000001");
 });
 afterAll(() => f.stop());
 
 /** Registers a stopped gateway session over `dir` and reads its history. */
 async function historyOf(dir: string) {
   const id = `ses_legacy${++n}`;
-  f.addSession(id, { projectId: "00000001", state: "stopped", sessionDir: dir });
+  await f.addSession(id, { projectId: "00000001", state: "stopped", sessionDir: dir });
   const res = await f.json(`/api/v1/sessions/${id}/history`);
   expect(res.status).toBe(200);
   return { id, body: res.body };
@@ -90,7 +90,7 @@ describe("stopped history of a layout-1 store", () => {
     openSession(dir).close();
     writeFileSync(join(dir, "layout.json"), JSON.stringify({ layout: 3 }));
     const id = `ses_legacy${++n}`;
-    f.addSession(id, { projectId: "00000001", state: "stopped", sessionDir: dir });
+    await f.addSession(id, { projectId: "00000001", state: "stopped", sessionDir: dir });
     const res = await f.json(`/api/v1/sessions/${id}/history`);
     expect(res.body).toEqual({ code: "history_unavailable", message: "the session was written by a newer agent than the gateway's; update agent on the gateway host" });
     expect(res.text).not.toContain(dir);

@@ -47,10 +47,8 @@ export class DbSessionStore implements SessionStore {
     return this.registry.update(id, patch);
   }
 
-  async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch?: SessionPatch, committed?: () => void): Promise<boolean> {
-    const moved = await this.registry.transition(id, from, to, trigger, detail, patch);
-    if (moved) committed?.();
-    return moved;
+  transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch?: SessionPatch, committed?: () => void): Promise<boolean> {
+    return this.registry.transition(id, from, to, trigger, detail, patch, committed);
   }
 
   remove(id: string): Promise<void> {

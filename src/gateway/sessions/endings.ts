@@ -33,13 +33,17 @@ export async function removeBootstrap(store: SessionStore, id: string): Promise<
   await store.update(id, { bootstrapFile: null });
 }
 
-/** Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. */
+/**
+ * Moves a session to failed, invalidates its credential and ends whatever is left of its daemon. The
+ * credential and bootstrap file go before the state changes: a client that sees `failed` may resume at
+ * once, and the next generation's must not be caught by this cleanup.
+ */
 export async function failSession(deps: EndingDeps, id: string, from: readonly SessionState[], trigger: TransitionTrigger, detail: string, cause: InvalidationCause): Promise<void> {
   const daemon = deps.live.get(id);
   deps.live.forget(id);
-  if (!await deps.store.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
   await deps.store.invalidateCredentials(id, cause);
   await removeBootstrap(deps.store, id);
+  if (!await deps.store.transition(id, from, "failed", trigger, detail, NO_PROCESS)) return;
   // A hung daemon must not stay behind as an orphan: no graceful request (it did not answer one), and no
   // waiting for it either: the caller (a GET) answers with the failed record at once.
   if (daemon) void terminateDaemon(daemon, sessionTimeouts(deps.config).stop, false);
@@ -77,24 +81,25 @@ export async function settleStopped(deps: SessionParts, row: SessionRow): Promis
   if (!how) return false;
   deps.live.forget(row.id);
   const detail = how === "idle" ? "the daemon was idle (daemon.idle_exit_secs) and stopped the session; the next proxied request resumes it" : "the daemon stopped the session (POST /session/stop) and exited";
-  if (!await deps.store.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS)) return true;
+  // Before the state changes, as in failSession: the first proxied request after an idle exit resumes at once.
   await deps.store.invalidateCredentials(row.id, "session_stopped");
   await removeBootstrap(deps.store, row.id);
+  await deps.store.transition(row.id, ["running", "starting"], "stopped", how === "idle" ? "idle_exit" : "stop", detail, NO_PROCESS);
   return true;
 }
 
 /**
  * A healthy daemon (just launched, or re-adopted at gateway start) becomes its session's live daemon and
  * is watched: an exit the gateway did not ask for stops the session if the daemon stopped it itself, else
- * fails it (and invalidates its credential). Its bootstrap file goes: a daemon that never read it (it reads
- * it before it is ready) leaves no secret behind.
+ * fails it (and invalidates its credential). Done before the session shows running, so a client that reads
+ * `running` reaches the daemon at once; the caller then removes the bootstrap file (removeBootstrap): a
+ * daemon that never read it (it reads it before it is ready) leaves no secret behind.
  */
-export async function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): Promise<void> {
+export function adoptDaemon(deps: EndingDeps, daemon: LiveDaemon, exited: Promise<string> | null): void {
   deps.live.add(daemon);
   deps.live.watch(daemon, exited, async (how) => {
     const row = await deps.store.session(daemon.sessionId);
     if (row && (await settleStopped(deps, row))) return;
     await failSession(deps, daemon.sessionId, ["running", "starting"], "daemon_exited", `the daemon exited (${how})`, "watcher_daemon_exit");
   });
-  await removeBootstrap(deps.store, daemon.sessionId);
 }

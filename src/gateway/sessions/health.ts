@@ -47,8 +47,10 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
     const probe = await probeHealth(row.port, proc.token, onDemandHealthMs(deps.config));
     if (probe.ok) {
       const daemon: LiveDaemon = { sessionId: row.id, generationId: row.currentGenerationId, pid: proc.pid, startTicks: proc.startTicks, port: row.port, token: proc.token, exited: null };
+      // Held before it shows running, as after a launch (launch-generation.ts).
+      adoptDaemon(deps, daemon, null);
       if (row.state === "starting") await deps.store.transition(row.id, ["starting"], "running", "reconciliation", "re-adopted a healthy daemon", { daemonEpoch: probe.epoch || row.daemonEpoch });
-      await adoptDaemon(deps, daemon, null);
+      await removeBootstrap(deps.store, row.id);
       return;
     }
     why = `the daemon did not answer its health check (${probe.why})`;

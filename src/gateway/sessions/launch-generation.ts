@@ -38,8 +38,9 @@ export type LaunchDeps = EndingDeps & Pick<GatewayContext, "dataDir"> & { settin
 /**
  * Launches a fresh daemon generation and moves the session from `from` to running. Returns null on
  * success, else why it failed (the session is then failed, or stays stopped for a failed resume).
+ * `onRunning` is called as soon as the running state is committed (before it is announced).
  */
-export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: readonly SessionState[], trigger: TransitionTrigger): Promise<string | null> {
+export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: readonly SessionState[], trigger: TransitionTrigger, onRunning?: () => void): Promise<string | null> {
   const { store } = deps;
   const id = row.id;
   const t = sessionTimeouts(deps.config);
@@ -90,15 +91,25 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
     const ready = await discoverPort(spawned, t.discover, stderrFile);
     await waitHealthy(ready.port, token, t.health, spawned.exited);
     const daemon: LiveDaemon = { sessionId: id, generationId: issued.generationId, pid: spawned.pid, startTicks: spawned.startTicks, port: ready.port, token, exited: spawned.exited };
-    if (deps.live.closed || !await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch })) {
-      // Deleted (or the gateway stopped) while starting: this daemon has no session to serve.
+    if (deps.live.closed) {
+      // The gateway is stopping: this daemon has no gateway to serve it.
+      await terminateDaemon(daemon, t.stop);
+      return "the gateway stopped while the daemon was starting";
+    }
+    // Held and watched before the session shows running: a client that reads `running` reaches it through
+    // the proxy, and may stop it, at once (the create's launch is then over for it).
+    adoptDaemon(deps, daemon, spawned.exited);
+    if (!await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch }, onRunning)) {
+      // Changed while starting (its daemon exited): this daemon has no session to serve.
+      deps.live.forget(id);
       await terminateDaemon(daemon, t.stop);
       return "the session changed while its daemon was starting";
     }
-    await adoptDaemon(deps, daemon, spawned.exited);
+    await removeBootstrap(store, id);
     return null;
   } catch (error) {
     const why = error instanceof LaunchError ? error.message : `internal error: ${(error as Error).message}`;
+    if (spawned) deps.live.forget(id);
     if (spawned) await terminateDaemon({ pid: spawned.pid, startTicks: spawned.startTicks, port: null, token: null, exited: spawned.exited }, t.stop, false);
     await store.invalidateCredentials(id, "spawn_failed");
     await removeBootstrap(store, id);

@@ -59,7 +59,10 @@ export class LiveDaemons {
     const gone = (how: string) => {
       // Stopped or replaced on purpose; or this gateway is shutting down (the next one reconciles).
       if (this.isClosed || this.bySession.get(daemon.sessionId) !== daemon) return;
-      void onGone(how);
+      void (async () => await onGone(how))().catch((error) => {
+        // The gateway stopped while the exit was being recorded (its database is closed): the next start reconciles.
+        if (!this.isClosed) throw error;
+      });
     };
     if (exited) void exited.then(gone);
     else {

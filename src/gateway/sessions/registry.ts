@@ -81,8 +81,9 @@ export class SessionRegistry {
   /**
    * Moves the session from `from` (one of) to `to`, with `patch` applied in the same transaction. Returns
    * false (and changes nothing) when the row is gone or no longer in one of the expected states.
+   * `committed` runs once the move is committed, before it is announced to fleet observation.
    */
-  async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}): Promise<boolean> {
+  async transition(id: string, from: readonly SessionState[], to: SessionState, trigger: TransitionTrigger, detail?: string, patch: SessionPatch = {}, committed?: () => void): Promise<boolean> {
     const now = this.clock.now();
     let previous: SessionState | undefined;
     let pid: number | null = null;
@@ -97,6 +98,7 @@ export class SessionRegistry {
       return true;
     });
     if (moved) {
+      committed?.();
       await this.fleet.touch({ kind: "session", id });
       this.onTransition({ id, from: previous!, to, trigger, detail, patch, pid });
     }

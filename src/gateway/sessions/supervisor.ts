@@ -126,9 +126,16 @@ export class SessionSupervisor {
     const row = await createSession(this.deps, projectId, launchMode);
     const id = row.id;
     this.busy.add(id);
-    void launchGeneration(this.deps, row, ["starting"], "daemon_healthy")
+    // The launch is over for clients once the session is running: a client that reads `running` may stop it.
+    let held = true;
+    const release = () => {
+      // Once: after the running state the session may already be busy with the caller's next operation.
+      if (held) this.busy.delete(id);
+      held = false;
+    };
+    void launchGeneration(this.deps, row, ["starting"], "daemon_healthy", release)
       .catch((error) => this.ctx.logger.error(`session ${id}: ${(error as Error).message}`))
-      .finally(() => this.busy.delete(id));
+      .finally(release);
     return await this.store.view(row);
   }
 

@@ -15,6 +15,7 @@ export const HTTP_TARGET: FlagSpec[] = [
 
 const principal = () => import("../gateway/admin/principal-cli.ts");
 const token = () => import("../gateway/admin/token-cli.ts");
+const hostToken = () => import("../gateway/admin/host-token-cli.ts");
 const client = () => import("../gateway/admin/client-cli.ts");
 const configs = () => import("../gateway/admin/config-cli.ts");
 const projects = () => import("../gateway/admin/project-cli.ts");
@@ -53,6 +54,15 @@ export const gatewayCommand: CommandSpec = {
         { name: "create", summary: "Create a token and print it once to stdout", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: [...common, { name: "label", type: "string", valueName: "TEXT", summary: "What the token is for" }], run: async (a, io) => (await token()).create(a, io) },
         { name: "list", summary: "List a principal's live tokens (no secrets)", positionals: [{ name: "principal_id", summary: "principal id or username", required: true }], flags: common, run: async (a, io) => (await token()).list(a, io) },
         { name: "revoke", summary: "Revoke a token", positionals: [{ name: "token_id", summary: "token id (tok_...)", required: true }], flags: common, run: async (a, io) => (await token()).revoke(a, io) },
+      ],
+    },
+    {
+      name: "host-token",
+      summary: "Manage host credentials (hst_...) with which host agents join (writes the database directly)",
+      subcommands: [
+        { name: "create", summary: "Create a host token and print it once to stdout", flags: [...common, { name: "host", type: "string", valueName: "NAME", summary: "The host name the token is for (the only name its connection may claim)" }, { name: "label", type: "string", valueName: "TEXT", summary: "What the token is for" }], run: async (a, io) => (await hostToken()).create(a, io) },
+        { name: "list", summary: "List host tokens, revoked ones included (no secrets)", flags: common, run: async (a, io) => (await hostToken()).list(a, io) },
+        { name: "revoke", summary: "Revoke a host token; the host's connections made with it close", positionals: [{ name: "id", summary: "host token id (hcr_...)", required: true }], flags: common, run: async (a, io) => (await hostToken()).revoke(a, io) },
       ],
     },
     {

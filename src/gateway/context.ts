@@ -29,6 +29,9 @@ import { DbSessionStore } from "./sessions/db-store.ts";
 import { claimRows } from "./sessions/ownership.ts";
 import { UpstreamClient } from "./sessions/upstream/upstream-client.ts";
 import type { RegistryFs } from "./registry/registry-fs.ts";
+import { HostCredentialStore } from "./hosts/credentials.ts";
+import { HostLinks } from "./hosts/links.ts";
+import { HostPresence } from "./hosts/presence.ts";
 
 export interface Logger {
   info(message: string): void;
@@ -75,6 +78,12 @@ export interface GatewayContext {
   sessions: SessionSupervisor;
   /** The session proxy's pooled HTTP/1.1 connections to daemons (sessions/upstream/upstream-client.ts). */
   upstream: UpstreamClient;
+  /** Host credentials (`hst_`), issued and revoked by an administrator (hosts/credentials.ts). */
+  hostCredentials: HostCredentialStore;
+  /** The host connections this front holds (hosts/links.ts). */
+  hostLinks: HostLinks;
+  /** Host presence pushed by this front (hosts/presence.ts; started by serve). */
+  presence: HostPresence;
   /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
   registryFs?: RegistryFs;
 }
@@ -109,11 +118,13 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
   }
   const stamp = await changeStamp(opened, config, options.env, options.logger ?? silentLogger);
   const pats = new PatStore(opened.db, clock, stamp);
-  const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp);
+  const hostCredentials = new HostCredentialStore(opened.db, clock, stamp);
+  const bearer = new BearerVerifier(opened.db, pats, pepper, clock, stamp, hostCredentials);
   const authFailures = new AuthFailureCounts(options.logger ?? silentLogger, () => clock.now());
   bearer.onFailure = (kind) => authFailures.count(kind);
   const tls = options.tls ?? false;
-  const ctx: Omit<GatewayContext, "sessions"> & { sessions?: SessionSupervisor } = {
+  const hostLinks = new HostLinks();
+  const ctx: Omit<GatewayContext, "sessions" | "presence"> & { sessions?: SessionSupervisor; presence?: HostPresence } = {
     config,
     clock,
     dataDir,
@@ -138,7 +149,10 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
     streams: new OpenStreams((auth) => bearer.stillValid(auth), stamp, clock),
     fleetChanges: new FleetChanges(),
     upstream: new UpstreamClient(),
+    hostCredentials,
+    hostLinks,
   };
+  ctx.presence = new HostPresence(ctx as GatewayContext, hostLinks);
   ctx.sessions = new SessionSupervisor(ctx as GatewayContext, new DbSessionStore(ctx as GatewayContext), (me) => claimRows(opened.db, me));
   return ctx as GatewayContext;
 }

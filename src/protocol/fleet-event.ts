@@ -29,7 +29,8 @@ export const FleetSessionSchema = Type.Object({
   updated_at: DateTime,
   summary: Type.Union([SyncStatusRecord, Type.Null()], { description: "Last observed GET /sync/summary of a running session; null when not running or not observed yet." }),
   observed_at: Type.Union([DateTime, Type.Null()]),
-  stale: Type.Boolean({ description: "A running session whose last observation is older than 15 seconds (or missing): not a fresh assertion." }),
+  stale: Type.Boolean({ description: "A running session whose last observation is older than 15 seconds (or missing), or whose host is offline: not a fresh assertion." }),
+  host_online: Type.Boolean({ description: "Whether the session's host is online (a gateway front holds its connection). An offline host's running session is stale, never failed: its daemon may still run." }),
 });
 export type FleetSession = Static<typeof FleetSessionSchema>;
 

@@ -168,6 +168,8 @@ describe("no request reaches a handler unauthenticated", () => {
     }
     const session = "ses_00000000000000000000000000";
     for (const method of ["GET", "POST", "PUT", "DELETE"]) routes.push([method, `/api/v1/sessions/${session}/proxy/sync`], [method, `/api/v1/sessions/${session}/proxy/`]);
+    // The hosts' connect route, served at the edge before the app (hosts/connect-route.ts).
+    for (const method of ["GET", "POST"]) routes.push([method, "/api/v1/hosts/connect"]);
     expect(routes.length).toBeGreaterThan(25);
 
     const dbBefore = await databaseDigest();

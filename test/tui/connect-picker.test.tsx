@@ -18,6 +18,7 @@ const session = (id: string, projectId: string, state: FleetSession["state"], su
   summary: summary ? { version: 1, daemon_epoch: "ep1", cursor: "c", busy: false, attention: false, history_checkpoint: "", history_total_items: 0, ...summary } : null,
   observed_at: summary ? AT : null,
   stale: false,
+  host_online: true,
 });
 
 function catalog(projects: FleetProject[], sessions: FleetSession[]): CatalogPage {

@@ -9,6 +9,7 @@ import type { GatewayDb } from "../db/open.ts";
 import { first } from "../db/handle.ts";
 import { constantTimeEqualHex } from "../../util/ids.ts";
 import type { PatStore } from "./pats.ts";
+import type { HostCredentialStore } from "../hosts/credentials.ts";
 import { tokenHash, VerifiedCache, type DbStamp } from "./verified-cache.ts";
 
 export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';
@@ -17,7 +18,7 @@ export const UNAUTHORIZED_BODY = '{"error":"unauthorized"}';
 export const ALL_SCOPES = ["machine", "project"] as const;
 
 export interface AuthResult {
-  family: "pat" | "oat" | "dsc" | "web";
+  family: "pat" | "oat" | "dsc" | "web" | "hst";
   principalId: string | null;
   scopes: string[];
   /** The principal's username, when there is a principal. */
@@ -26,6 +27,8 @@ export interface AuthResult {
   credentialId: string;
   /** For `dsc_`: the session whose daemon holds the credential (`current_session` authority). */
   sessionId?: string;
+  /** For `hst_`: the host the credential is scoped to, the only name its connection may claim. */
+  hostName?: string;
   /** When the credential expires (ms, the gateway clock), for those that do (`oat_`): open streams end then. */
   expiresAt?: number;
 }
@@ -65,6 +68,7 @@ export class BearerVerifier {
     private readonly pepper: Uint8Array,
     private readonly clock: Clock,
     stamp: DbStamp,
+    private readonly hosts: HostCredentialStore,
   ) {
     this.oatCache = new VerifiedCache(stamp);
     const { oauthAccessTokens, oauthGrants, principals } = db.t;
@@ -101,6 +105,29 @@ export class BearerVerifier {
     }
   }
 
+  /**
+   * Checks a host credential (`hst_`), the only family the connect route accepts; every other route uses
+   * `check`, to which `hst_` is an unknown family (the identical 401).
+   */
+  async checkHost(header: string | null): Promise<AuthResult | AuthFailure> {
+    const match = header === null ? null : BEARER.exec(header);
+    if (!match || !match[1]!.startsWith("hst_")) {
+      this.onFailure?.(header === null ? "bearer_missing" : "bearer_invalid");
+      return "unauthorized";
+    }
+    try {
+      const info = await this.hosts.use(match[1]!);
+      if (!info) {
+        this.onFailure?.("bearer_invalid");
+        return "unauthorized";
+      }
+      return { family: "hst", principalId: null, username: null, scopes: [], credentialId: info.id, hostName: info.hostName };
+    } catch {
+      this.onFailure?.("bearer_unavailable");
+      return "unavailable";
+    }
+  }
+
   /** Verifies an `Authorization` header value; throws the 401 or the 503. */
   async verify(header: string | null): Promise<AuthResult> {
     const result = await this.check(header);
@@ -130,6 +157,8 @@ export class BearerVerifier {
       }
       case "web":
         return (await first(this.db.select({ id: webSessions.id }).from(webSessions).where(and(eq(webSessions.id, id), isNull(webSessions.revokedAt))))) !== undefined;
+      case "hst":
+        return this.hosts.live(id);
     }
   }
 

@@ -57,7 +57,8 @@ const pgUrl = (v: string) => {
   }
 };
 const envName = (v: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? undefined : "expected an environment variable name");
-const hostName = (v: string) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(v) ? undefined : "expected a host name: letters, digits, '.', '-', '_' (at most 63)");
+/** Why `v` is not a host name (gateway host_name, a host credential's host), or undefined. */
+export const hostName = (v: string) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(v) ? undefined : "expected a host name: letters, digits, '.', '-', '_' (at most 63)");
 const slug = (k: string) => (/^[a-z0-9][a-z0-9_-]*$/.test(k) ? undefined : "names use lowercase letters, digits, '-' and '_'");
 
 export const GATEWAY_CONFIG_SPEC: FieldSpec = {

@@ -6,6 +6,7 @@ import { first } from "../db/handle.ts";
 import type { projects } from "../db/schema.ts";
 import type { FleetProject } from "../../protocol/fleet-event.ts";
 import { isoAt } from "../../util/clock.ts";
+import { readPresence, type PresenceView } from "../hosts/presence.ts";
 
 export interface SessionRow {
   id: string;
@@ -35,6 +36,11 @@ export class FleetRows {
   /** Whether this host supervises (and so observes) the session. */
   owns(row: SessionRow): boolean {
     return row.ownerHost === null || row.ownerHost === this.host;
+  }
+
+  /** Which hosts are online at `now` (read on this handle: a transaction's reads stay in it). */
+  presence(now: number): Promise<PresenceView> {
+    return readPresence(this.db, this.host, now);
   }
 
   async project(id: string): Promise<FleetProject | null> {

@@ -20,6 +20,7 @@ import { FleetJournal, type FleetEventBody } from "./journal.ts";
 import { FLEET_LIMITS, type FleetLimits } from "./limits.ts";
 import { FleetObserver } from "./observer.ts";
 import { FleetRows, type SessionRow } from "./rows.ts";
+import type { PresenceView } from "../hosts/presence.ts";
 import { realScheduler, type Scheduler } from "./scheduler.ts";
 import { CatalogSnapshots } from "./snapshots.ts";
 import { listenForFleetEvents } from "./wake.ts";
@@ -95,7 +96,8 @@ export class FleetService {
     // The journal is read first: a change committed meanwhile is in both the rows and the stream (never in neither).
     await this.journal.catchUp();
     const projects = await this.rows.projects();
-    const sessions = (await this.rows.sessions()).map((row) => this.sessionView(row));
+    const presence = await this.rows.presence(this.ctx.clock.now());
+    const sessions = (await this.rows.sessions()).map((row) => this.sessionView(row, presence));
     return this.snapshots.capture(this.journal.cursorAt(this.journal.position), projects, sessions, pageEntries);
   }
 
@@ -123,8 +125,18 @@ export class FleetService {
       return this.failed(error);
     }
     await this.guard(async () => {
-      // Only rows whose view moved away from the journal's take a transaction.
-      for (const row of await this.rows.running(true)) if (this.unannounced(`s:${row.id}`, this.sessionView(row))) await this.announceSession(row.id);
+      // Only rows whose view moved away from the journal's take a transaction: this host's running sessions
+      // (their observations), and any session whose host went offline or came back (every front looks; the
+      // journal's check inside the append makes it one event).
+      const presence = await this.rows.presence(this.ctx.clock.now());
+      for (const row of await this.rows.sessions()) {
+        const view = this.sessionView(row, presence);
+        const key = `s:${row.id}`;
+        if (!this.unannounced(key, view)) continue;
+        const last = this.journal.view(key);
+        const presenceMoved = (last?.kind === "session" ? (last.session.host_online ?? true) : true) !== view.host_online;
+        if ((row.state === "running" && this.rows.owns(row)) || presenceMoved) await this.announceSession(row.id);
+      }
       // A replica killed between a write and its event leaves the change to the survivors' next round.
       await this.journal.catchUp();
       await this.reconcile();
@@ -141,10 +153,14 @@ export class FleetService {
     for (const stream of [...this.streams]) stream.close();
   }
 
-  /** The fleet row of a session: the database row plus the observer's last summary when running. */
-  sessionView(row: SessionRow): FleetSession {
+  /**
+   * The fleet row of a session: the database row plus the observer's last summary when running. A session
+   * whose host is offline is stale (its daemon may still run), never failed.
+   */
+  sessionView(row: SessionRow, presence: PresenceView): FleetSession {
     const running = row.state === "running";
-    if (running && !this.rows.owns(row)) return this.observedElsewhere(row);
+    const online = presence.online(row.ownerHost);
+    if (running && !this.rows.owns(row)) return this.observedElsewhere(row, online);
     const seen = running ? this.observer.observation(row.id) : undefined;
     // `reaped` rows never get here (await rows.sessions() leaves them out, announceSession removes them).
     const state = row.state as FleetSession["state"];
@@ -157,7 +173,8 @@ export class FleetService {
       updated_at: isoAt(row.updatedAt),
       summary: seen?.summary ?? null,
       observed_at: seen ? isoAt(seen.observedAt) : null,
-      stale: running && (!seen || this.ctx.clock.now() - seen.observedAt > this.limits.freshnessMs),
+      stale: running && (!online || !seen || this.ctx.clock.now() - seen.observedAt > this.limits.freshnessMs),
+      host_online: online,
     };
   }
 
@@ -165,7 +182,7 @@ export class FleetService {
    * A running session another host supervises: that host observes its daemon and journals what it sees,
    * so the summary, its time and the stale flag are the journal's last word on it.
    */
-  private observedElsewhere(row: SessionRow): FleetSession {
+  private observedElsewhere(row: SessionRow, online: boolean): FleetSession {
     const last = this.journal.view(`s:${row.id}`);
     const seen = last?.kind === "session" && last.session.state === "running" ? last.session : undefined;
     return {
@@ -177,7 +194,8 @@ export class FleetService {
       updated_at: isoAt(row.updatedAt),
       summary: seen?.summary ?? null,
       observed_at: seen?.observed_at ?? null,
-      stale: seen?.stale ?? true,
+      stale: !online || (seen?.stale ?? true),
+      host_online: online,
     };
   }
 
@@ -213,7 +231,7 @@ export class FleetService {
         return this.unannounced(`s:${id}`, "removed") ? { type: "session_removed", session_id: id } : null;
       }
       if (row.state !== "running") this.observer.forget(id);
-      const session = this.sessionView(row);
+      const session = this.sessionView(row, await rows.presence(this.ctx.clock.now()));
       return this.unannounced(`s:${id}`, session) ? { type: "session_upserted", session } : null;
     });
   }

@@ -44,7 +44,7 @@ export async function authorizeApi(ctx: GuardDeps, request: Request, pathname: s
   if (access.kind === "public") return undefined;
   const header = request.headers.get("authorization");
   if (header === null && access.kind === "optional") return undefined;
-  const auth = await ctx.bearer.check(header);
+  const auth = access.kind === "host" ? await ctx.bearer.checkHost(header) : await ctx.bearer.check(header);
   if (auth === "unauthorized") return jsonResponse(401, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS);
   if (auth === "unavailable") return jsonResponse(503, { error: "unavailable", message: "authentication is temporarily unavailable" });
   if (access.kind === "scoped" && !access.anyOf.some((s) => auth.scopes.includes(s))) {

@@ -67,7 +67,8 @@ export function coreRoutes(ctx: CoreRouteDeps) {
         if (request.headers.has("authorization")) {
           const auth = await authenticate(ctx, request);
           body.authenticated = {
-            family: auth.family,
+            // A host credential is verified on the connect route only: here it was a 401 (route-access.ts).
+            family: auth.family as Exclude<typeof auth.family, "hst">,
             principal_id: auth.principalId,
             username: auth.username,
             scopes: auth.scopes,

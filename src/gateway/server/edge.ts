@@ -13,6 +13,7 @@ import { setRequestMeta } from "./request-meta.ts";
 import { authorizeApi, setEdgeDecision, type GuardDeps } from "./auth-guard.ts";
 import { isProxyPath, proxyRequest, type ProxyDeps } from "../sessions/proxy.ts";
 import { readTarget, type HostPolicy } from "./request-target.ts";
+import { acceptHostConnect, type ConnectDeps } from "../hosts/connect-route.ts";
 
 /** OAuth endpoints answer with no-store and Pragma: no-cache on every response, refusals at the edge included. */
 function oauthPath(url: string): boolean {
@@ -24,7 +25,7 @@ export interface Handler {
 }
 
 /** What the edge uses: network policy, authentication, the session proxy. */
-export type EdgeDeps = GuardDeps & ProxyDeps & Pick<GatewayContext, "clock" | "policy" | "tls" | "logger" | "sessions">;
+export type EdgeDeps = GuardDeps & ProxyDeps & ConnectDeps & Pick<GatewayContext, "clock" | "policy" | "tls" | "logger" | "sessions">;
 
 /** `hosts` gives the Host names served (set once the listener knows its port). */
 export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => HostPolicy | undefined, deadlines: BodyDeadlines) {
@@ -52,6 +53,8 @@ export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => Hos
       if (pathname.startsWith("/api/")) {
         const checked = await authorizeApi(ctx, request, pathname);
         if (checked instanceof Response) return done(checked);
+        // A verified host credential: only the connect route yields one (route-access.ts); the upgrade happens here.
+        if (checked?.family === "hst") return done(acceptHostConnect(ctx, request, checked, server));
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing. It
         // forwards the canonical path; its responses carry their security headers already.
         if (checked && isProxyPath(pathname)) {

@@ -18,6 +18,8 @@ import { loopbackUrl } from "../sessions/listener.ts";
 import { hostPolicy, type HostPolicy } from "./request-target.ts";
 import { acquireServeLock } from "./serve-lock.ts";
 import { stopFleet } from "../fleet/service.ts";
+import { HOST_CLOSE } from "../hosts/connect-route.ts";
+import { muxWebSocket } from "../hosts/mux/bun-server.ts";
 import { mkdirSync } from "node:fs";
 
 /** Seconds a connection may sit idle (also bounds slow clients trickling a request). */
@@ -86,6 +88,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       hostname: config.listen.address,
       port: config.listen.port,
       fetch,
+      // Host agents' connections (GET /api/v1/hosts/connect, upgraded at the edge).
+      websocket: muxWebSocket,
       error: () => withSecurityHeaders(jsonResponse(500, { error: "internal_error" }), tls !== null),
       tls: tls ? { cert: tls.cert, key: tls.key } : undefined,
       idleTimeout: idleSecs,
@@ -114,6 +118,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // Daemons reach the gateway on loopback; then sessions left by an earlier run are re-adopted or failed.
   ctx.sessions.setListener(loopbackUrl(config.listen.address, server.port!, tls !== null), tls?.fingerprint ?? null);
   await ctx.sessions.reconcile();
+  ctx.presence.start();
   let stopped = false;
   return {
     ctx,
@@ -125,6 +130,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       if (stopped) return;
       stopped = true;
       stopFleet(ctx);
+      ctx.presence.stop();
+      // Before the streams: their revocation signals would close host connections as revoked.
+      ctx.hostLinks.closeAll(HOST_CLOSE.GOING_AWAY, "the front is stopping");
       ctx.streams.closeAll();
       ctx.sessions.close();
       ctx.upstream.close();

@@ -9,6 +9,7 @@ import { redactText } from "../../util/redact.ts";
 import type { GatewayContext, Logger } from "../context.ts";
 import { first } from "../db/handle.ts";
 import { logEvent } from "../auth/failure-counts.ts";
+import { hostOnline } from "../hosts/presence.ts";
 import type { RegistryFormat } from "../registry/config-content.ts";
 import { ServiceCredentials, type InvalidationCause, type IssuedCredential } from "./credentials.ts";
 import { SessionRegistry, type SessionPatch, type SessionRow, type SessionView } from "./registry.ts";
@@ -28,6 +29,7 @@ export class DbSessionStore implements SessionStore {
     // their reason, stops, idle exits, deletes.
     this.registry = new SessionRegistry(deps.db, deps.clock, deps.fleetChanges, this.credentials, ({ id, from, to, trigger, detail, patch, pid }) =>
       logEvent(deps.logger, to === "failed" ? "error" : "info", `session.${to}`, { session: id, from, trigger, ...(detail ? { detail: redactText(detail) } : {}), ...(to === "running" ? { pid } : {}), ...(patch.port ? { port: patch.port } : {}), ...(patch.daemonEpoch ? { daemon_epoch: patch.daemonEpoch } : {}) }),
+      (host) => hostOnline(deps, host),
     );
   }
 

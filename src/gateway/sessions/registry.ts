@@ -33,6 +33,8 @@ export interface SessionView {
   port: number | null;
   daemon_epoch: string | null;
   owner_host: string | null;
+  /** Whether the owner host is online (hosts/presence.ts): false while no front holds its connection. */
+  host_online: boolean;
   worktree: { path: string; branch: string | null } | null;
   transitions: TransitionView[];
   service_credentials: ServiceCredentialView[];
@@ -51,6 +53,8 @@ export class SessionRegistry {
     private readonly credentials: ServiceCredentials,
     /** Told of each state change, after it is committed (the supervisor logs it). */
     private readonly onTransition: (change: { id: string; from: SessionState; to: SessionState; trigger: TransitionTrigger; detail?: string; patch: SessionPatch; pid: number | null }) => void = () => {},
+    /** Whether a session's owner host is online (default: one host, which is this one and runs). */
+    private readonly hostOnline: (host: string | null) => Promise<boolean> = async () => true,
   ) {}
 
   async get(id: string): Promise<SessionRow | undefined> {
@@ -123,6 +127,7 @@ export class SessionRegistry {
       port: row.port,
       daemon_epoch: row.daemonEpoch,
       owner_host: row.ownerHost,
+      host_online: await this.hostOnline(row.ownerHost),
       worktree: row.worktreePath ? { path: row.worktreePath, branch: row.worktreeBranch } : null,
       transitions: history.map((t) => {
         const colon = t.reason?.indexOf(": ") ?? -1;

@@ -20,6 +20,7 @@ export const SessionRecord = t.Object({
   port: t.Union([t.Integer(), t.Null()], { description: "daemon port on 127.0.0.1 while one runs" }),
   daemon_epoch: Nullable(t.String({ description: "epoch of the latest daemon generation" })),
   owner_host: Nullable(t.String({ description: "host_name of the gateway that supervises the session (its daemon and directory are on that host); null for a record written before owners were recorded and not yet claimed" })),
+  host_online: t.Boolean({ description: "whether the owner host is online: a front holds its connection (or it is a front, which is online while it runs); false: its daemon may still run, but no front can reach it now" }),
   worktree: t.Union([t.Object({ path: t.String(), branch: Nullable(t.String()) }), t.Null()]),
   transitions: t.Array(
     t.Object({

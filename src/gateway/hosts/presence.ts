@@ -6,7 +6,6 @@ import { eq, sql } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
 import type { GatewayDb } from "../db/handle.ts";
 import { VERSION } from "../../version.ts";
-import { HOST_PROTOCOL } from "./mux/hello.ts";
 import type { HostLinks } from "./links.ts";
 import { realScheduler, type Scheduler } from "../fleet/scheduler.ts";
 
@@ -104,7 +103,8 @@ export class HostPresence {
   private async push(): Promise<void> {
     const now = this.deps.clock.now();
     try {
-      await this.upsert(this.deps.config.host_name, { agentVersion: VERSION, protocol: HOST_PROTOCOL.max }, now);
+      // A front's own host has no connection, so no host protocol: protocol null tells fronts from joined hosts.
+      await this.upsert(this.deps.config.host_name, { agentVersion: VERSION, protocol: null }, now);
       for (const { hostName, connection } of this.links.all()) await this.upsert(hostName, { agentVersion: connection.peer.agent_version, protocol: connection.protocol }, now);
     } catch (error) {
       // The next push tries again; until then the hosts stay online for what is left of their TTL.

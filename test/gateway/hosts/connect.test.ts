@@ -9,7 +9,8 @@ import type { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts
 import { HOST_CLOSE } from "../../../src/gateway/hosts/connect-route.ts";
 import { PRESENCE_TTL_MS } from "../../../src/gateway/hosts/presence.ts";
 import { until } from "../../fakes/fake-clock.ts";
-import { startFleetGateway, type FleetGateway } from "../fleet/helpers.ts";
+import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
+import { sharedPepper, startFleetGateway, type FleetGateway } from "../fleet/helpers.ts";
 
 const opened: FleetGateway[] = [];
 const connections: MuxConnection[] = [];
@@ -162,4 +163,30 @@ test("presence: online while connected; offline 15 s after the connection is cut
   await f.fleet.tick();
   expect(f.fleet.journal.view("s:ses_remote")).toMatchObject({ session: { host_online: true } });
   again.close(1000, "done");
+});
+
+pgTest("a front's own host is online while it runs: a replica sees its sessions go offline and stale 15 s after it stopped", async () => {
+  const database = await freshPgDatabase();
+  const auth = sharedPepper();
+  const a = await startFleetGateway({}, { database, auth, principal: "fleet-a", extra: "host_name: front-a\n" });
+  const b = await startFleetGateway({}, { database, auth, principal: "fleet-b", extra: "host_name: front-b\n" });
+  opened.push(b);
+  await a.addProject("0000aaaa");
+  await a.addSession("ses_a", { state: "running", ownerHost: "front-a", daemonEpoch: "ep1", port: 1 });
+  await a.gw.ctx.presence.refresh();
+  expect(await session(b, "ses_a")).toMatchObject({ owner_host: "front-a", host_online: true });
+  // A front's own row has no host protocol (no connection): that tells fronts from joined hosts.
+  const row = (await b.gw.ctx.db.select().from(b.gw.ctx.db.t.hosts)).find((h) => h.name === "front-a")!;
+  expect(row).toMatchObject({ protocol: null, onlineUntil: a.gw.clock.now() + PRESENCE_TTL_MS });
+
+  await a.stop();
+  b.gw.clock.advance(PRESENCE_TTL_MS - 1);
+  expect(await session(b, "ses_a")).toMatchObject({ host_online: true });
+  b.gw.clock.advance(2);
+  expect(await session(b, "ses_a")).toMatchObject({ host_online: false, state: "running" });
+  await b.fleet.tick();
+  expect(await catalogRow(b, "ses_a")).toMatchObject({ state: "running", host_online: false, stale: true });
+  expect(b.fleet.journal.view("s:ses_a")).toMatchObject({ session: { host_online: false, stale: true } });
+  // b never touches another host's session: still running as a left it.
+  expect(await session(b, "ses_a")).toMatchObject({ state: "running" });
 });

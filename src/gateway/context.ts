@@ -32,6 +32,7 @@ import type { RegistryFs } from "./registry/registry-fs.ts";
 import { HostCredentialStore } from "./hosts/credentials.ts";
 import { HostLinks } from "./hosts/links.ts";
 import { HostPresence } from "./hosts/presence.ts";
+import { FrontRouting } from "./hosts/routing.ts";
 
 export interface Logger {
   info(message: string): void;
@@ -82,6 +83,8 @@ export interface GatewayContext {
   hostCredentials: HostCredentialStore;
   /** The host connections this front holds (hosts/links.ts). */
   hostLinks: HostLinks;
+  /** Where owner-bound operations go: this host, a joined host's connection, or a refusal (hosts/routing.ts). */
+  routing: FrontRouting;
   /** Host presence pushed by this front (hosts/presence.ts; started by serve). */
   presence: HostPresence;
   /** File operations of the configuration registry; tests inject failures here (default: node:fs, atomic writes). */
@@ -151,6 +154,7 @@ export async function createGatewayContext(options: ContextOptions): Promise<Gat
     upstream: new UpstreamClient(),
     hostCredentials,
     hostLinks,
+    routing: new FrontRouting({ config, db: opened.db, hostLinks }),
   };
   ctx.presence = new HostPresence(ctx as GatewayContext, hostLinks);
   ctx.sessions = new SessionSupervisor(ctx as GatewayContext, new DbSessionStore(ctx as GatewayContext), (me) => claimRows(opened.db, me));

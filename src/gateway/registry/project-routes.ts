@@ -18,18 +18,18 @@ export function projectRoutes(ctx: ProjectDeps & RegistryAuditDeps) {
     .post(
       BASE,
       async ({ body, request, set }) => {
-        const project = await store.register(body.path, body.config_name);
+        const project = await store.register(body.path, body.config_name, body.host);
         await auditRegistry(ctx, request, "project.register", project.id);
         set.status = 201;
         return project;
       },
       {
         body: CreateProjectBody,
-        response: { 201: ProjectResponse, 400: RegistryError, 409: RegistryError, 422: RegistryError },
+        response: { 201: ProjectResponse, 400: RegistryError, 409: RegistryError, 422: RegistryError, 503: RegistryError },
         detail: {
           summary: "Register a project directory",
           description:
-            "The path is canonicalized (symlinks resolved). 422 when the directory or the configuration does not exist; 409 when the canonical path is already registered; 400 `path_not_allowed` for the filesystem root, a system directory, the home directory of the gateway's user, or a directory that is, is inside or contains the gateway's data directory or another of its secrets.",
+            "The path is canonicalized (symlinks resolved). 422 when the directory or the configuration does not exist; 409 when the canonical path is already registered; 400 `path_not_allowed` for the filesystem root, a system directory, the home directory of the gateway's user, or a directory that is, is inside or contains the gateway's data directory or another of its secrets. With `host` naming a joined host agent, the path is checked (and canonicalized) on that host, and the project is that host's; 503 `host_offline` when it is not connected to this front, 422 for a name that is neither this gateway host nor a joined host.",
           tags,
         },
       },

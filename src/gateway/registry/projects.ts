@@ -2,7 +2,8 @@
 // stored canonical (symlinks resolved, dots collapsed), so one directory is registered once however it
 // is written. Every committed change is signalled to fleet observation. A project belongs to the gateway
 // host that registered it (`owner_host`, sessions/ownership.ts): its directory is on that machine, so
-// only that host derives its hook status and launches its sessions.
+// only that host derives its hook status and launches its sessions. A front asks a joined host agent for
+// both over its connection (hosts/routing.ts): the path rules of a project registered there, and its hook status.
 import { first, type GatewayDb } from "../db/handle.ts";
 import { count, eq } from "drizzle-orm";
 import { realpathSync, statSync } from "node:fs";
@@ -13,6 +14,7 @@ import type { GatewayContext } from "../context.ts";
 import type { projects } from "../db/schema.ts";
 import { dataRoot } from "../../config/files.ts";
 import { otherOwner } from "../sessions/ownership.ts";
+import { callHost, hostResult, type RemoteHost } from "../hosts/routing.ts";
 import { hookStatus, NO_HOOKS, type HookStatus } from "./hook-status.ts";
 import { assertConfigName, newProjectId, PROJECT_ID } from "./names.ts";
 import { protectedPaths, refusedProjectPath } from "./project-paths.ts";
@@ -28,7 +30,7 @@ export interface ProjectView {
 }
 
 type Row = typeof projects.$inferSelect;
-export type ProjectDeps = Pick<GatewayContext, "db" | "clock" | "fleetChanges" | "dataDir" | "config">;
+export type ProjectDeps = Pick<GatewayContext, "db" | "clock" | "fleetChanges" | "dataDir" | "config"> & Partial<Pick<GatewayContext, "routing">>;
 
 const notFound = (id: string) => new ProtocolError("not_found", 404, `no project with id '${id.slice(0, 64)}'`);
 
@@ -62,7 +64,7 @@ export function assertProjectPathAllowed(path: string, real: string, deps: Pick<
 export class ProjectStore {
   constructor(private readonly deps: ProjectDeps) {}
 
-  private view(row: Row): ProjectView {
+  private async view(row: Row): Promise<ProjectView> {
     return {
       id: row.id,
       path: row.path,
@@ -70,9 +72,28 @@ export class ProjectStore {
       registered_at: isoAt(row.registeredAt),
       updated_at: isoAt(row.updatedAt),
       owner_host: row.ownerHost,
-      // Another host's directory is not on this machine (a directory of the same name here is another one).
-      hook_status: otherOwner(row.ownerHost, this.deps.config.host_name) === null ? hookStatus(row.path) : NO_HOOKS,
+      hook_status: await this.hooks(row),
     };
+  }
+
+  /**
+   * Read on the project's host: here, or asked of a joined host this front is connected to. Another
+   * host's directory is not on this machine (a directory of the same name here is another one), so a
+   * project whose host cannot be asked now reads as having no gateway.yaml, as an unreadable one does.
+   */
+  private async hooks(row: Row): Promise<HookStatus> {
+    const owner = otherOwner(row.ownerHost, this.deps.config.host_name);
+    if (owner === null) return hookStatus(row.path);
+    const connection = this.deps.routing?.link(owner);
+    if (!connection) return NO_HOOKS;
+    try {
+      const status = await hostResult<Partial<HookStatus> | null>(await callHost({ host: owner, connection }, "GET", `/host/v1/projects/${row.id}/hook-status`));
+      const hooks = status?.configured_hooks;
+      if (typeof status?.has_gateway_yaml !== "boolean" || !Array.isArray(hooks) || !hooks.every((h) => typeof h === "string")) return NO_HOOKS;
+      return { has_gateway_yaml: status.has_gateway_yaml, configured_hooks: hooks };
+    } catch {
+      return NO_HOOKS;
+    }
   }
 
   private async row(id: string, db: GatewayDb = this.deps.db): Promise<Row | undefined> {
@@ -81,7 +102,7 @@ export class ProjectStore {
   }
 
   async list(): Promise<ProjectView[]> {
-    return (await this.deps.db.select().from(this.deps.db.t.projects).orderBy(this.deps.db.t.projects.path)).map((r) => this.view(r));
+    return await Promise.all((await this.deps.db.select().from(this.deps.db.t.projects).orderBy(this.deps.db.t.projects.path)).map((r) => this.view(r)));
   }
 
   async get(id: string): Promise<ProjectView> {
@@ -90,10 +111,16 @@ export class ProjectStore {
     return this.view(row);
   }
 
-  async register(path: string, configName: string): Promise<ProjectView> {
+  /**
+   * Registers the directory `path` of host `host` (this gateway host when left out): its canonical form and
+   * path rules are checked on that host (`POST /host/v1/projects/check-path` for a joined host agent).
+   */
+  async register(path: string, configName: string, host?: string): Promise<ProjectView> {
     assertConfigName(configName, "config_name");
-    const canonical = canonicalProjectPath(path);
-    assertProjectPathAllowed(path, canonical, this.deps);
+    const remote = this.deps.routing ? await this.deps.routing.projectHost(host) : null;
+    const canonical = remote ? await this.checkPathOn(remote, path) : canonicalProjectPath(path);
+    if (!remote) assertProjectPathAllowed(path, canonical, this.deps);
+    const ownerHost = remote?.host ?? this.deps.config.host_name;
     const now = this.deps.clock.now();
     const id = await this.deps.db.tx(async (tx) => {
       if (!(await first(tx.select({ name: this.deps.db.t.configurations.name }).from(this.deps.db.t.configurations).where(eq(this.deps.db.t.configurations.name, configName))))) {
@@ -103,11 +130,19 @@ export class ProjectStore {
       if (existing) throw new ProtocolError("conflict", 409, `the directory ${JSON.stringify(canonical)} is already registered as project ${existing.id}`);
       let fresh = newProjectId();
       while ((await first(tx.select({ id: this.deps.db.t.projects.id }).from(this.deps.db.t.projects).where(eq(this.deps.db.t.projects.id, fresh))))) fresh = newProjectId();
-      await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now, ownerHost: this.deps.config.host_name });
+      await tx.insert(this.deps.db.t.projects).values({ id: fresh, path: canonical, configName, registeredAt: now, updatedAt: now, ownerHost });
       return fresh;
     });
     await this.deps.fleetChanges.touch({ kind: "project", id });
     return this.get(id);
+  }
+
+  /** The canonical path on the host, after its path rules; the host's 400/422 answers are this request's. */
+  private async checkPathOn(remote: RemoteHost, path: string): Promise<string> {
+    const answer = await callHost(remote, "POST", "/host/v1/projects/check-path", { body: JSON.stringify({ path }), headers: { "content-type": "application/json" } });
+    const checked = await hostResult<{ path?: unknown }>(answer);
+    if (typeof checked?.path !== "string") throw new ProtocolError("bad_gateway", 502, `host ${remote.host} answered the path check without a path`);
+    return checked.path;
   }
 
   /** Binds the project to another configuration; 404 when either is missing. */

@@ -63,6 +63,7 @@ export const CreateProjectBody = t.Object(
   {
     path: t.String({ description: "absolute path of an existing directory on the gateway machine", maxLength: 4096 }),
     config_name: t.String({ description: "a registered configuration", maxLength: 1000 }),
+    host: t.Optional(t.String({ minLength: 1, maxLength: 255, description: "the host the directory is on (the project's owner_host): this gateway host when left out, or a joined host agent connected to this front" })),
   },
   { additionalProperties: false },
 );

@@ -14,7 +14,7 @@ export function otherOwner(ownerHost: string | null, me: string): string | null 
 
 /** The answer to a request that only the owner host can serve. */
 export function ownedElsewhere(what: "session" | "project", id: string, owner: string): ProtocolError {
-  return new ProtocolError("owned_by_other_host", 409, `${what} ${id} is supervised by gateway host ${owner}; connect to that host (forwarding between hosts arrives with issue 39)`);
+  return new ProtocolError("owned_by_other_host", 409, `${what} ${id} is supervised by gateway host ${owner}; connect to that host (gateway fronts forward only to joined host agents)`);
 }
 
 /** Throws `ownedElsewhere` when the row belongs to another host. */

@@ -10,6 +10,8 @@ import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../server/errors.ts";
 import { pairsWithSecurityHeaders, withSecurityHeaders } from "../server/headers.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
+import { ProtocolError } from "../../protocol/errors.ts";
+import type { RemoteHost } from "../hosts/routing.ts";
 import { Deadlines } from "./deadlines.ts";
 import { HOP_BY_HOP } from "./upstream/response-parser.ts";
 import { UpstreamError } from "./upstream/upstream-client.ts";
@@ -32,15 +34,21 @@ function traversal(rest: string): boolean {
   return rest.split("/").some((seg) => seg === ".." || seg === ".");
 }
 
-/** The caller's end-to-end headers, then the daemon's token. */
-function forwardedHeaders(request: Request, token: string): [string, string][] {
-  const named = request.headers.get("connection");
+/** The caller's end-to-end headers: never its gateway credential or cookies. */
+function endToEndHeaders(headers: Headers, callerOnly: ReadonlySet<string>): [string, string][] {
+  const named = headers.get("connection");
   const alsoHop = named ? new Set(named.toLowerCase().split(",").map((h) => h.trim())) : undefined;
   const out: [string, string][] = [];
-  for (const [name, value] of request.headers) {
-    if (HOP_BY_HOP.has(name) || CALLER_ONLY.has(name) || alsoHop?.has(name)) continue;
+  for (const [name, value] of headers) {
+    if (HOP_BY_HOP.has(name) || callerOnly.has(name) || alsoHop?.has(name)) continue;
     out.push([name, value]);
   }
+  return out;
+}
+
+/** The caller's end-to-end headers, then the daemon's token. */
+function forwardedHeaders(request: Request, token: string): [string, string][] {
+  const out = endToEndHeaders(request.headers, CALLER_ONLY);
   out.push(["authorization", `Bearer ${token}`]);
   return out;
 }
@@ -53,8 +61,8 @@ function contentType(headers: [string, string][]): string {
 const deadlines = new Deadlines();
 
 /** The proxy's own answer (an error), with the security headers every gateway response carries. */
-/** What the session proxy uses. */
-export type ProxyDeps = Pick<GatewayContext, "config" | "streams" | "tls" | "upstream">;
+/** What the session proxy uses; a front also routes another host's sessions (`routing`, hosts/routing.ts). */
+export type ProxyDeps = Pick<GatewayContext, "config" | "streams" | "tls" | "upstream"> & Partial<Pick<GatewayContext, "routing">>;
 
 function refuse(ctx: ProxyDeps, status: number, body: unknown): Response {
   return withSecurityHeaders(jsonResponse(status, body), ctx.tls);
@@ -64,7 +72,7 @@ function refuse(ctx: ProxyDeps, status: number, body: unknown): Response {
  * The proxied response or the proxy's own error (404 unknown, 409 another host's session, 503 not running,
  * 502 unreachable, 504 timeout), security headers included (the edge sends it as it is).
  */
-export async function proxyRequest(ctx: ProxyDeps, supervisor: SessionSupervisor, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
+export async function proxyRequest(ctx: ProxyDeps, supervisor: Pick<SessionSupervisor, "proxyTargetResuming">, request: Request, url: URL, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
   const afterPrefix = url.pathname.slice(PREFIX.length);
   const slash = afterPrefix.indexOf("/");
   const id = afterPrefix.slice(0, slash);
@@ -76,6 +84,16 @@ export async function proxyRequest(ctx: ProxyDeps, supervisor: SessionSupervisor
   const path = `${rest}${url.search}`;
   // The URL parser already percent-encoded anything else; the request line we write carries nothing but this.
   if (!VISIBLE_ASCII.test(path)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may only contain visible ASCII characters" });
+  if (ctx.routing) {
+    let owner: RemoteHost | null;
+    try {
+      owner = await ctx.routing.session(id);
+    } catch (error) {
+      if (error instanceof ProtocolError) return refuse(ctx, error.status, error.body());
+      throw error;
+    }
+    if (owner) return await proxyToHost(ctx, owner, request, id, path, auth, server);
+  }
   // A session its daemon stopped for being idle is resumed first: the client does not notice.
   const target = await supervisor.proxyTargetResuming(id);
   if (!target.ok) return refuse(ctx, target.status, target.body);
@@ -110,3 +128,52 @@ export async function proxyRequest(ctx: ProxyDeps, supervisor: SessionSupervisor
   exchange.whenOver(() => stream.release());
   return new Response(upstream.body, init);
 }
+
+/**
+ * A session of a joined host: the request goes over the host's connection to its proxy (which puts the
+ * daemon's token in), streamed both ways, SSE included; the client going away resets the exchange, and a
+ * revoked credential ends a live stream as on a local session. The caller's credential stays here.
+ */
+async function proxyToHost(ctx: ProxyDeps, owner: RemoteHost, request: Request, id: string, path: string, auth: AuthResult, server?: Server<unknown>): Promise<Response> {
+  const body = request.method === "GET" || request.method === "HEAD" || !request.body ? null : await request.bytes();
+  const ended = new AbortController();
+  let answer: Response;
+  try {
+    answer = await owner.connection.fetch(new Request(`http://host/host/v1/sessions/${id}/proxy${path}`, { method: request.method, headers: endToEndHeaders(request.headers, CALLER_ONLY), body, signal: AbortSignal.any([request.signal, ended.signal]) }));
+  } catch (error) {
+    if (request.signal.aborted) return new Response(null, { status: 499 });
+    return refuse(ctx, 503, { error: "host_offline", message: `session ${id} is on host ${owner.host}, which could not be reached (${(error as Error).message.slice(0, 200)})` });
+  }
+  const init = { status: answer.status, statusText: answer.statusText, headers: pairsWithSecurityHeaders(endToEndHeaders(answer.headers, NOT_RELAYED), ctx.tls) };
+  if (!answer.body || !contentType(init.headers).startsWith("text/event-stream")) return new Response(answer.body, init);
+  server?.timeout(request, 0);
+  const stream = ctx.streams.track(auth);
+  stream.signal.addEventListener("abort", () => ended.abort(stream.signal.reason), { once: true });
+  const reader = answer.body.getReader();
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            stream.release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          stream.release();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        // The client went away: the exchange with the host is reset.
+        stream.release();
+        ended.abort(reason);
+        return reader.cancel(reason);
+      },
+    }),
+    init,
+  );
+}
+
+/** Response headers of a host's answer this front sets itself (framing) or replaces (security headers). */
+const NOT_RELAYED = new Set(["content-length"]);

@@ -98,6 +98,19 @@ describe("back-pressure", () => {
   });
 });
 
+describe("early responses", () => {
+  test("a response complete before the request body was read stops the upload; the response is still read whole", async () => {
+    pair = await muxPair();
+    const source = endless();
+    pair.host.serve(async () => new Response("x".repeat(100_000), { status: 413 }));
+    const response = await pair.front.fetch(new Request("http://x/upload", { method: "POST", body: source.stream }));
+    expect(response.status).toBe(413);
+    await until(() => source.cancelled !== undefined, "the upload to be cancelled");
+    expect((await response.text()).length).toBe(100_000);
+    await until(() => pair!.front.openStreams === 0 && pair!.host.openStreams === 0, "both ends to forget the stream");
+  });
+});
+
 describe("cancel and abort", () => {
   test("an SSE-like endless response read incrementally, then cancelled by the client: the server's stream is cancelled by a RESET", async () => {
     pair = await muxPair();

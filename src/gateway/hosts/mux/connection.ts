@@ -363,7 +363,8 @@ export class MuxConnection {
     if (response.body) this.sendBody(stream, response.body);
     else {
       stream.outDone = true;
-      this.settleIfDone(stream);
+      if (!stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
+      else this.settleIfDone(stream);
     }
   }
 
@@ -384,7 +385,10 @@ export class MuxConnection {
       end: () => {
         stream.outDone = true;
         this.write(encodeFrame(FRAME.END, stream.id));
-        this.settleIfDone(stream);
+        // A response complete before its request body was read stops the upload (HTTP/2 does the same with
+        // RST_STREAM): otherwise the client would wait for credit that never comes.
+        if (!stream.local && !stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
+        else this.settleIfDone(stream);
       },
       failed: (error) => this.reset(stream, `the ${stream.local ? "request" : "response"} body failed: ${error instanceof Error ? error.message : String(error)}`, error),
     };
@@ -460,7 +464,8 @@ export class MuxConnection {
     stream.unlisten?.();
     stream.respond?.reject(error);
     stream.respond = undefined;
-    stream.in?.fail(error);
+    // A body whose END arrived keeps its bytes for its reader: the exchange ended after it was complete.
+    if (!stream.inDone) stream.in?.fail(error);
     stream.abort?.abort(error);
     const waiters = stream.creditWaiters;
     stream.creditWaiters = [];

@@ -61,7 +61,13 @@ function patchOf(value: unknown): SessionPatch {
 }
 
 /** The store methods for the host `host`; each checks its arguments and the host's rights before the database store runs. */
-function methods(deps: FrontStoreDeps, store: DbSessionStore, host: string): Record<StoreMethod, (args: unknown[]) => Promise<unknown>> {
+/** The calls a host makes: the store's methods, and `announce` (its live daemons after it (re)connected). */
+type FrontMethod = StoreMethod | "announce";
+const FRONT_METHODS: readonly FrontMethod[] = [...STORE_METHODS, "announce"];
+/** More daemons than one host runs: a larger announcement is refused whole. */
+const MAX_ANNOUNCED = 10_000;
+
+function methods(deps: FrontStoreDeps, store: DbSessionStore, host: string): Record<FrontMethod, (args: unknown[]) => Promise<unknown>> {
   /** The row, when it is this host's; undefined when there is none; 409 for another host's. */
   const own = async (id: unknown): Promise<SessionRow | undefined> => {
     const row = await store.session(text(id, "id"));
@@ -131,6 +137,20 @@ function methods(deps: FrontStoreDeps, store: DbSessionStore, host: string): Rec
       await store.invalidateCredentials(row.id, oneOf(cause, CAUSES, "cause"));
     },
     project: async ([id]) => await readableProject(text(id, "id")),
+    // The daemons the host runs, as it finds them after a (re)connection: recorded on their rows (the process
+    // and port a front proxies to); a session the front no longer has is left to the host's own reconciliation.
+    announce: async ([daemons]) => {
+      if (!Array.isArray(daemons) || daemons.length > MAX_ANNOUNCED) throw invalid(`daemons must be an array of at most ${MAX_ANNOUNCED}`);
+      const patches = daemons.map((d: Record<string, unknown> | null, i) => {
+        if (typeof d !== "object" || d === null) throw invalid(`daemons[${i}] must be an object`);
+        const patch = patchOf({ pid: d.pid, pidStartTicks: d.startTicks, port: d.port, daemonEpoch: d.daemonEpoch ?? null });
+        if (patch.pid === null || patch.port === null || patch.pidStartTicks === null) throw invalid(`daemons[${i}]: pid, startTicks and port are required`);
+        return { id: text(d.sessionId, `daemons[${i}].sessionId`), patch };
+      });
+      // Every row is checked before any is written: one of another host's refuses the whole announcement.
+      const rows = await Promise.all(patches.map(({ id }) => own(id)));
+      for (const [i, row] of rows.entries()) if (row) await store.update(row.id, patches[i]!.patch);
+    },
     launchConfig: async ([name]) => {
       const configName = text(name, "configName");
       const { projects } = deps.db.t;
@@ -153,8 +173,8 @@ export function frontStoreHandler(deps: FrontStoreDeps, host: string): MuxHandle
   return async (request) => {
     const path = new URL(request.url).pathname;
     const name = path.startsWith(STORE_PATH) ? path.slice(STORE_PATH.length) : null;
-    if (name === null || !(STORE_METHODS as readonly string[]).includes(name)) {
-      return jsonResponse(404, { error: "not_found", message: `no front route ${request.method} ${path.slice(0, 80)}; the store's methods are ${STORE_METHODS.join(", ")}` });
+    if (name === null || !(FRONT_METHODS as readonly string[]).includes(name)) {
+      return jsonResponse(404, { error: "not_found", message: `no front route ${request.method} ${path.slice(0, 80)}; the store's methods are ${FRONT_METHODS.join(", ")}` });
     }
     if (request.method !== "POST") return jsonResponse(405, { error: "method_not_allowed", message: "the store's methods are POST" }, { Allow: "POST" });
     try {
@@ -166,7 +186,7 @@ export function frontStoreHandler(deps: FrontStoreDeps, host: string): MuxHandle
       }
       const args = (body as { args?: unknown } | null)?.args;
       if (!Array.isArray(args)) throw invalid("args must be an array");
-      const result = await table[name as StoreMethod](args);
+      const result = await table[name as FrontMethod](args);
       return jsonResponse(200, result === undefined ? {} : { result });
     } catch (error) {
       return errorResponse(error, undefined, newId("req", deps.clock.now()), deps.logger, { method: request.method, path });

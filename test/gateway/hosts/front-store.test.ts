@@ -137,6 +137,21 @@ describe("the front's store for one host", () => {
     expect((await call("launchConfig", other.configName)).status).toBe(200);
   });
 
+  test("announce records the host's live daemons on its rows; one of another host's refuses the whole announcement", async () => {
+    const { projectId } = await projectOf(HOST);
+    const row = (await call("insert", newRow(projectId))).body.result;
+    const other = await projectOf("front-a");
+    const theirs = newRow(other.projectId);
+    await gw.ctx.sessions.store.insert({ ...theirs, launchMode: "project_direct", ownerHost: "front-a" });
+    const daemon = { sessionId: row.id, pid: 5151, startTicks: "777", port: 42000, daemonEpoch: "ep9" };
+    const refused = await call("announce", [daemon, { ...daemon, sessionId: theirs.id }]);
+    expect(refused.status).toBe(409);
+    expect(await sqlGet(gw.ctx.db, "SELECT pid FROM sessions WHERE id = ?", [row.id])).toEqual({ pid: null });
+    expect((await call("announce", [daemon, { ...daemon, sessionId: "ses_gone" }])).status).toBe(200);
+    expect(await sqlGet(gw.ctx.db, "SELECT pid, pid_start_ticks, port, daemon_epoch FROM sessions WHERE id = ?", [row.id])).toEqual({ pid: 5151, pid_start_ticks: "777", port: 42000, daemon_epoch: "ep9" });
+    expect((await call("announce", [{ ...daemon, port: null }])).status).toBe(422);
+  });
+
   test("unknown methods are 404, other verbs 405, bad bodies 400/422", async () => {
     const unknown = await pair.host.fetch(new Request(`http://front${STORE_PATH}claimRows`, { method: "POST", body: JSON.stringify({ args: [] }) }));
     expect(unknown.status).toBe(404);

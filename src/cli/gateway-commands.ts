@@ -25,12 +25,29 @@ const SESSION_ID = { name: "id", summary: "session id (ses_...)", required: true
 export const gatewayCommand: CommandSpec = {
   name: "gateway",
   summary: "Run the remote session gateway and administer its principals, tokens, OAuth clients, audit log, configurations, projects and database",
+  examples: ["AGENT_HOST_TOKEN=hst_... agent gateway host --join https://gw.example:19870   # join this machine to a gateway as a host"],
   subcommands: [
     {
       name: "serve",
       summary: "Start the gateway server in the foreground (SIGTERM stops it gracefully)",
       flags: [CONFIG],
       run: async (args, io) => (await import("../gateway/admin/serve-cli.ts")).runServe(args, io),
+    },
+    {
+      name: "host",
+      summary: "Join this machine to a gateway as a host: supervise its daemons, dialing out to every front (no inbound port, no database access)",
+      description:
+        "Runs in the foreground until SIGTERM; the daemons keep running when it stops and the next start re-adopts them.\nThe host token (agent gateway host-token create --host NAME, on a front's machine) comes from $AGENT_HOST_TOKEN or --token-file; --token also works but shows the token to anyone who can list processes (ps).\nhttps fronts are verified with the system CAs; a self-signed front needs --tls-fingerprint (printed by agent gateway serve).",
+      flags: [
+        { name: "join", type: "string", valueName: "URL", repeatable: true, summary: "A gateway front's base URL (https://, or http:// to loopback); repeat for each front replica" },
+        { name: "token-file", type: "string", valueName: "FILE", summary: "File holding the host token (default $AGENT_HOST_TOKEN)" },
+        { name: "token", type: "string", valueName: "TOKEN", summary: "The host token (visible in process lists: prefer $AGENT_HOST_TOKEN or --token-file)" },
+        { name: "name", type: "string", valueName: "NAME", summary: "This host's name: the one the token was created for (default: the machine's hostname)" },
+        { name: "data-dir", type: "string", valueName: "DIR", summary: "Where session directories live (default $XDG_DATA_HOME/agent-host)" },
+        { name: "tls-fingerprint", type: "string", valueName: "SHA256:..", repeatable: true, summary: "Accept a front's self-signed certificate with this SHA-256 fingerprint" },
+      ],
+      examples: ["AGENT_HOST_TOKEN=hst_... agent gateway host --join https://gw-1.example:19870 --join https://gw-2.example:19870 --name build-7"],
+      run: async (a, io) => (await import("../gateway/hosts/agent/cli.ts")).runHost(a, io),
     },
     {
       name: "principal",

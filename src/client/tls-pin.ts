@@ -136,6 +136,11 @@ function probe(host: string, port: number, timeoutMs: number): Promise<Probe> {
   });
 }
 
+/** The certificate `host:port` presents, read in one handshake that trusts nothing (a host agent compares it with its pin). */
+export async function presentedCertificate(host: string, port: number, timeoutMs = 10_000): Promise<ServerCertificate> {
+  return (await probe(host, port, timeoutMs)).cert;
+}
+
 function isIpLiteral(host: string): boolean {
   return /^[0-9.]+$/.test(host) || host.includes(":");
 }

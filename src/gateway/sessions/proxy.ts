@@ -84,19 +84,23 @@ export async function proxyRequest(ctx: ProxyDeps, supervisor: Pick<SessionSuper
   const path = `${rest}${url.search}`;
   // The URL parser already percent-encoded anything else; the request line we write carries nothing but this.
   if (!VISIBLE_ASCII.test(path)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may only contain visible ASCII characters" });
-  if (ctx.routing) {
-    let owner: RemoteHost | null;
-    try {
-      owner = await ctx.routing.session(id);
-    } catch (error) {
-      if (error instanceof ProtocolError) return refuse(ctx, error.status, error.body());
-      throw error;
-    }
-    if (owner) return await proxyToHost(ctx, owner, request, id, path, auth, server);
-  }
   // A session its daemon stopped for being idle is resumed first: the client does not notice.
   const target = await supervisor.proxyTargetResuming(id);
-  if (!target.ok) return refuse(ctx, target.status, target.body);
+  if (!target.ok) {
+    // Another host's session (409 here): a front forwards it to a joined host it holds. Asked only then, so
+    // a local session's request costs no database read.
+    if (target.status === 409 && ctx.routing) {
+      let owner: RemoteHost | null;
+      try {
+        owner = await ctx.routing.session(id);
+      } catch (error) {
+        if (error instanceof ProtocolError) return refuse(ctx, error.status, error.body());
+        throw error;
+      }
+      if (owner) return await proxyToHost(ctx, owner, request, id, path, auth, server);
+    }
+    return refuse(ctx, target.status, target.body);
+  }
   const daemon = target.daemon;
 
   // Bodies are capped by the server (API_BODY_LIMIT), so they are read whole and sent with their length.

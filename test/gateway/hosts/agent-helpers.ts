@@ -1,10 +1,10 @@
 // A front and a host agent for the host agent's tests: a real gateway (the front) that holds the host's
-// connections and serves the session store on them, a project registered on the host, and the host API
-// reached through the front's link, as front routing forwards a request to the owner host.
+// connections and serves the session store on them, a project registered on the host, the front's public
+// API (which routes the host's sessions to it), and the host API reached through the front's link.
 import { readdirSync, readFileSync } from "node:fs";
 import { frontStoreHandler } from "../../../src/gateway/hosts/front-store.ts";
 import { sqlAll, startTestGateway, type TestGateway } from "../helpers.ts";
-import { FAST, registerProject, until } from "../sessions/helpers.ts";
+import { api, FAST, machineToken, registerProject, until } from "../sessions/helpers.ts";
 
 export const HOST = "build-1";
 
@@ -46,7 +46,12 @@ export async function hostFront(host = HOST) {
   };
   /** The session's row as the front's database has it. */
   const row = (id: string) => gw.ctx.sessions.store.session(id);
-  return { gw, token, project, toHost, row };
+  /** The front's public API with a machine token (what `agent gateway session` and `agent connect` use). */
+  const machine = await machineToken(gw);
+  const front = api({ url: gw.url, token: machine });
+  /** A request to the front's public listener with that token. */
+  const publicFetch = (path: string, init: RequestInit = {}) => fetch(`${gw.url}${path}`, { ...init, headers: { authorization: `Bearer ${machine}`, ...(init.headers as Record<string, string> | undefined) } });
+  return { gw, token, project, toHost, row, front, publicFetch };
 }
 
 /** Processes whose command line names `needle` (a session dir): the daemons of a session. */

@@ -1,5 +1,6 @@
 // `agent gateway host` as a real process (src/cli/main.ts), its daemons real `agent daemon`s: it joins a
-// front, runs a session of its project (GET /sync and the /events SSE stream through the front's link; the
+// front, runs a session of its project created through the front's public API (GET /sync and the /events
+// SSE stream through the front's session proxy; the
 // daemon checks in through the agent's loopback listener, so its service credential turns active); kill -9
 // the agent: the daemon keeps running; an agent started again on the same data dir re-adopts it (same
 // process, no second daemon, no new launch) and the proxy works again. Its log lines never hold the token.
@@ -32,17 +33,18 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   fronts.push(f.gw);
   const dataDir = tempDir("host-agent-kill-");
   const first = spawnAgent(f.gw.url, f.token, dataDir);
-  const created = await f.toHost("POST", "/host/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
+  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join");
+  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct", host: HOST });
   expect(created.status).toBe(201);
-  const id = (await created.json()).id as string;
+  const id = created.body.id as string;
   await until(async () => (await f.row(id))?.state === "running", "the session to run");
 
-  const sync = await f.toHost("GET", `/host/v1/sessions/${id}/proxy/sync`);
+  const sync = await f.publicFetch(`/api/v1/sessions/${id}/proxy/sync`);
   expect(sync.status).toBe(200);
   const snapshot = await sync.json();
   expect(typeof snapshot.cursor).toBe("string");
   const abort = new AbortController();
-  const events = await f.toHost("GET", `/host/v1/sessions/${id}/proxy/events?after=${encodeURIComponent(snapshot.cursor)}`, undefined, abort.signal);
+  const events = await f.publicFetch(`/api/v1/sessions/${id}/proxy/events?after=${encodeURIComponent(snapshot.cursor)}`, { signal: abort.signal });
   expect(events.status).toBe(200);
   expect(events.headers.get("content-type")).toStartWith("text/event-stream");
   abort.abort();
@@ -57,7 +59,8 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
 
   const second = spawnAgent(f.gw.url, f.token, dataDir);
-  const again = await f.toHost("GET", `/host/v1/sessions/${id}/proxy/sync`);
+  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join again");
+  const again = await f.publicFetch(`/api/v1/sessions/${id}/proxy/sync`);
   expect(again.status).toBe(200);
   expect((await again.json()).daemon_epoch).toBe(snapshot.daemon_epoch);
   const after = (await f.row(id))!;
@@ -65,7 +68,7 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
   expect((await f.gw.ctx.sessions.store.view(after)).transitions.map((t) => t.trigger)).toEqual(["create", "daemon_healthy"]);
 
-  expect((await f.toHost("DELETE", `/host/v1/sessions/${id}`)).status).toBe(204);
+  expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
   expect(processesNaming(before.sessionDir!)).toEqual([]);
   second.kill("SIGTERM");
   expect(await second.exited).toBe(0);

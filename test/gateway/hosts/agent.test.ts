@@ -1,7 +1,7 @@
-// A host agent in this process, its own data dir, joined to a real front: it connects (the host is online),
-// creates a session of its project (worktree-free, directory here, the row written by the front as this
-// host's) and launches its daemon (the fake daemon); the session proxy through the front's link reaches the
-// daemon (GET and an SSE stream); stop, resume and delete act through it; with no front reachable the
+// A host agent in this process, its own data dir, joined to a real front: it connects (the host is online);
+// through the front's public API (front routing) a session of its project is created here (directory
+// here, the row written by the front as this host's) and its daemon (the fake daemon) launched; the
+// session proxy reaches the daemon (GET and an SSE stream); stop, resume and delete act through it; with no front reachable the
 // supervisor answers 503. A killed agent's restart: agent-kill.test.ts.
 import { afterEach, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
@@ -28,16 +28,16 @@ function startAgent(url: string, token: string, dataDir: string): HostAgent {
   return agent;
 }
 
-test("a joined host creates, launches, proxies (GET, SSE), stops, resumes and deletes its session; the front writes its rows", async () => {
+test("through the front's public API: a session of the host's project is created, launched and proxied (GET, SSE) on the host; stop, resume and delete reach it; the front writes its rows", async () => {
   const f = await hostFront();
   fronts.push(f.gw);
   const dataDir = tempDir("host-agent-");
   startAgent(f.gw.url, f.token, dataDir);
   await until(() => hostOnline(f.gw.ctx, HOST), "the host to be online");
 
-  const created = await f.toHost("POST", "/host/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
+  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct", host: HOST });
   expect(created.status).toBe(201);
-  const view = await created.json();
+  const view = created.body;
   expect(view).toMatchObject({ project_id: f.project.projectId, state: "starting", owner_host: HOST });
   // The session's directory is on the host, under its data dir.
   expect(existsSync(join(dataDir, "sessions", view.id))).toBe(true);
@@ -45,35 +45,37 @@ test("a joined host creates, launches, proxies (GET, SSE), stops, resumes and de
   const running = (await f.row(view.id))!;
   expect(running).toMatchObject({ ownerHost: HOST, sessionDir: join(dataDir, "sessions", view.id), daemonEpoch: "ep_fake" });
   expect(processesNaming(running.sessionDir!)).toEqual([running.pid!]);
-  // The front reads it as the host's: running, host online.
-  const read = await (await fetch(`${f.gw.url}/api/v1/sessions/${view.id}`, { headers: { authorization: `Bearer ${(await f.gw.ctx.pats.create((await f.gw.ctx.principals.create("ops")).id, "t")).token}` } })).json();
-  expect(read).toMatchObject({ state: "running", owner_host: HOST, host_online: true });
+  // Read through the front: the host's on-demand check, running, host online.
+  expect((await f.front.get(view.id)).body).toMatchObject({ state: "running", owner_host: HOST, host_online: true });
 
-  const echoed = await f.toHost("GET", `/host/v1/sessions/${view.id}/proxy/echo?x=1`);
+  const echoed = await f.publicFetch(`/api/v1/sessions/${view.id}/proxy/echo?x=1`);
   expect(echoed.status).toBe(200);
-  expect(await echoed.json()).toMatchObject({ method: "GET", path: "/echo", search: "?x=1" });
+  const echo = await echoed.json();
+  expect(echo).toMatchObject({ method: "GET", path: "/echo", search: "?x=1" });
+  // The daemon sees its own token, never the caller's.
+  expect(echo.headers.authorization).not.toContain("pat_");
   const abort = new AbortController();
-  const sse = await f.toHost("GET", `/host/v1/sessions/${view.id}/proxy/sse`, undefined, abort.signal);
+  const sse = await f.publicFetch(`/api/v1/sessions/${view.id}/proxy/sse`, { signal: abort.signal });
   expect(sse.headers.get("content-type")).toBe("text/event-stream");
   const reader = sse.body!.getReader();
   let text = "";
   while (!text.includes("data: tick 2")) text += new TextDecoder().decode((await reader.read()).value);
   abort.abort();
-  await until(async () => (await (await f.toHost("GET", `/host/v1/sessions/${view.id}/proxy/stats`)).json()).sse_cancelled === 1, "the daemon's stream to end");
+  await until(async () => (await (await f.publicFetch(`/api/v1/sessions/${view.id}/proxy/stats`)).json()).sse_cancelled === 1, "the daemon's stream to end");
 
-  const stopped = await f.toHost("POST", `/host/v1/sessions/${view.id}/stop`);
+  const stopped = await f.front.call("POST", `/api/v1/sessions/${view.id}/stop`);
   expect(stopped.status).toBe(200);
-  expect(await stopped.json()).toMatchObject({ state: "stopped", pid: null });
+  expect(stopped.body).toMatchObject({ state: "stopped", pid: null });
   expect((await f.row(view.id))!.state).toBe("stopped");
   expect(processesNaming(running.sessionDir!)).toEqual([]);
-  const resumed = await f.toHost("POST", `/host/v1/sessions/${view.id}/resume`);
+  const resumed = await f.front.call("POST", `/api/v1/sessions/${view.id}/resume`);
   expect(resumed.status).toBe(200);
-  expect((await resumed.json()).state).toBe("running");
-  expect((await f.toHost("GET", `/host/v1/sessions/${view.id}/proxy/x`)).status).toBe(200);
+  expect(resumed.body.state).toBe("running");
+  expect((await f.publicFetch(`/api/v1/sessions/${view.id}/proxy/x`)).status).toBe(200);
   const transitions = (await f.gw.ctx.sessions.store.view((await f.row(view.id))!)).transitions.map((t) => `${t.from}->${t.to}:${t.trigger}`);
   expect(transitions).toEqual(["null->starting:create", "starting->running:daemon_healthy", "running->stopped:stop", "stopped->running:resume"]);
 
-  expect((await f.toHost("DELETE", `/host/v1/sessions/${view.id}`)).status).toBe(204);
+  expect((await f.front.call("DELETE", `/api/v1/sessions/${view.id}`)).status).toBe(204);
   expect(await f.row(view.id)).toBeUndefined();
   expect(existsSync(join(dataDir, "sessions", view.id))).toBe(false);
   expect(processesNaming(running.sessionDir!)).toEqual([]);

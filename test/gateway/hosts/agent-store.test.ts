@@ -70,6 +70,18 @@ test("each store method is one POST /front/v1/store/<method> {args}; results com
   expect(seen[7]!.args).toEqual([[{ sessionId: "ses_1", pid: 42, startTicks: "7", port: 4100, daemonEpoch: "ep" }]]);
 });
 
+test("a front that keeps a store call past its bound: 504 gateway_timeout naming the call, and the front's exchange is aborted", async () => {
+  let aborted = false;
+  const { fronts } = await joined(async (req) => {
+    req.signal.addEventListener("abort", () => (aborted = true));
+    return new Promise<Response>(() => {});
+  });
+  const refused = await new RemoteSessionStore(fronts, 200).sessions().catch((e) => e);
+  expect(refused).toBeInstanceOf(ProtocolError);
+  expect(refused).toMatchObject({ status: 504, code: "gateway_timeout", message: "the gateway front did not answer the store call sessions within 0.2s" });
+  await until(() => aborted, "the front's exchange to be aborted");
+});
+
 test("no front connected: a store call fails with 503 no_front_reachable (what the supervisor surfaces)", async () => {
   const fronts = new Fronts({ urls: ["http://127.0.0.1:9"], token: "hst_test", hostName: "host-a", fingerprints: [], handler: async () => new Response(null), logger: silent });
   const refused = await new RemoteSessionStore(fronts).sessions().catch((e) => e);

@@ -23,14 +23,30 @@ export interface StoreTransport {
   fetch(make: () => Request): Promise<Response>;
 }
 
+/** How long a store call may wait for its answer: one database operation on the front, so a front that keeps a call longer is stuck. */
+export const STORE_CALL_TIMEOUT_MS = 30_000;
+
 export class RemoteSessionStore implements SessionStore {
-  constructor(private readonly fronts: StoreTransport) {}
+  constructor(
+    private readonly fronts: StoreTransport,
+    private readonly timeoutMs = STORE_CALL_TIMEOUT_MS,
+  ) {}
 
   /** One call: the method's name, its JSON arguments; the front's `result`, or its error as a ProtocolError. */
   private async call<T>(method: string, ...args: unknown[]): Promise<T> {
     const body = JSON.stringify({ args });
-    const response = await this.fronts.fetch(() => new Request(`http://front${STORE_PATH}${method}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
-    const text = await response.text();
+    // A stuck front must not hold a supervisor operation (and its session) forever; the call is not sent
+    // elsewhere (it may have been applied there).
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let text: string;
+    let response: Response;
+    try {
+      response = await this.fronts.fetch(() => new Request(`http://front${STORE_PATH}${method}`, { method: "POST", headers: { "content-type": "application/json" }, body, signal }));
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw new ProtocolError("gateway_timeout", 504, `the gateway front did not answer the store call ${method} within ${this.timeoutMs / 1000}s`);
+      throw error;
+    }
     let parsed: { result?: T; error?: string; message?: string } = {};
     try {
       parsed = text ? (JSON.parse(text) as typeof parsed) : {};

@@ -162,6 +162,37 @@ describe("a session of a connected host", () => {
     expect(pair!.host.openStreams).toBe(0);
   });
 
+  test("revoking the credential that opened a relayed SSE stream ends it on the host too", async () => {
+    await connectHost();
+    const { id } = await remoteSession(HOST);
+    let cancelled!: (how: string) => void;
+    const ended = new Promise<string>((resolve) => (cancelled = resolve));
+    answers.set(`GET /host/v1/sessions/${id}/proxy/session/events`, () =>
+      new Response(
+        new ReadableStream<string>({
+          start(controller) {
+            controller.enqueue("data: first\n\n");
+          },
+          cancel(reason) {
+            cancelled(String(reason));
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    );
+    const principal = await gw.ctx.principals.create(`sse-${Math.random().toString(36).slice(2, 8)}`);
+    const pat = await gw.ctx.pats.create(principal.id, "sse");
+    const res = await fetch(`${gw.url}/api/v1/sessions/${id}/proxy/session/events`, { headers: { Authorization: `Bearer ${pat.token}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+    await gw.ctx.pats.revoke(pat.info.id);
+    await ended;
+    // The client's stream ends too (an error or the end, not more events).
+    const next = await reader.read().catch(() => ({ done: true }));
+    expect(next.done).toBe(true);
+  });
+
   test("a new session of the host's project is created on the host (the default policy, or host named), another host is refused", async () => {
     await connectHost();
     const { projectId } = await registerProject(gw);

@@ -3,7 +3,8 @@
 // SSE stream through the front's session proxy; the
 // daemon checks in through the agent's loopback listener, so its service credential turns active); kill -9
 // the agent: the daemon keeps running; an agent started again on the same data dir re-adopts it (same
-// process, no second daemon, no new launch) and the proxy works again. Its log lines never hold the token.
+// process, no second daemon, no new launch), announces it, and the proxy works again. Its log lines never
+// hold the token.
 import { afterEach, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { tempDir, type TestGateway } from "../helpers.ts";
@@ -16,6 +17,16 @@ afterEach(async () => {
   for (const a of agents.splice(0)) a.kill("SIGKILL");
   for (const f of fronts.splice(0)) await stopGateway(f);
 });
+
+/** Everything a stream has delivered so far, read in the background. */
+function collect(stream: ReadableStream<Uint8Array>): { text: string } {
+  const seen = { text: "" };
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) seen.text += decoder.decode(chunk, { stream: true });
+  })();
+  return seen;
+}
 
 function spawnAgent(url: string, token: string, dataDir: string): Subprocess<"ignore", "pipe", "pipe"> {
   const agent = Bun.spawn([process.execPath, MAIN, "gateway", "host", "--join", url, "--name", HOST, "--data-dir", dataDir], {
@@ -59,6 +70,7 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
 
   const second = spawnAgent(f.gw.url, f.token, dataDir);
+  const secondLog = collect(second.stderr);
   await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join again");
   const again = await f.publicFetch(`/api/v1/sessions/${id}/proxy/sync`);
   expect(again.status).toBe(200);
@@ -67,6 +79,9 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect(after).toMatchObject({ state: "running", pid: before.pid, pidStartTicks: before.pidStartTicks, port: before.port });
   expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
   expect((await f.gw.ctx.sessions.store.view(after)).transitions.map((t) => t.trigger)).toEqual(["create", "daemon_healthy"]);
+  // It told the front which daemons live on it.
+  await until(() => secondLog.text.includes('"event":"host.daemons_announced"'), "the re-announcement");
+  expect(secondLog.text).toContain(`"event":"host.daemons_announced","host":"${HOST}","daemons":1`);
 
   expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
   expect(processesNaming(before.sessionDir!)).toEqual([]);
@@ -75,7 +90,7 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   const stdout = await new Response(second.stdout).text();
   expect(stdout).toContain(`agent host ${HOST} joining ${f.gw.url}`);
   expect(stdout).toContain("stopped (its daemons keep running; the next start re-adopts them)");
-  const log = (await new Response(first.stderr).text()) + (await new Response(second.stderr).text());
+  const log = (await new Response(first.stderr).text()) + secondLog.text;
   expect(log).toContain('"event":"host.front_connected"');
   expect(log).not.toContain(f.token);
 });

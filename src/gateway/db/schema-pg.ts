@@ -162,6 +162,12 @@ export const configurations = pgTable("configurations", {
   hasPreRunScript: boolean("has_pre_run_script").notNull().default(false),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  /**
+   * The file's content and the pre-run script, mirrored from the registry's files so every replica of one
+   * database launches the same configuration (null: written before replicas, read from the files).
+   */
+  content: text("content"),
+  preRunScript: text("pre_run_script"),
 });
 
 export const projects = pgTable("projects", {

@@ -152,6 +152,12 @@ export const configurations = sqliteTable("configurations", {
   hasPreRunScript: integer("has_pre_run_script", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /**
+   * The file's content and the pre-run script, mirrored from the registry's files so every replica of one
+   * database launches the same configuration (null: written before replicas, read from the files).
+   */
+  content: text("content"),
+  preRunScript: text("pre_run_script"),
 });
 
 export const projects = sqliteTable("projects", {

@@ -1,0 +1,2 @@
+ALTER TABLE `configurations` ADD `content` text;--> statement-breakpoint
+ALTER TABLE `configurations` ADD `pre_run_script` text;

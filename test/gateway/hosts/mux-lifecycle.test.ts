@@ -200,6 +200,28 @@ describe("malformed frames close the connection with 1002 and a reason", () => {
   }
 });
 
+describe("refusals", () => {
+  test("a handler returning a Response whose body was already read is a failed handler (502), not an empty answer", async () => {
+    const seen: unknown[] = [];
+    pair = await muxPair({ front: { options: { onHandlerError: (error) => seen.push(error) } } });
+    pair.front.serve(async (request) => {
+      if (new URL(request.url).pathname === "/ok") return new Response("ok");
+      const used = new Response("consumed");
+      await used.text();
+      return used;
+    });
+    expect((await pair.host.fetch(new Request("http://x/used"))).status).toBe(502);
+    expect(String(seen[0])).toContain("the handler returned a Response whose body was already read");
+    expect(await (await pair.host.fetch(new Request("http://x/ok"))).text()).toBe("ok");
+  });
+
+  test("dial refuses plaintext to anything but loopback before connecting (the token would cross the network in clear)", async () => {
+    const error = await rejection(dial("http://gateway.example:8080/api/v1/hosts/connect", { token: "hst_secret", hello: { side: "host", name: "h" } }));
+    expect(String(error)).toContain("plaintext http://gateway.example:8080/api/v1/hosts/connect is allowed only to loopback");
+    expect(String(error)).not.toContain("hst_secret");
+  });
+});
+
 describe("limits", () => {
   test("exchanges past the peer's stream cap are refused with RESET; the others proceed", async () => {
     pair = await muxPair({ front: { options: { maxStreams: 4 } } });

@@ -152,6 +152,7 @@ export class MuxConnection {
   fetch(request: Request): Promise<Response> {
     if (this.closeInfo) return Promise.reject(this.closedError());
     if (request.signal.aborted) return Promise.reject(request.signal.reason);
+    if (request.bodyUsed) return Promise.reject(new TypeError("the request body was already read"));
     if (this.streams.size >= this.maxStreams) {
       return Promise.reject(new MuxResetError(`too many concurrent exchanges with ${this.peerText()} (at most ${this.maxStreams})`));
     }
@@ -339,9 +340,14 @@ export class MuxConnection {
     try {
       response = await this.handler!(request);
       if (!(response instanceof Response)) throw new TypeError("the handler did not return a Response");
+      if (response.bodyUsed) throw new TypeError("the handler returned a Response whose body was already read");
     } catch (error) {
       if (stream.ended) return;
-      this.options.onHandlerError?.(error, request);
+      try {
+        this.options.onHandlerError?.(error, request);
+      } catch {
+        // A failing logger must not leave the exchange unanswered.
+      }
       response = Response.json(
         { error: "bad_gateway", message: `the ${this.local.side} ${this.local.name} failed to handle ${request.method} ${new URL(request.url).pathname}` },
         { status: 502 },
@@ -371,7 +377,14 @@ export class MuxConnection {
   // --- sending ---
 
   private sendBody(stream: Stream, body: ReadableStream<Uint8Array | string>): void {
-    const reader = body.getReader();
+    let reader: ReadableStreamDefaultReader<Uint8Array | string>;
+    try {
+      reader = body.getReader();
+    } catch (error) {
+      // A body already read or locked (a handler returning a used Response): nothing can be sent.
+      this.reset(stream, `the ${stream.local ? "request" : "response"} body cannot be read: ${error instanceof Error ? error.message : String(error)}`, error);
+      return;
+    }
     stream.reader = reader;
     const out: OutChannel = {
       canSend: () => !stream.ended && stream.credit > 0 && this.writable(),

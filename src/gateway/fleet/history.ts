@@ -36,7 +36,7 @@ export class StoppedHistory {
   constructor(
     private readonly key: Uint8Array,
     private readonly epoch: string,
-    private readonly rows: FleetRows,
+    private readonly rows: Pick<FleetRows, "session">,
     private readonly clock: Clock,
     private readonly limits: FleetLimits,
   ) {}

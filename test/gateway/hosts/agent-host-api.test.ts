@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { StoppedHistory } from "../../../src/gateway/fleet/history.ts";
+import { FLEET_LIMITS } from "../../../src/gateway/fleet/limits.ts";
 import { hostApi } from "../../../src/gateway/hosts/agent/host-api.ts";
 import type { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts";
 import type { TestGateway } from "../helpers.ts";
@@ -30,6 +33,7 @@ beforeAll(async () => {
       proxy: gw.ctx,
       paths: gw.ctx,
       project: async (id) => (id === project.projectId ? ({ id, path: project.path } as never) : undefined),
+      history: new StoppedHistory(randomBytes(32), "hep_test", { session: async (id) => (await gw.ctx.sessions.store.session(id)) ?? null }, gw.clock, FLEET_LIMITS),
     }),
   );
 });
@@ -87,6 +91,9 @@ test("create, stop, health, resume and delete through the host API act on the se
   expect((await api(gw).settled(id)).state).toBe("running");
   const badMode = await host("POST", "/host/v1/sessions", { body: JSON.stringify({ project_id: project.projectId, launch_mode: "sideways" }) });
   expect(badMode.status).toBe(422);
+  const early = await host("GET", `/host/v1/sessions/${id}/history`);
+  expect(early.status).toBe(409);
+  expect((await early.json()).code).toBe("history_requires_stopped");
   const health = await host("GET", `/host/v1/sessions/${id}/health`);
   expect(health.status).toBe(200);
   expect((await health.json()).state).toBe("running");
@@ -100,6 +107,10 @@ test("create, stop, health, resume and delete through the host API act on the se
   expect((await again.json()).error).toBe("conflict");
   const proxiedWhileStopped = await host("GET", `/host/v1/sessions/${id}/proxy/x`);
   expect(proxiedWhileStopped.status).toBe(503);
+  // History is read from the store on this machine; the fleet's answers (envelope {code}) come back as they are.
+  const history = await host("GET", `/host/v1/sessions/${id}/history`);
+  expect(history.status).toBe(409);
+  expect((await history.json()).code).toBe("history_not_finalized");
   const resumed = await host("POST", `/host/v1/sessions/${id}/resume`);
   expect(resumed.status).toBe(200);
   expect((await resumed.json()).state).toBe("running");

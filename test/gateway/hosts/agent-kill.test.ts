@@ -3,8 +3,8 @@
 // SSE stream through the front's session proxy; the
 // daemon checks in through the agent's loopback listener, so its service credential turns active); kill -9
 // the agent: the daemon keeps running; an agent started again on the same data dir re-adopts it (same
-// process, no second daemon, no new launch), announces it, and the proxy works again. Its log lines never
-// hold the token.
+// process, no second daemon, no new launch), announces it, and the proxy works again; stopped, its history
+// is read on the host. Its log lines never hold the token.
 import { afterEach, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { tempDir, type TestGateway } from "../helpers.ts";
@@ -83,6 +83,15 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   await until(() => secondLog.text.includes('"event":"host.daemons_announced"'), "the re-announcement");
   expect(secondLog.text).toContain(`"event":"host.daemons_announced","host":"${HOST}","daemons":1`);
 
+  // Stopped: its history is read from its store on the host (the daemon finalized it when it stopped).
+  expect((await f.front.call("POST", `/api/v1/sessions/${id}/stop`)).status).toBe(200);
+  const history = await f.toHost("GET", `/host/v1/sessions/${id}/history`);
+  expect(history.status).toBe(200);
+  const first_page = await history.json();
+  expect(first_page).toMatchObject({ version: 1, session_id: id, next_page: null });
+  const again_page = await f.toHost("GET", `/host/v1/sessions/${id}/history?checkpoint=${encodeURIComponent(first_page.checkpoint)}`);
+  expect(again_page.status).toBe(200);
+  expect((await again_page.json()).total_items).toBe(first_page.total_items);
   expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
   expect(processesNaming(before.sessionDir!)).toEqual([]);
   second.kill("SIGTERM");

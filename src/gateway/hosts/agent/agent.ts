@@ -4,7 +4,11 @@
 // services routes to a front. After the first connection it re-adopts the daemons its data dir's sessions
 // record (the supervisor's reconciliation: a live one is adopted, never started again); after every
 // connection it re-announces the daemons alive here, so the front records them.
+import { randomBytes } from "node:crypto";
 import { systemClock, type Clock } from "../../../util/clock.ts";
+import { newId } from "../../../util/ids.ts";
+import { StoppedHistory } from "../../fleet/history.ts";
+import { FLEET_LIMITS } from "../../fleet/limits.ts";
 import { logEvent } from "../../auth/failure-counts.ts";
 import type { GatewayConfig } from "../../config/types.ts";
 import type { Logger } from "../../context.ts";
@@ -43,12 +47,13 @@ export class HostAgent {
 
   constructor(private readonly options: HostAgentOptions) {
     const { config, logger } = options;
+    const clock = options.clock ?? systemClock;
     let fronts: Fronts | undefined;
     // The store and the listener reach whichever front answers; the Fronts exist once the handler does.
     const transport = { fetch: (make: () => Request) => fronts!.fetch(make) };
     this.store = new RemoteSessionStore(transport);
     // No database and no pepper here: the store is the fronts, and a host agent claims no rows at start.
-    this.supervisor = new SessionSupervisor({ clock: options.clock ?? systemClock, config, dataDir: options.dataDir, logger }, this.store);
+    this.supervisor = new SessionSupervisor({ clock, config, dataDir: options.dataDir, logger }, this.store);
     if (options.daemonCommand) this.supervisor.daemonCommand = options.daemonCommand;
     const api = hostApi({
       sessions: this.supervisor,
@@ -56,6 +61,8 @@ export class HostAgent {
       proxy: { config, tls: false, upstream: this.upstream, streams: new OpenStreams(async () => true, { current: () => 0 }) },
       paths: { config, dataDir: options.dataDir },
       project: (id) => this.store.project(id),
+      // Checkpoints live in this process: a key and an epoch of its own, so a restarted agent's are expired, never misread.
+      history: new StoppedHistory(randomBytes(32), newId("hep", clock.now()), { session: async (id) => (await this.store.session(id)) ?? null }, clock, FLEET_LIMITS),
     });
     fronts = new Fronts({
       urls: options.urls,

@@ -1,8 +1,9 @@
 // The host API a host agent serves to the fronts over each mux connection (docs/gateway-hosts.md, Host
 // API): the owner-bound operations of its sessions (create: worktree, directory and daemon here, the row
-// written by the front through the store; stop, resume, delete, the on-demand health check), the session proxy (streamed, SSE included: the same proxy code as a
-// front's, so the daemon's token replaces the caller's and the front's abort ends the upstream exchange),
-// and the project checks that need this machine's file system (path rules, hook status). A plain router:
+// written by the front through the store; stop, resume, delete, the on-demand health check), the session
+// proxy (streamed, SSE included: the same proxy code as a front's, so the daemon's token replaces the
+// caller's and the front's abort ends the upstream exchange), the history of its stopped sessions (the fleet's reader, over the stores on this machine), and the
+// project checks that need this machine's file system (path rules, hook status). A plain router:
 // a handful of routes, and the proxy must not pay for body parsing. Only fronts reach it (the mux is the
 // host's own outbound connection, opened with its credential).
 import { realpathSync } from "node:fs";
@@ -11,6 +12,8 @@ import type { AuthResult } from "../../auth/bearer.ts";
 import type { GatewayContext } from "../../context.ts";
 import { assertProjectPathAllowed, canonicalProjectPath } from "../../registry/projects.ts";
 import { hookStatus } from "../../registry/hook-status.ts";
+import type { StoppedHistory } from "../../fleet/history.ts";
+import { parseFleetQuery } from "../../fleet/query.ts";
 import { proxyRequest, type ProxyDeps } from "../../sessions/proxy.ts";
 import type { ProjectRow } from "../../sessions/store.ts";
 import type { SessionSupervisor } from "../../sessions/supervisor.ts";
@@ -23,12 +26,15 @@ export interface HostApiDeps {
   proxy: ProxyDeps;
   paths: Pick<GatewayContext, "dataDir" | "config">;
   project(id: string): Promise<ProjectRow | undefined>;
+  /** Stopped sessions' history, read from their stores on this machine. */
+  history: StoppedHistory;
 }
 
 /** Who proxied requests come from: the front, which authenticated and authorized the caller already. */
 const FRONT: AuthResult = { family: "hst", principalId: null, scopes: [], username: null, credentialId: "front" };
 const SESSION = /^\/host\/v1\/sessions\/(ses_[A-Za-z0-9]+)(\/[a-z-]+)?$/;
 const PROXY = /^\/host\/v1\/sessions\/(ses_[A-Za-z0-9]+)\/proxy(\/.*)?$/;
+const HISTORY = /^\/host\/v1\/sessions\/(ses_[A-Za-z0-9]+)\/(?:history|attachments\/([^/]+))$/;
 const HOOK_STATUS = /^\/host\/v1\/projects\/([0-9a-f]{8})\/hook-status$/;
 
 function json(status: number, body: unknown): Response {
@@ -56,6 +62,17 @@ export function hostApi(deps: HostApiDeps): (request: Request) => Promise<Respon
         // Created here: the worktree and the session directory are on this machine; the front writes the row (insert) as this host's.
         const body = (await request.json().catch(() => null)) as { project_id?: unknown; launch_mode?: unknown } | null;
         return json(201, await deps.sessions.create(body?.project_id, body?.launch_mode));
+      }
+      const history = request.method === "GET" ? HISTORY.exec(pathname) : null;
+      if (history) {
+        // The fleet's own history reader over this host's files; its errors keep the fleet envelope ({code}).
+        const [, id, artifact] = history;
+        if (artifact === undefined) {
+          const q = parseFleetQuery(request.url, { checkpoint: "token", page: "token" }) as { checkpoint?: string; page?: string };
+          return new Response(await deps.history.page(id!, q), { headers: { "content-type": "application/json" } });
+        }
+        const q = parseFleetQuery(request.url, { checkpoint: "token", offset: "uint", length: "uint" }) as { checkpoint?: string; offset?: number; length?: number };
+        return json(200, await deps.history.attachment(id!, decodeURIComponent(artifact), q));
       }
       const session = SESSION.exec(pathname);
       if (session) {

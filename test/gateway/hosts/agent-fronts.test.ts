@@ -91,11 +91,28 @@ test("--name other than the token's host: the front's 4004 is explained (which f
   const { token } = await gw.ctx.hostCredentials.create("build-1");
   const { lines } = agent({ urls: [gw.url], token, hostName: "build-2" });
   await until(() => lines.some((l) => l.event === "host.front_retrying"), "the refusal");
+  await until(() => lines.filter((l) => l.event === "host.front_retrying").length === 2, "the second refusal");
   const lost = lines.find((l) => l.event === "host.front_lost")!;
   expect(lost.fields.code).toBe(4004);
+  // Refused right after each connection: the backoff keeps growing (it restarts only after a lasting connection).
+  const waits = lines.filter((l) => l.event === "host.front_retrying").map((l) => l.fields.in_s as number);
+  expect(waits[1]).toBeGreaterThanOrEqual(0.5);
+  expect(waits[0]).toBeLessThanOrEqual(0.5);
   expect(String(lost.fields.reason)).toContain("the front refused host name build-2");
   expect(String(lost.fields.reason)).toContain("--name must be the host the token was created for");
   expect(gw.ctx.hostLinks.get("build-2")).toBeUndefined();
+});
+
+test("a second agent with the same --name: the first one's connection is replaced (4005), which its log explains", async () => {
+  const gw = await front();
+  const { token } = await gw.ctx.hostCredentials.create("build-1");
+  const first = agent({ urls: [gw.url], token });
+  await until(() => gw.ctx.hostLinks.get("build-1") !== undefined, "the first connection");
+  agent({ urls: [gw.url], token });
+  await until(() => first.lines.some((l) => l.event === "host.front_lost"), "the replacement");
+  const lost = first.lines.find((l) => l.event === "host.front_lost")!;
+  expect(lost.fields.code).toBe(4005);
+  expect(String(lost.fields.reason)).toContain("is another host agent running with --name build-1?");
 });
 
 test("a refused token (401) is explained and retried; nothing is held", async () => {

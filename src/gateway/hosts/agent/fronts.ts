@@ -41,6 +41,7 @@ export function normalizeFingerprint(text: string): string | null {
 function explainClose(code: number, reason: string, hostName: string): string {
   if (code === HOST_CLOSE.WRONG_HOST) return `the front refused host name ${hostName} (${code}: ${reason}); --name must be the host the token was created for (agent gateway host-token create --host ${hostName})`;
   if (code === HOST_CLOSE.REVOKED) return `the host token was revoked (${code}); create a new one with agent gateway host-token create --host ${hostName}`;
+  if (code === HOST_CLOSE.REPLACED) return `the front took a newer connection of host ${hostName} (${code}): is another host agent running with --name ${hostName}?`;
   return `${code}${reason ? `: ${reason}` : ""}`;
 }
 
@@ -49,6 +50,9 @@ function explainDialError(error: unknown, hostName: string): string {
   if (/\b401\b/.test(message)) return `${message} (the front refused the host token: unknown, revoked, or not an hst_ token for ${hostName})`;
   return message;
 }
+
+/** A connection that lasted this long was a working one: the next loss starts the backoff from its first step again. */
+export const STABLE_CONNECTION_MS = 10_000;
 
 class FrontLink {
   connection: MuxConnection | undefined;
@@ -90,12 +94,14 @@ class FrontLink {
           return;
         }
         this.connection = connection;
-        this.lastAnswer = performance.now();
-        this.attempt = 0;
+        const since = performance.now();
+        this.lastAnswer = since;
         this.log("info", "host.front_connected", { front_id: connection.peer.name, protocol: connection.protocol });
         this.options.onConnected?.(connection, this.url);
         const { code, reason } = await connection.closed;
         this.connection = undefined;
+        // A front that accepts and then closes at once (a wrong --name, a replaced connection) is not dialed ever faster.
+        if (performance.now() - since >= STABLE_CONNECTION_MS) this.attempt = 0;
         if (this.stopped) return;
         why = explainClose(code, reason, this.options.hostName);
         this.log("warn", "host.front_lost", { code, reason: why });

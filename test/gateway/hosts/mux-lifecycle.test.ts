@@ -249,6 +249,13 @@ describe("limits", () => {
     expect(calls).toBe(1);
   });
 
+  test("a response head over 64 KiB resets the exchange with the reason; the connection lives on", async () => {
+    pair = await muxPair();
+    pair.front.serve(async (request) => new URL(request.url).pathname === "/big" ? new Response("x", { headers: { "x-big": "a".repeat(70_000) } }) : new Response("ok"));
+    expect(String(await rejection(pair.host.fetch(new Request("http://x/big"))))).toMatch(/the front front-a reset the exchange: the response head is too large: HEAD is \d+ bytes; at most 65536 are allowed/);
+    expect(await (await pair.host.fetch(new Request("http://x/"))).text()).toBe("ok");
+  });
+
   test("exchanges opened before the peer called serve() are served once it does", async () => {
     const front = startFront();
     cleanups.push(() => front.server.stop(true));

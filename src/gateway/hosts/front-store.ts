@@ -193,3 +193,26 @@ export function frontStoreHandler(deps: FrontStoreDeps, host: string): MuxHandle
     }
   };
 }
+
+/** Where a host's services requests go: this front's own listener (its edge authenticates the daemon's bearer). */
+export type ServicesForward = (request: Request) => Promise<Response>;
+
+const SERVICES_PREFIX = "/api/v1/services/";
+
+/**
+ * What a front serves on a host's connection: the store (above), and the services routes its daemons reach
+ * through the host agent's loopback listener, handed to this front's own edge at `origin` as any request
+ * (the daemon's bearer is checked there as on loopback). Nothing else of the API is reachable this way.
+ */
+export function frontHandler(deps: FrontStoreDeps, host: string, origin: string, services: ServicesForward): MuxHandler {
+  const store = frontStoreHandler(deps, host);
+  return async (request) => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(SERVICES_PREFIX)) return store(request);
+    const target = new URL(`${url.pathname}${url.search}`, origin);
+    const headers = new Headers(request.headers);
+    // The edge's Host check (DNS rebinding) sees this front's own address, not the name the host used.
+    headers.set("host", target.host);
+    return await services(new Request(target, { method: request.method, headers, body: request.body, signal: request.signal }));
+  };
+}

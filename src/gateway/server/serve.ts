@@ -1,4 +1,5 @@
 // Starts the gateway: paths, database, pepper, TLS, auth, then the HTTP(S) listener.
+import { frontHandler } from "../hosts/front-store.ts";
 import type { Server } from "bun";
 import { systemClock, type Clock } from "../../util/clock.ts";
 import { resolveDataDir } from "../config/load.ts";
@@ -78,16 +79,17 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   }
   const idleSecs = options.idleTimeoutSecs ?? IDLE_TIMEOUT_SECS;
   let server: Server<unknown>;
+  let fetchHandler: (request: Request, server: Server<unknown>) => Response | Promise<Response>;
   let hosts: HostPolicy | undefined;
   try {
     const app = buildGatewayApp(ctx, options.groups);
     // The Host names served are known once the port is (listen.port 0 picks one): no request is handled
     // before Bun.serve returns and the policy is set below.
-    const fetch = traceRequests(options.tracer, createFetchHandler(ctx, app, () => hosts, { idleMs: idleSecs * 1000, totalMs: options.bodyTotalMs ?? DEFAULT_BODY_TOTAL_MS }));
+    fetchHandler = traceRequests(options.tracer, createFetchHandler(ctx, app, () => hosts, { idleMs: idleSecs * 1000, totalMs: options.bodyTotalMs ?? DEFAULT_BODY_TOTAL_MS }));
     server = Bun.serve({
       hostname: config.listen.address,
       port: config.listen.port,
-      fetch,
+      fetch: fetchHandler,
       // Host agents' connections (GET /api/v1/hosts/connect, upgraded at the edge).
       websocket: muxWebSocket,
       error: () => withSecurityHeaders(jsonResponse(500, { error: "internal_error" }), tls !== null),
@@ -115,6 +117,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const host = config.listen.address.includes(":") ? `[${config.listen.address}]` : config.listen.address;
   const url = `${tls ? "https" : "http"}://${host}:${server.port}`;
   ctx.issuer = issuerUrl(config, server.port!, tls !== null);
+  // Each joined host's connection is served the front's side of the host protocol: the session store, and
+  // its daemons' services requests through this front's own edge (hosts/front-store.ts).
+  const served = server;
+  ctx.hostLinks.onChange((hostName, connection) => connection?.serve(frontHandler(ctx, hostName, url, (request) => Promise.resolve(fetchHandler(request, served)))));
   // Daemons reach the gateway on loopback; then sessions left by an earlier run are re-adopted or failed.
   ctx.sessions.setListener(loopbackUrl(config.listen.address, server.port!, tls !== null), tls?.fingerprint ?? null);
   await ctx.sessions.reconcile();

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { frontStoreHandler } from "../../../src/gateway/hosts/front-store.ts";
 import { STORE_PATH } from "../../../src/gateway/sessions/store.ts";
+import { CONNECT_PATH, dial } from "../../../src/gateway/hosts/mux/dial.ts";
 import { sqlAll, sqlGet, startTestGateway, type TestGateway } from "../helpers.ts";
 import { registerProject } from "../sessions/helpers.ts";
 import { muxPair, type MuxPair } from "./mux-pair.ts";
@@ -161,5 +162,27 @@ describe("the front's store for one host", () => {
     expect((await pair.host.fetch(new Request(`http://front${STORE_PATH}sessions`, { method: "POST", body: "{}" }))).status).toBe(422);
     const missing = await call("view", { id: "ses_none" });
     expect(missing).toEqual({ status: 404, body: { error: "not_found", message: "no session ses_none" } });
+  });
+
+  test("a real front serves its store and its services routes on a host's connection through the connect route", async () => {
+    const { token } = await gw.ctx.hostCredentials.create(HOST);
+    const host = await dial(`${gw.url}${CONNECT_PATH}`, { token, hello: { side: "host", name: HOST } });
+    try {
+      const { projectId } = await projectOf(HOST);
+      const post = (method: string, ...args: unknown[]) => host.fetch(new Request(`http://front${STORE_PATH}${method}`, { method: "POST", body: JSON.stringify({ args }) }));
+      const row = ((await (await post("insert", newRow(projectId))).json()) as any).result;
+      expect(row.ownerHost).toBe(HOST);
+      const issued = ((await (await post("issueCredential", row.id, [])).json()) as any).result;
+      // A daemon of the host reaches the services routes with its own credential, checked by the front's edge.
+      const caps = await host.fetch(new Request("http://front/api/v1/services/capabilities", { headers: { authorization: `Bearer ${issued.token}` } }));
+      expect(caps.status).toBe(200);
+      expect(await caps.json()).toEqual({ services: [{ name: "snap", capabilities: [{ name: "read", modes: ["sync"] }] }] });
+      const anonymous = await host.fetch(new Request("http://front/api/v1/services/capabilities"));
+      expect(anonymous.status).toBe(401);
+      // Nothing else of the API is reachable on the connection.
+      expect((await host.fetch(new Request("http://front/api/v1/sessions", { headers: { authorization: `Bearer ${issued.token}` } }))).status).toBe(404);
+    } finally {
+      host.close();
+    }
   });
 });

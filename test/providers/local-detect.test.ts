@@ -64,17 +64,17 @@ describe("detectLocalServer", () => {
     expect(await detectLocalServer(all({ OLLAMA_BASE_URL: notFound.url, LMSTUDIO_BASE_URL: empty.url, VLLM_BASE_URL: other.url }), { budgetMs: 500 })).toBeNull();
   });
 
-  test("bounded: nothing listening answers at once; a server slower than the budget is abandoned", async () => {
+  // No timing assertions (a loaded machine would fail them): a budget far beyond the test's timeout shows
+  // that refused ports do not wait for it, and a server that never answers shows the budget ends the probe.
+  test("bounded: nothing listening answers without waiting for the budget; a server that never answers is abandoned at the budget", async () => {
     let t = performance.now();
-    expect(await detectLocalServer(all({}))).toBeNull();
+    expect(await detectLocalServer(all({}), { budgetMs: 3_600_000 })).toBeNull();
     const refused = performance.now() - t;
-    expect(refused).toBeLessThan(40);
-    const slow = modelsServer({ data: [{ id: "m" }] }, 2000);
+    const silent = modelsServer({ data: [{ id: "m" }] }, 3_600_000);
     t = performance.now();
-    expect(await detectLocalServer(all({ OLLAMA_BASE_URL: slow.url }), { budgetMs: 40 })).toBeNull();
+    expect(await detectLocalServer(all({ OLLAMA_BASE_URL: silent.url }), { budgetMs: 40 })).toBeNull();
     const abandoned = performance.now() - t;
-    expect(abandoned).toBeLessThan(150);
-    console.log(`probe: nothing listening ${refused.toFixed(1)} ms; slow server abandoned after ${abandoned.toFixed(1)} ms (budget 40)`);
+    console.log(`probe: nothing listening ${refused.toFixed(1)} ms; silent server abandoned after ${abandoned.toFixed(1)} ms (budget 40)`);
   });
 });
 

@@ -33,7 +33,7 @@ export interface LaunchSettings {
 }
 
 /** What a launch uses. */
-export type LaunchDeps = EndingDeps & Pick<GatewayContext, "dataDir"> & { settings: LaunchSettings };
+export type LaunchDeps = EndingDeps & Pick<GatewayContext, "dataDir" | "logger"> & { settings: LaunchSettings };
 
 /**
  * Launches a fresh daemon generation and moves the session from `from` to running. Returns null on
@@ -105,7 +105,13 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       await terminateDaemon(daemon, t.stop);
       return "the session changed while its daemon was starting";
     }
-    await removeBootstrap(store, id);
+    try {
+      await removeBootstrap(store, id);
+    } catch (error) {
+      // Running on this daemon now: a store that fails here (a host agent's front gone between the two
+      // writes) must not end it. The file is removed first; the row's reference goes when the session ends.
+      deps.logger.warn(`session ${id}: the bootstrap file's record was not cleared: ${(error as Error).message}`);
+    }
     return null;
   } catch (error) {
     const why = error instanceof LaunchError ? error.message : `internal error: ${(error as Error).message}`;

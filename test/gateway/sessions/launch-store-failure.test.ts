@@ -1,0 +1,40 @@
+// A store that fails once the session is running (a host agent whose front went away between the running
+// state and the launch's last write) leaves the daemon running: the session is running on it and the proxy
+// reaches it; only the bootstrap file's reference stays on the row (the file itself is gone).
+import { afterAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { SessionSupervisor } from "../../../src/gateway/sessions/supervisor.ts";
+import type { SessionStore } from "../../../src/gateway/sessions/store.ts";
+import { FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
+import { processesNaming } from "../hosts/agent-helpers.ts";
+
+const gw = await sessionGateway();
+afterAll(() => stopGateway(gw));
+
+test("a store failing after the running state does not end the daemon", async () => {
+  const { projectId } = await registerProject(gw);
+  const db = gw.ctx.sessions.store;
+  let failed = 0;
+  // The database store, except that clearing the bootstrap file fails once, as a lost front does.
+  const store: SessionStore = Object.assign(Object.create(db), {
+    update: async (id: string, patch: Parameters<SessionStore["update"]>[1]) => {
+      if ("bootstrapFile" in patch && patch.bootstrapFile === null && failed++ === 0) throw new Error("the connection to front-a closed (1006)");
+      return db.update(id, patch);
+    },
+  });
+  const supervisor = new SessionSupervisor(gw.ctx, store);
+  supervisor.daemonCommand = FAKE_DAEMON_COMMAND;
+  try {
+    const view = await supervisor.create(projectId, "project_direct");
+    await until(() => failed > 0, "the failing write");
+    // The launch is over (its last write failed); the daemon stays the session's.
+    await until(async () => (await supervisor.proxyTarget(view.id)).ok, "the live daemon");
+    const row = (await db.session(view.id))!;
+    expect(row).toMatchObject({ state: "running", port: expect.any(Number) });
+    expect(processesNaming(row.sessionDir!)).toEqual([row.pid!]);
+    expect(existsSync(row.bootstrapFile!)).toBe(false);
+    await supervisor.remove(view.id);
+  } finally {
+    supervisor.close();
+  }
+});

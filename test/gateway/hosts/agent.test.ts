@@ -81,6 +81,31 @@ test("through the front's public API: a session of the host's project is created
   expect(processesNaming(running.sessionDir!)).toEqual([]);
 });
 
+test("an agent stopped (SIGTERM's path) and started again on its data dir re-adopts its running daemon: same process, no second one, no new launch", async () => {
+  const f = await hostFront();
+  fronts.push(f.gw);
+  const dataDir = tempDir("host-agent-");
+  const first = startAgent(f.gw.url, f.token, dataDir);
+  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join");
+  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
+  expect(created.status).toBe(201);
+  await until(async () => (await f.row(created.body.id))?.state === "running", "the session to run");
+  const before = (await f.row(created.body.id))!;
+  first.stop();
+  await until(() => f.gw.ctx.hostLinks.get(HOST) === undefined, "the front to lose the host");
+  // The daemon outlives its agent.
+  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  startAgent(f.gw.url, f.token, dataDir);
+  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join again");
+  const proxied = await f.publicFetch(`/api/v1/sessions/${created.body.id}/proxy/again`);
+  expect(proxied.status).toBe(200);
+  expect((await proxied.json()).path).toBe("/again");
+  expect((await f.row(created.body.id))!).toMatchObject({ state: "running", pid: before.pid, pidStartTicks: before.pidStartTicks, port: before.port });
+  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect((await f.gw.ctx.sessions.store.view((await f.row(created.body.id))!)).transitions.map((t) => t.trigger)).toEqual(["create", "daemon_healthy"]);
+  expect((await f.front.call("DELETE", `/api/v1/sessions/${created.body.id}`)).status).toBe(204);
+});
+
 test("with no front reachable the host's supervisor answers 503 no_front_reachable and changes nothing", async () => {
   const agent = new HostAgent({ urls: ["http://127.0.0.1:9"], token: "hst_unused", config: parseGatewayConfig(`auth: {}\nhost_name: ${HOST}\n`, "<test>"), dataDir: tempDir("host-agent-"), fingerprints: [], logger: { info() {}, warn() {}, error() {} } });
   const refused = await agent.supervisor.create("0000aaaa", "project_direct").catch((e) => e);

@@ -10,6 +10,7 @@ import { UnauthorizedBody } from "../server/core-routes.ts";
 import { requestMeta } from "../server/request-meta.ts";
 import { FleetError, invalidQuery } from "./fleet-error.ts";
 import { parseFleetQuery } from "./query.ts";
+import { callHost, relayJson } from "../hosts/routing.ts";
 import { type FleetDeps, fleetOf, type FleetService } from "./service.ts";
 
 const tags = ["fleet"];
@@ -88,16 +89,27 @@ export function fleetEventRoutes(ctx: FleetDeps & GuardDeps & Pick<GatewayContex
   );
 }
 
-export function fleetHistoryRoutes(ctx: FleetDeps) {
+export function fleetHistoryRoutes(ctx: FleetDeps & Partial<Pick<GatewayContext, "routing">>) {
   const sessionId = (id: string) => {
     if (!ID.test(id)) throw new FleetError("history_unavailable", "no such session in the fleet; refresh the catalog");
     return id;
+  };
+  /**
+   * A stopped session's store is on its owner host: a joined host's history is read there (the host's
+   * answer relayed as it is; 503 `host_offline` while it is not connected, 409 for another front replica).
+   */
+  const onOwner = async (request: Request, id: string, path: string): Promise<Response | null> => {
+    const owner = ctx.routing ? await ctx.routing.session(sessionId(id)) : null;
+    if (!owner) return null;
+    return await relayJson(await callHost(owner, "GET", `/host/v1/sessions/${id}/${path}${new URL(request.url).search}`, { signal: request.signal }));
   };
   return elysiaApp({ name: "gateway-fleet-history" })
     .get(
       "/api/v1/sessions/:id/history",
       async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", page: "token" });
+        const relayed = await onOwner(request, params.id, "history");
+        if (relayed) return relayed;
         return json(await (await readyFleet(ctx)).history.page(sessionId(params.id), q as { checkpoint?: string; page?: string }));
       },
       {
@@ -115,6 +127,8 @@ export function fleetHistoryRoutes(ctx: FleetDeps) {
       "/api/v1/sessions/:id/attachments/:artifact_id",
       async ({ request, params }) => {
         const q = parseFleetQuery(request.url, { checkpoint: "token", offset: "uint", length: "uint" });
+        const relayed = await onOwner(request, params.id, `attachments/${encodeURIComponent(params.artifact_id)}`);
+        if (relayed) return relayed as unknown as Awaited<ReturnType<FleetService["history"]["attachment"]>>;
         return await (await readyFleet(ctx)).history.attachment(sessionId(params.id), params.artifact_id, q as { checkpoint?: string; offset?: number; length?: number });
       },
       {

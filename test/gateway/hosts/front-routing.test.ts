@@ -193,6 +193,21 @@ describe("a session of a connected host", () => {
     expect(next.done).toBe(true);
   });
 
+  test("a stopped session's history and attachments are read on its host", async () => {
+    await connectHost();
+    const { id } = await remoteSession(HOST);
+    answers.set(`GET /host/v1/sessions/${id}/history`, () => Response.json({ version: 1, session_id: id, checkpoint: "chk_host", total_items: 0, next_page: null, items: [] }));
+    answers.set(`GET /host/v1/sessions/${id}/attachments/art_1`, () => Response.json({ error: "attachment_not_found", message: "not advertised" }, { status: 404 }));
+    const a = api(gw);
+    const page = await a.call("GET", `/api/v1/sessions/${id}/history?checkpoint=chk_host`);
+    expect(page).toMatchObject({ status: 200, body: { session_id: id, checkpoint: "chk_host" } });
+    const chunk = await a.call("GET", `/api/v1/sessions/${id}/attachments/art_1?checkpoint=chk_host&offset=0&length=10`);
+    expect(chunk).toMatchObject({ status: 404, body: { error: "attachment_not_found" } });
+    expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([`GET /host/v1/sessions/${id}/history?checkpoint=chk_host`, `GET /host/v1/sessions/${id}/attachments/art_1?checkpoint=chk_host&offset=0&length=10`]);
+    await disconnectHost();
+    expect(await a.call("GET", `/api/v1/sessions/${id}/history`)).toMatchObject({ status: 503, body: { error: "host_offline" } });
+  });
+
   test("a new session of the host's project is created on the host (the default policy, or host named), another host is refused", async () => {
     await connectHost();
     const { projectId } = await registerProject(gw);

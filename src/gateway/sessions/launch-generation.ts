@@ -99,7 +99,18 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
     // Held and watched before the session shows running: a client that reads `running` reaches it through
     // the proxy, and may stop it, at once (the create's launch is then over for it).
     adoptDaemon(deps, daemon, spawned.exited);
-    if (!await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch }, onRunning)) {
+    let moved: boolean;
+    try {
+      moved = await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch }, onRunning);
+    } catch (error) {
+      // No answer (a host agent's front went away): the move may have been made. The daemon is healthy and
+      // held, so it is kept; the row is settled by the session's next health check or reconciliation
+      // (which moves a starting session with a healthy daemon to running), never by ending the daemon.
+      const why = `the running state may not have been recorded: ${(error as Error).message}`;
+      deps.logger.warn(`session ${id}: ${why}`);
+      return why;
+    }
+    if (!moved) {
       // Changed while starting (its daemon exited): this daemon has no session to serve.
       deps.live.forget(id);
       await terminateDaemon(daemon, t.stop);

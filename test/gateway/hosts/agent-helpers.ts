@@ -1,41 +1,15 @@
 // A front and a host agent for the host agent's tests: a real gateway (the front) that holds the host's
-// connections and serves the session store on them, a project registered on the host, the front's public
+// connections and serves them the session store and the services routes (serve.ts), a project registered on the host, the front's public
 // API (which routes the host's sessions to it), and the host API reached through the front's link.
 import { readdirSync, readFileSync } from "node:fs";
-import { frontStoreHandler } from "../../../src/gateway/hosts/front-store.ts";
 import { sqlAll, startTestGateway, type TestGateway } from "../helpers.ts";
 import { api, FAST, machineToken, registerProject, until } from "../sessions/helpers.ts";
 
 export const HOST = "build-1";
 
-/**
- * What the front answers on a host's connection: the store, and the services routes its daemons reach
- * through the host agent (sent on to the front's own listener with the daemon's bearer).
- */
-export function frontHandler(gw: TestGateway, host: string) {
-  const store = frontStoreHandler(gw.ctx, host);
-  return async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (url.pathname.startsWith("/api/v1/services/")) {
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.bytes();
-      return fetch(`${gw.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
-    }
-    return store(request);
-  };
-}
-
-/** A front holding `host`'s connections (each new one served), with a project of that host registered. */
+/** A front (it serves the store and the services routes on each host connection), with a project of `host` registered. */
 export async function hostFront(host = HOST) {
   const gw = await startTestGateway(`host_name: front-a\n${FAST}`);
-  const served = new WeakSet<object>();
-  const serveLinks = () => {
-    const connection = gw.ctx.hostLinks.get(host);
-    if (connection && !served.has(connection)) {
-      served.add(connection);
-      connection.serve(frontHandler(gw, host));
-    }
-  };
-  gw.ctx.hostLinks.onChange(serveLinks);
   const { token } = await gw.ctx.hostCredentials.create(host);
   const project = await registerProject(gw);
   await sqlAll(gw.ctx.db, "UPDATE projects SET owner_host = ? WHERE id = ?", [host, project.projectId]);

@@ -1,6 +1,6 @@
 // A store that fails once the session is running (a host agent whose front went away between the running
-// state and the launch's last write) leaves the daemon running: the session is running on it and the proxy
-// reaches it; only the bootstrap file's reference stays on the row (the file itself is gone).
+// state and the launch's last write, or before it answered the running state itself) leaves the daemon
+// running: the session is running on it and the proxy reaches it.
 import { afterAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { SessionSupervisor } from "../../../src/gateway/sessions/supervisor.ts";
@@ -33,6 +33,33 @@ test("a store failing after the running state does not end the daemon", async ()
     expect(row).toMatchObject({ state: "running", port: expect.any(Number) });
     expect(processesNaming(row.sessionDir!)).toEqual([row.pid!]);
     expect(existsSync(row.bootstrapFile!)).toBe(false);
+    await supervisor.remove(view.id);
+  } finally {
+    supervisor.close();
+  }
+});
+
+test("a running state made by the store whose answer is lost does not end the daemon", async () => {
+  const { projectId } = await registerProject(gw);
+  const db = gw.ctx.sessions.store;
+  let lost = 0;
+  // The database store, except that the move to running is made and its answer lost, as when the front's connection closes.
+  const store: SessionStore = Object.assign(Object.create(db), {
+    transition: async (...args: Parameters<SessionStore["transition"]>) => {
+      const moved = await db.transition(...args);
+      if (args[2] === "running" && lost++ === 0) throw new Error("the connection to front-a closed (1006)");
+      return moved;
+    },
+  });
+  const supervisor = new SessionSupervisor(gw.ctx, store);
+  supervisor.daemonCommand = FAKE_DAEMON_COMMAND;
+  try {
+    const view = await supervisor.create(projectId, "project_direct");
+    await until(() => lost > 0, "the lost answer");
+    await until(async () => (await supervisor.proxyTarget(view.id)).ok, "the live daemon");
+    const row = (await db.session(view.id))!;
+    expect(row).toMatchObject({ state: "running", port: expect.any(Number) });
+    expect(processesNaming(row.sessionDir!)).toEqual([row.pid!]);
     await supervisor.remove(view.id);
   } finally {
     supervisor.close();

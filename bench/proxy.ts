@@ -15,7 +15,10 @@
 // was capped by the client, not the daemon. The machine's load average is printed before and after,
 // since other work on the machine moves every figure.
 // Beside the rates, the CPU time each process in the path spends per request (its own clock).
-// Run: bun run bench/proxy.ts [--secs 2] [--rounds 7] [--concurrency 16] [--prompts 40]
+// The path through a joined host agent (issue 39): gateway -> mux -> `agent gateway host` -> its daemon,
+// one request at a time beside the direct requests and the gateway's own proxy in the same run: the added
+// p50 latency (target <= 1 ms on loopback) and the CPU per request of the gateway and of the host agent.
+// Run: bun run bench/proxy.ts [--secs 2] [--rounds 7] [--concurrency 16] [--prompts 40] [--requests 1000]
 // (as root, or with CAP_NET_RAW, and tcpdump installed, for the SSE figures on the wire)
 // Profile the gateway: BENCH_BUN_FLAGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof" bun run bench/proxy.ts
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -96,6 +99,40 @@ process.on("exit", () => {
   }
 });
 const daemonToken = (JSON.parse(readFileSync(join(dataDir, "sessions", session.id, "credential.json"), "utf8")) as { token: string }).token;
+
+// A joined host (issue 39): `agent gateway host` on this machine dials the gateway over the host protocol's
+// mux; a session of a project it owns runs its daemon, reached from the gateway's proxy through the mux
+// and the host agent's own fetch.
+const HOST_NAME = "bench-host";
+const hostToken = cli(["host-token", "create", "--host", HOST_NAME]).trim();
+const hostDataDir = join(dir, "host-data");
+const agent = Bun.spawn(["bun", main, "gateway", "host", "--join", base, "--name", HOST_NAME, "--data-dir", hostDataDir], { env: { ...env, AGENT_HOST_TOKEN: hostToken }, stdout: "ignore", stderr: "pipe" });
+children.push(agent);
+const hostProject = join(dir, "host-project");
+mkdirSync(hostProject);
+let hostProjectId: string | undefined;
+for (let i = 0; hostProjectId === undefined; i++) {
+  // 503 host_offline until the agent's connection is held.
+  const res = await fetch(`${base}/api/v1/projects`, { method: "POST", headers: { Authorization: `Bearer ${pat}`, "Content-Type": "application/json" }, body: JSON.stringify({ path: hostProject, config_name: "bench", host: HOST_NAME }) });
+  if (res.ok) hostProjectId = ((await res.json()) as { id: string }).id;
+  else if (res.status !== 503 || i > 200) throw new Error(`the host agent did not join (${res.status} ${await res.text()}): ${await new Response(agent.stderr).text()}`);
+  else await Bun.sleep(100);
+}
+let hosted = await api<typeof session>("POST", "/api/v1/sessions", { project_id: hostProjectId, launch_mode: "project_direct" });
+while (hosted.state === "starting") {
+  await Bun.sleep(100);
+  hosted = await api("GET", `/api/v1/sessions/${hosted.id}`);
+}
+if (hosted.state !== "running") throw new Error(`the host's session did not start: ${hosted.transitions.at(-1)?.detail}`);
+const hostedPid = hosted.pid;
+process.on("exit", () => {
+  try {
+    process.kill(hostedPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+});
+const hostedToken = (JSON.parse(readFileSync(join(hostDataDir, "sessions", hosted.id, "credential.json"), "utf8")) as { token: string }).token;
 
 async function freePort(): Promise<number> {
   return new Promise((r) => {
@@ -234,6 +271,43 @@ for (const t of targets) {
   console.log(`  ${`${t.name}:`.padEnd(15)}${middle}the daemon ${median(c.daemon).toFixed(1)} us`);
 }
 
+// The path through the joined host, one request at a time (a proxied request's added latency, not a
+// rate): GET /health direct to each daemon, through the gateway's proxy to its own daemon, and through the
+// gateway, the mux and the host agent to the host's daemon; rounds interleaved. CPU per request of the
+// gateway and of the host agent from their own clocks (/proc/<pid>/stat: they are other processes, so
+// process.cpuUsage() cannot read them).
+const viaHostDirect: Target = { name: "host's daemon direct", url: `http://127.0.0.1:${hosted.port}`, token: hostedToken, pids: () => [] };
+const viaHost: Target = { name: "via host agent", url: `${base}/api/v1/sessions/${hosted.id}/proxy`, token: pat, pids: () => [gateway.pid, agent.pid] };
+const REQUESTS = arg("requests", 1000);
+const serial = [direct, proxy, viaHostDirect, viaHost];
+const latencies: Record<string, number[]> = Object.fromEntries(serial.map((t) => [t.name, []]));
+const serialCpu: Record<string, number[][]> = Object.fromEntries(serial.map((t) => [t.name, []]));
+async function oneByOne(t: Target, n: number, record: boolean): Promise<void> {
+  const pids = t.pids();
+  const before = pids.map(cpuSeconds);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = Bun.nanoseconds();
+    const res = await fetch(`${t.url}/health`, { headers: { Authorization: `Bearer ${t.token}` } });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${t.name}: GET /health answered ${res.status}`);
+    times.push((Bun.nanoseconds() - start) / 1e6);
+  }
+  if (!record) return;
+  latencies[t.name]!.push(...times);
+  serialCpu[t.name]!.push(pids.map((pid, i) => ((cpuSeconds(pid) - before[i]!) / n) * 1e6));
+}
+for (const t of serial) await oneByOne(t, 200, false); // warm-up
+for (let i = 0; i < ROUNDS; i++) for (const t of serial) await oneByOne(t, REQUESTS, true);
+const p50 = (t: Target) => pct(latencies[t.name]!, 50);
+console.log(`GET /health one request at a time, ${REQUESTS} x ${ROUNDS} interleaved rounds (p50 / p99):`);
+for (const t of serial) console.log(`  ${`${t.name}:`.padEnd(22)}${p50(t).toFixed(3)} ms / ${pct(latencies[t.name]!, 99).toFixed(3)} ms`);
+const addedLocal = p50(proxy) - p50(direct);
+const addedHost = p50(viaHost) - p50(viaHostDirect);
+console.log(`  added at p50: gateway proxy ${addedLocal.toFixed(3)} ms (the reference); through the host agent ${addedHost.toFixed(3)} ms (target <= 1 ms: ${addedHost <= 1 ? "PASS" : "FAIL"})`);
+const cpuOf = (t: Target, i: number) => median(serialCpu[t.name]!.map((r) => r[i]!)).toFixed(1);
+console.log(`CPU per request, one at a time (median of the rounds): gateway proxy: the gateway ${cpuOf(proxy, 0)} us; through the host agent: the gateway ${cpuOf(viaHost, 0)} us, the host agent ${cpuOf(viaHost, 1)} us`);
+
 /** Arrival time (performance.now) of every record seq on an /events stream, until `stop` aborts it. */
 function follow(t: Target, after: string, arrivals: Map<string, number>, stop: AbortSignal, turns = { completed: 0 }): Promise<void> {
   return (async () => {
@@ -329,10 +403,12 @@ console.log(`  gateway proxy: ${spread(proxied.endToEnd)}${onWire ? "" : ` (${ve
 
 console.log(`load average after: ${loadAverage()}`);
 await api("DELETE", `/api/v1/sessions/${session.id}`);
+await api("DELETE", `/api/v1/sessions/${hosted.id}`);
+agent.kill("SIGTERM");
 nginx.kill("SIGTERM");
 gateway.kill("SIGTERM");
 relay.kill("SIGTERM");
 model.stop();
-await Promise.all([nginx.exited, gateway.exited, relay.exited]);
+await Promise.all([nginx.exited, gateway.exited, relay.exited, agent.exited]);
 // A child's pipe can keep this process's event loop alive.
 process.exit(0);

@@ -31,7 +31,6 @@ export interface HostAgentOptions {
   clock?: Clock;
   /** How to run `agent daemon` (tests: the fake daemon). */
   daemonCommand?: string[];
-  pingIntervalMs?: number;
 }
 
 export class HostAgent {
@@ -71,7 +70,6 @@ export class HostAgent {
       fingerprints: options.fingerprints,
       handler: (request) => this.serve(api, request),
       logger,
-      pingIntervalMs: options.pingIntervalMs,
       onConnected: () => void this.connected(),
     });
     this.fronts = fronts;

@@ -26,9 +26,6 @@ export interface FrontsOptions {
   /** Called after each (re)connection (the agent re-announces its live daemons then). */
   onConnected?: (connection: MuxConnection, url: string) => void;
   logger: Logger;
-  random?: () => number;
-  /** Mux heartbeat (tests shorten it). */
-  pingIntervalMs?: number;
 }
 
 /** `SHA256:AB:CD:...`, `AB:CD:...` or 64 hex digits -> uppercase hex with colons; null when it is none of these. */
@@ -109,7 +106,7 @@ class FrontLink {
         why = explainDialError(error, this.options.hostName);
       }
       if (this.stopped) return;
-      const delay = retryDelayMs(this.attempt++, this.options.random);
+      const delay = retryDelayMs(this.attempt++);
       this.log("warn", "host.front_retrying", { in_s: Math.round(delay / 100) / 10, error: why });
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
@@ -134,7 +131,7 @@ class FrontLink {
       }
       tls = { ca: presented.pem, fingerprint: presented.fingerprint };
     }
-    const connection = await dial(target, { token: this.options.token, hello: { side: "host", name: this.options.hostName }, tls, pingIntervalMs: this.options.pingIntervalMs });
+    const connection = await dial(target, { token: this.options.token, hello: { side: "host", name: this.options.hostName }, tls });
     connection.serve(this.options.handler);
     return connection;
   }

@@ -30,6 +30,7 @@ export const FleetSessionSchema = Type.Object({
   summary: Type.Union([SyncStatusRecord, Type.Null()], { description: "Last observed GET /sync/summary of a running session; null when not running or not observed yet." }),
   observed_at: Type.Union([DateTime, Type.Null()]),
   stale: Type.Boolean({ description: "A running session whose last observation is older than 15 seconds (or missing), or whose host is offline: not a fresh assertion." }),
+  owner_host: Type.Union([S, Type.Null()], { description: "The host_name of the host that supervises the session (a front or a joined host agent); null for a row from before hosts were recorded, which any front supervises." }),
   host_online: Type.Boolean({ description: "Whether the session's host is online (a gateway front holds its connection). An offline host's running session is stale, never failed: its daemon may still run." }),
 });
 export type FleetSession = Static<typeof FleetSessionSchema>;

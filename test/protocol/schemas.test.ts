@@ -53,9 +53,11 @@ describe("FleetEventV1 schema", () => {
     const head = { version: 1, fleet_epoch: "fe_1", cursor: "c", at: "2026-01-01T00:00:00Z" };
     expect(validate({ ...head, type: "heartbeat", interval_seconds: 15 })).toBe(true);
     const summary = { version: 1, daemon_epoch: "ep", cursor: "c", busy: true, attention: false, history_checkpoint: "", history_total_items: 0 };
-    const session = { session_id: "ses_1", project_id: "0a1b2c3d", launch_mode: "project_direct", state: "running", daemon_epoch: "ep", updated_at: head.at, summary, observed_at: head.at, stale: false, host_online: true };
+    const session = { session_id: "ses_1", project_id: "0a1b2c3d", launch_mode: "project_direct", state: "running", daemon_epoch: "ep", updated_at: head.at, summary, observed_at: head.at, stale: false, owner_host: "build-1", host_online: true };
     expect(validate({ ...head, type: "session_upserted", session })).toBe(true);
     expect(validate({ ...head, type: "session_upserted", session: { ...session, state: "sleeping" } })).toBe(false);
+    expect(validate({ ...head, type: "session_upserted", session: { ...session, owner_host: null } })).toBe(true);
+    expect(validate({ ...head, type: "session_upserted", session: { ...session, owner_host: 7 } })).toBe(false);
   });
 });
 

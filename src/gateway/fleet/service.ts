@@ -174,6 +174,7 @@ export class FleetService {
       summary: seen?.summary ?? null,
       observed_at: seen ? isoAt(seen.observedAt) : null,
       stale: running && (!online || !seen || this.ctx.clock.now() - seen.observedAt > this.limits.freshnessMs),
+      owner_host: row.ownerHost,
       host_online: online,
     };
   }
@@ -195,6 +196,7 @@ export class FleetService {
       summary: seen?.summary ?? null,
       observed_at: seen?.observed_at ?? null,
       stale: !online || (seen?.stale ?? true),
+      owner_host: row.ownerHost,
       host_online: online,
     };
   }

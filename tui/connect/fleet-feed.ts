@@ -3,10 +3,9 @@
 // A lost stream (closed, or silent past the liveness deadline) resumes from the last applied cursor after
 // a growing wait (reconnect-loop.ts, shared with the conversation view); a reset, a 410 (stale cursor,
 // new epoch, expired snapshot) or an event of another epoch starts again from a new catalog. `refresh` (the picker's `r`) fetches a new catalog at once.
-import type { FleetEvent } from "../../src/protocol/fleet-event.ts";
 import { openWithin, parseSse, type SseOptions } from "../../src/client/daemon-sse.ts";
 import { ReconnectLoop, type BackoffOptions } from "../reconnect-loop.ts";
-import type { CatalogPage, FleetStore } from "./fleet-store.ts";
+import type { CatalogPage, FleetStore, WireEvent } from "./fleet-store.ts";
 
 /** A GET on the gateway with the caller's token and transport. */
 export type GatewayGet = (path: string, signal?: AbortSignal) => Promise<Response>;
@@ -82,7 +81,7 @@ export class FleetFeed {
     this.store.setFeed("live");
     for await (const msg of parseSse(res.body!, this.options.liveness)) {
       if ("comment" in msg || !msg.data) continue;
-      const event = JSON.parse(msg.data) as FleetEvent;
+      const event = JSON.parse(msg.data) as WireEvent;
       if (!this.store.apply(event)) {
         this.needCatalog = true;
         throw new FleetRequestError(410, "reset_required", "the gateway reset the fleet stream; fetching a new catalog");

@@ -4,7 +4,18 @@
 import type { Static } from "@sinclair/typebox";
 import type { FleetCatalogPage, FleetEvent, FleetProject, FleetSession } from "../../src/protocol/fleet-event.ts";
 
-export type CatalogPage = Static<typeof FleetCatalogPage>;
+/**
+ * A session as a gateway sends it. A gateway from before hosts (issue 39), and events it journaled before
+ * an upgrade, carry neither `owner_host` nor `host_online`: such a session is online, on no named host.
+ */
+export type WireSession = Omit<FleetSession, "owner_host" | "host_online"> & Partial<Pick<FleetSession, "owner_host" | "host_online">>;
+export type CatalogPage = Omit<Static<typeof FleetCatalogPage>, "sessions"> & { sessions: WireSession[] };
+type SessionUpserted = Extract<FleetEvent, { type: "session_upserted" }>;
+export type WireEvent = Exclude<FleetEvent, SessionUpserted> | (Omit<SessionUpserted, "session"> & { session: WireSession });
+
+function withHost(s: WireSession): FleetSession {
+  return { ...s, owner_host: s.owner_host ?? null, host_online: s.host_online ?? true };
+}
 
 export type FeedState = "loading" | "live" | "reconnecting";
 
@@ -35,14 +46,14 @@ export class FleetStore {
   loadCatalog(pages: CatalogPage[]): void {
     const first = pages[0]!;
     this.projects = new Map(pages.flatMap((p) => p.projects).map((p) => [p.project_id, p]));
-    this.sessions = new Map(pages.flatMap((p) => p.sessions).map((s) => [s.session_id, s]));
+    this.sessions = new Map(pages.flatMap((p) => p.sessions).map((s) => [s.session_id, withHost(s)]));
     this.epoch = first.fleet_epoch;
     this.cursor = first.cursor;
     this.changed();
   }
 
   /** Applies one event; false when it belongs to another epoch or asks for a reset (fetch a new catalog). */
-  apply(event: FleetEvent): boolean {
+  apply(event: WireEvent): boolean {
     if (event.fleet_epoch !== this.epoch || event.type === "reset") return false;
     switch (event.type) {
       case "project_upserted":
@@ -52,7 +63,7 @@ export class FleetStore {
         this.projects.delete(event.project_id);
         break;
       case "session_upserted":
-        this.sessions.set(event.session.session_id, event.session);
+        this.sessions.set(event.session.session_id, withHost(event.session));
         break;
       case "session_removed":
         this.sessions.delete(event.session_id);

@@ -2,12 +2,15 @@
 // Up/Down select; Enter attaches to a session (the caller resumes a stopped one) or, in Projects, creates
 // a session; `n` jumps to Projects; `r` refreshes; Esc goes back to Sessions or cancels; Ctrl+C cancels.
 // The tables follow the FleetStore, which the fleet event stream keeps current, so state changes appear
-// without `r`. The selection follows its row by id when rows come and go.
+// without `r`. The selection follows its row by id when rows come and go. With sessions on more than one
+// host the Sessions table has a HOST column; a session whose host is offline is drawn faint with `offline`
+// as its state, and Enter on it says why it cannot be attached instead of trying.
 import { Box, Text, useInput } from "ink";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
 import type { FleetProject, FleetSession } from "../../src/protocol/fleet-event.ts";
 import { useTheme } from "../theme/theme.ts";
 import { shortPath, type FleetStore } from "./fleet-store.ts";
+import { Table, type Column } from "./picker-table.tsx";
 
 export type PickerTab = "sessions" | "projects";
 
@@ -39,10 +42,13 @@ export function Picker({ store, title, status, onAttach, onCreate, onRefresh, on
   const ids = tab === "sessions" ? sessions.map((s) => s.session_id) : projects.map((p) => p.project_id);
   const index = Math.max(0, ids.indexOf(picked[tab] ?? ids[0] ?? ""));
   const busy = status?.kind === "busy";
+  // Why the last Enter did nothing (an offline host's session); the next key clears it.
+  const [refusal, setRefusal] = useState<string | null>(null);
 
   useInput((input, key) => {
     if (key.ctrl && input === "c") return onCancel();
     if (busy) return;
+    setRefusal(null);
     if (key.tab) return setTab((t) => (t === "sessions" ? "projects" : "sessions"));
     if (key.escape) return tab === "projects" ? setTab("sessions") : onCancel();
     if (input === "n") return setTab("projects");
@@ -53,7 +59,9 @@ export function Picker({ store, title, status, onAttach, onCreate, onRefresh, on
       return;
     }
     if (key.return) {
-      if (tab === "sessions" && sessions[index]) onAttach(sessions[index]);
+      const session = tab === "sessions" ? sessions[index] : undefined;
+      if (session && !session.host_online) return setRefusal(offlineRefusal(session));
+      if (session) onAttach(session);
       if (tab === "projects" && projects[index]) onCreate(projects[index]);
     }
   });
@@ -68,24 +76,18 @@ export function Picker({ store, title, status, onAttach, onCreate, onRefresh, on
         <TabLabel active={tab === "projects"} label={`Projects (${projects.length})`} />
       </Box>
       {tab === "sessions" ? (
-        <Table
-          header={["SESSION", "STATE", "PROJECT", "ACTIVITY", "UPDATED"]}
-          rows={sessions.map((s) => [s.session_id, s.state, projectLabel(store, s.project_id), activity(s), shortTime(s.updated_at)])}
-          selected={index}
-          window={rows}
-          empty="No sessions yet. Press n to pick a project and start one."
-        />
+        <SessionTable store={store} sessions={sessions} selected={index} window={rows} />
       ) : (
         <Table
-          header={["PROJECT", "CONFIG", "SESSIONS", "ID"]}
-          rows={projects.map((p) => [shortPath(p.path), p.config_name, String(countOf(p.project_id)), p.project_id])}
+          columns={[{ title: "PROJECT", min: 12 }, { title: "CONFIG", min: 8 }, { title: "SESSIONS" }, { title: "ID" }]}
+          rows={projects.map((p) => ({ id: p.project_id, cells: [shortPath(p.path), p.config_name, String(countOf(p.project_id)), p.project_id] }))}
           selected={index}
           window={rows}
           empty="No projects registered on this gateway (agent gateway project register PATH --config-name NAME)."
         />
       )}
       <Box marginTop={1} flexDirection="column">
-        {status ? <Text color={status.kind === "error" ? c.error : c.warning}>{status.text}</Text> : null}
+        {refusal ? <Text color={c.warning}>{refusal}</Text> : status ? <Text color={status.kind === "error" ? c.error : c.warning}>{status.text}</Text> : null}
         <FeedLine store={store} />
         <Text dimColor>
           {tab === "sessions" ? "Enter attach (resumes a stopped session)" : "Enter start a new session here"}
@@ -109,26 +111,27 @@ function FeedLine({ store }: { store: FleetStore }): ReactNode {
   return <Text color={c.warning}>{`○ not live, reconnecting (${store.problem ?? "connection lost"}); the tables may be out of date`}</Text>;
 }
 
-function Table({ header, rows, selected, window, empty }: { header: string[]; rows: string[][]; selected: number; window: number; empty: string }): ReactNode {
-  const c = useTheme().colors;
-  if (rows.length === 0) return <Text dimColor>{`  ${empty}`}</Text>;
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
-  const start = Math.min(Math.max(0, selected - Math.floor(window / 2)), Math.max(0, rows.length - window));
-  const shown = rows.slice(start, start + window);
-  return (
-    <Box flexDirection="column">
-      <Text bold>{`  ${line(header)}`}</Text>
-      {shown.map((r, i) =>
-        start + i === selected ? (
-          <Text key={r[0]} color={c.selection} bold>{`› ${line(r)}`}</Text>
-        ) : (
-          <Text key={r[0]}>{`  ${line(r)}`}</Text>
-        ),
-      )}
-      {rows.length > window ? <Text dimColor>{`  ${start + 1}-${start + shown.length} of ${rows.length}`}</Text> : null}
-    </Box>
-  );
+/**
+ * The Sessions table. HOST (the owner host) shows only when the sessions are on more than one host: a
+ * single-host gateway's table stays as it was. SESSION, HOST and PROJECT give up width first in a narrow
+ * terminal (a session id keeps its prefix and creation time).
+ */
+function SessionTable({ store, sessions, selected, window }: { store: FleetStore; sessions: FleetSession[]; selected: number; window: number }): ReactNode {
+  const hosts = new Set(sessions.flatMap((s) => (s.owner_host === null ? [] : [s.owner_host])));
+  const withHost = hosts.size > 1;
+  const columns: Column[] = [{ title: "SESSION", min: 15 }, { title: "STATE" }, ...(withHost ? [{ title: "HOST", min: 8 }] : []), { title: "PROJECT", min: 8 }, { title: "ACTIVITY" }, { title: "UPDATED" }];
+  const rows = sessions.map((s) => ({
+    id: s.session_id,
+    cells: [s.session_id, s.host_online ? s.state : "offline", ...(withHost ? [s.owner_host ?? ""] : []), projectLabel(store, s.project_id), activity(s), shortTime(s.updated_at)],
+    dim: !s.host_online,
+  }));
+  return <Table columns={columns} rows={rows} selected={selected} window={window} empty="No sessions yet. Press n to pick a project and start one." />;
+}
+
+/** What Enter on a session of an offline host says: attaching goes through its host, which no front reaches now. */
+function offlineRefusal(s: FleetSession): string {
+  const host = s.owner_host ? `its host ${s.owner_host}` : "its host";
+  return `${s.session_id} cannot be attached while ${host} is offline (its daemon may still run); it can be once the host reconnects to the gateway.`;
 }
 
 function projectLabel(store: FleetStore, projectId: string): string {

@@ -8,10 +8,10 @@ import { api, FAST, machineToken, registerProject, until } from "../sessions/hel
 export const HOST = "build-1";
 
 /** A front (it serves the store and the services routes on each host connection), with a project of `host` registered. */
-export async function hostFront(host = HOST) {
+export async function hostFront(host = HOST, projectOptions: Parameters<typeof registerProject>[1] = {}) {
   const gw = await startTestGateway(`host_name: front-a\n${FAST}`);
   const { token } = await gw.ctx.hostCredentials.create(host);
-  const project = await registerProject(gw);
+  const project = await registerProject(gw, projectOptions);
   await sqlAll(gw.ctx.db, "UPDATE projects SET owner_host = ? WHERE id = ?", [host, project.projectId]);
   /** The host API through the front's link, as front routing sends it. */
   const toHost = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {

@@ -82,6 +82,10 @@ export function hostSettings(args: ParsedArgs, env: Record<string, string | unde
 
 export async function runHost(args: ParsedArgs, io: Io): Promise<number> {
   const settings = hostSettings(args, io.env);
+  // Read once: nothing this process starts (pre-run scripts, daemons, their tools) may inherit the host's
+  // credential, even through a configuration that names the variable.
+  delete io.env[TOKEN_ENV];
+  delete process.env[TOKEN_ENV];
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
   const line = (level: string, fields: Record<string, unknown>) => io.err(`${redactText(JSON.stringify({ time: new Date().toISOString(), level, ...fields }))}\n`);
   const logger: Logger = {

@@ -83,13 +83,13 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   await until(() => secondLog.text.includes('"event":"host.daemons_announced"'), "the re-announcement");
   expect(secondLog.text).toContain(`"event":"host.daemons_announced","host":"${HOST}","daemons":1`);
 
-  // Stopped: its history is read from its store on the host (the daemon finalized it when it stopped).
+  // Stopped: its history, asked of the front, is read from its store on the host (the daemon finalized it when it stopped).
   expect((await f.front.call("POST", `/api/v1/sessions/${id}/stop`)).status).toBe(200);
-  const history = await f.toHost("GET", `/host/v1/sessions/${id}/history`);
+  const history = await f.publicFetch(`/api/v1/sessions/${id}/history`);
   expect(history.status).toBe(200);
   const first_page = await history.json();
   expect(first_page).toMatchObject({ version: 1, session_id: id, next_page: null });
-  const again_page = await f.toHost("GET", `/host/v1/sessions/${id}/history?checkpoint=${encodeURIComponent(first_page.checkpoint)}`);
+  const again_page = await f.publicFetch(`/api/v1/sessions/${id}/history?checkpoint=${encodeURIComponent(first_page.checkpoint)}`);
   expect(again_page.status).toBe(200);
   expect((await again_page.json()).total_items).toBe(first_page.total_items);
   expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);

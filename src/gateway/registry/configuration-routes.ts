@@ -22,7 +22,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
   return elysiaApp({ name: "gateway-configurations" })
     .get(BASE, async () => await store.list(), {
       response: { 200: t.Array(ConfigurationResponse) },
-      detail: { summary: "List configurations", tags },
+      detail: { summary: "List configurations", description: "Also removes this gateway's files of configurations deleted through another replica, and stores in the database the content of rows from before it held it whose files are on this gateway.", tags },
     })
     .post(
       BASE,
@@ -41,7 +41,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
     .get(BASE + "/:name", async ({ params }) => await store.get(assertConfigName(params.name)), {
       params: ConfigurationNameParams,
       response: { 200: ConfigurationDetailResponse, 404: RegistryError, 422: RegistryError, 503: RegistryError },
-      detail: { summary: "A configuration with its raw content", tags },
+      detail: { summary: "A configuration with its raw content", description: "The content comes from the database (the same on every replica sharing it); this gateway's files are rewritten from it when they differ. 503 for a configuration stored before the database held content whose files are on another gateway: read it there once.", tags },
     })
     .put(
       BASE + "/:name",
@@ -68,7 +68,7 @@ export function configurationRoutes(ctx: RegistryDeps & RegistryAuditDeps) {
       {
         params: ConfigurationNameParams,
         response: { 404: RegistryError, 409: RegistryError, 422: RegistryError },
-        detail: { summary: "Remove a configuration", description: "204. The row goes first, then the directory (best effort). 409 while projects are bound to it.", tags },
+        detail: { summary: "Remove a configuration", description: "204. The row goes first, then the directory (best effort); other replicas remove their copy at their next read or list of it. 409 while projects are bound to it.", tags },
       },
     );
 }

@@ -1,8 +1,6 @@
 // The session store on the gateway's own database (`agent gateway serve`): the session rows and their
 // history (registry.ts), the service credentials (credentials.ts), the project rows and the configuration
-// registry's files under the data dir. Fronts also serve it to host agents (hosts/front-store.ts).
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// registry (registry/configurations.ts). Fronts also serve it to host agents (hosts/front-store.ts).
 import { eq } from "drizzle-orm";
 import { ProtocolError } from "../../protocol/errors.ts";
 import { redactText } from "../../util/redact.ts";
@@ -10,7 +8,7 @@ import type { GatewayContext, Logger } from "../context.ts";
 import { first } from "../db/handle.ts";
 import { logEvent } from "../auth/failure-counts.ts";
 import { hostOnline } from "../hosts/presence.ts";
-import type { RegistryFormat } from "../registry/config-content.ts";
+import { ConfigurationStore } from "../registry/configurations.ts";
 import { ServiceCredentials, type InvalidationCause, type IssuedCredential } from "./credentials.ts";
 import { SessionRegistry, type SessionPatch, type SessionRow, type SessionView } from "./registry.ts";
 import type { LaunchConfig, NewSessionRow, ProjectRow, SessionStore } from "./store.ts";
@@ -74,12 +72,14 @@ export class DbSessionStore implements SessionStore {
     return await first(db.select().from(db.t.projects).where(eq(db.t.projects.id, id)));
   }
 
-  /** The registry layout: `<data dir>/configurations/<name>/config.(yaml|toml)` plus an optional `pre-run.sh`. */
+  /**
+   * The configuration as the registry stores it (its row's content, on every replica of one database; this
+   * host's files for a row from before, stored in the row as they are read). 404 when there is none.
+   */
   async launchConfig(configName: string): Promise<LaunchConfig> {
-    const dir = join(this.deps.dataDir, "configurations", configName);
-    const format = (["yaml", "toml"] as RegistryFormat[]).find((f) => existsSync(join(dir, `config.${f}`)));
-    if (!format) throw new ProtocolError("not_found", 404, `configuration '${configName}' has no config.yaml or config.toml under ${dir}`);
-    const preRun = join(dir, "pre-run.sh");
-    return { format, content: readFileSync(join(dir, `config.${format}`), "utf8"), preRunScript: existsSync(preRun) ? readFileSync(preRun, "utf8") : null };
+    const registry = new ConfigurationStore(this.deps);
+    const current = await registry.current(configName);
+    if (!current) throw new ProtocolError("not_found", 404, registry.filesElsewhere(configName));
+    return { format: current.format, content: current.content, preRunScript: current.preRunScript };
   }
 }

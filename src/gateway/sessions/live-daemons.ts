@@ -25,6 +25,13 @@ export class LiveDaemons {
   private readonly bySession = new Map<string, LiveDaemon>();
   private isClosed = false;
 
+  /**
+   * `unrecorded` learns of an exit whose recording failed (the store could not be written: a database
+   * outage, a host agent with no front reachable); the session is settled by its next health check or
+   * reconciliation. Unhandled, such a failure would end the whole process.
+   */
+  constructor(private readonly unrecorded: (sessionId: string, error: unknown) => void) {}
+
   /** Whether the gateway stopped watching (it is shutting down). */
   get closed(): boolean {
     return this.isClosed;
@@ -61,7 +68,7 @@ export class LiveDaemons {
       if (this.isClosed || this.bySession.get(daemon.sessionId) !== daemon) return;
       void (async () => await onGone(how))().catch((error) => {
         // The gateway stopped while the exit was being recorded (its database is closed): the next start reconciles.
-        if (!this.isClosed) throw error;
+        if (!this.isClosed) this.unrecorded(daemon.sessionId, error);
       });
     };
     if (exited) void exited.then(gone);

@@ -31,7 +31,7 @@ export type SupervisorDeps = Pick<GatewayContext, "clock" | "config" | "dataDir"
 export type ClaimRows = (me: string) => Promise<number>;
 
 export class SessionSupervisor {
-  private readonly live = new LiveDaemons();
+  private readonly live: LiveDaemons;
   private readonly settings: LaunchSettings = { daemonCommand: selfCommand(), listener: { url: "http://127.0.0.1:0", tlsFingerprint: null } };
   /** What the steps use: the supervisor's parts, and the context's members read at each use (tests swap the logger). */
   private readonly deps: LaunchDeps & CreateSessionDeps & DeleteSessionDeps;
@@ -43,6 +43,7 @@ export class SessionSupervisor {
     readonly store: SessionStore,
     private readonly claimRows: ClaimRows | null = null,
   ) {
+    this.live = new LiveDaemons((id, error) => logEvent(ctx.logger, "error", "session.exit_unrecorded", { session: id, error: error instanceof Error ? error.message : String(error) }));
     this.deps = {
       store,
       live: this.live,

@@ -65,3 +65,39 @@ test("a running state made by the store whose answer is lost does not end the da
     supervisor.close();
   }
 });
+
+test("a daemon exit that cannot be recorded (the store is down) is logged, not a crash; the next read settles the session", async () => {
+  const { projectId } = await registerProject(gw);
+  const db = gw.ctx.sessions.store;
+  let down = false;
+  // The database store, unreachable while `down`.
+  const store: SessionStore = new Proxy(db, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (down) return Promise.reject(new Error("no gateway front reachable"));
+        return value.apply(target, args);
+      };
+    },
+  });
+  const events: { event: string; fields: Record<string, unknown> }[] = [];
+  const logger = { info() {}, warn() {}, error() {}, event: (_: string, event: string, fields: Record<string, unknown>) => void events.push({ event, fields }) };
+  const supervisor = new SessionSupervisor({ ...gw.ctx, logger }, store);
+  supervisor.daemonCommand = FAKE_DAEMON_COMMAND;
+  try {
+    const view = await supervisor.create(projectId, "project_direct");
+    await until(async () => (await supervisor.proxyTarget(view.id)).ok, "the live daemon");
+    const row = (await db.session(view.id))!;
+    down = true;
+    process.kill(row.pid!, "SIGKILL");
+    await until(() => events.some((e) => e.event === "session.exit_unrecorded"), "the unrecorded exit");
+    expect(events.find((e) => e.event === "session.exit_unrecorded")!.fields).toEqual({ session: view.id, error: "no gateway front reachable" });
+    expect((await db.session(view.id))!.state).toBe("running");
+    down = false;
+    expect((await supervisor.get(view.id)).state).toBe("failed");
+    await supervisor.remove(view.id);
+  } finally {
+    supervisor.close();
+  }
+});

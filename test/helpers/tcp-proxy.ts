@@ -23,8 +23,6 @@ export class TcpProxy {
   private readonly listener: TCPSocketListener<Side>;
   private readonly pairs = new Set<Pair>();
   private paused = false;
-  /** Connections accepted since the start (a redial shows here). */
-  accepted = 0;
 
   /**
    * Where new connections go (read at each one): settable, so that a proxy can listen before its target
@@ -39,7 +37,6 @@ export class TcpProxy {
       port: 0,
       socket: {
         open: (client) => {
-          this.accepted++;
           const pair: Pair = { client, upstream: undefined, toUpstream: [], toClient: [], closed: false };
           client.data = { pair, role: "client" };
           this.pairs.add(pair);
@@ -153,9 +150,4 @@ function write(socket: Socket<Side>, queue: Uint8Array[]): void {
 export function targetOf(url: string): { host: string; port: number } {
   const { hostname, port } = new URL(url);
   return { host: hostname, port: Number(port) };
-}
-
-/** A proxy to `url`'s host and port. */
-export function proxyTo(url: string): TcpProxy {
-  return new TcpProxy(targetOf(url));
 }

@@ -72,6 +72,18 @@ test("joins a real front with its host credential: the front holds the connectio
   expect(JSON.stringify(lines)).not.toContain(token);
 });
 
+test("a host API handler that fails: the front gets a 502 without the reason, the host's log has it", async () => {
+  const gw = await front();
+  const { token } = await gw.ctx.hostCredentials.create("build-1");
+  const { lines } = agent({ urls: [gw.url], token, handler: async () => { throw new Error("disk on fire"); } });
+  await until(() => gw.ctx.hostLinks.get("build-1") !== undefined, "the connection");
+  const res = await gw.ctx.hostLinks.get("build-1")!.fetch(new Request("http://host/host/v1/sessions/ses_x/stop", { method: "POST" }));
+  expect(res.status).toBe(502);
+  expect(await res.text()).not.toContain("disk on fire");
+  await until(() => lines.some((l) => l.event === "host.handler_failed"), "the log line");
+  expect(lines.find((l) => l.event === "host.handler_failed")!.fields).toMatchObject({ method: "POST", path: "/host/v1/sessions/ses_x/stop", error: "disk on fire" });
+});
+
 test("a lost connection is logged and redialed after a backoff; the front holds the host again", async () => {
   const gw = await front();
   const { token } = await gw.ctx.hostCredentials.create("build-1");

@@ -131,7 +131,13 @@ class FrontLink {
       }
       tls = { ca: presented.pem, fingerprint: presented.fingerprint };
     }
-    const connection = await dial(target, { token: this.options.token, hello: { side: "host", name: this.options.hostName }, tls });
+    const connection = await dial(target, {
+      token: this.options.token,
+      hello: { side: "host", name: this.options.hostName },
+      tls,
+      // The front got a 502 without the reason; the host's log has it.
+      onHandlerError: (error, request) => this.log("warn", "host.handler_failed", { method: request.method, path: new URL(request.url).pathname, error: error instanceof Error ? error.message : String(error) }),
+    });
     connection.serve(this.options.handler);
     return connection;
   }

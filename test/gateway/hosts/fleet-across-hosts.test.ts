@@ -77,7 +77,8 @@ async function startFleet(): Promise<Fleet> {
     tokens[host] = (await a.ctx.hostCredentials.create(host)).token;
     const project = await registerProject(a);
     await sqlAll(a.ctx.db, "UPDATE projects SET owner_host = ? WHERE id = ?", [host, project.projectId]);
-    // The configuration's files are each front's (its data dir): a replica needs them too.
+    // registerProject writes the configuration as files only (no content in its row, as one from before the
+    // database held it): the host's launch may ask either front, so each has the files.
     cpSync(join(a.ctx.dataDir, "configurations", project.configName), join(b.ctx.dataDir, "configurations", project.configName), { recursive: true });
     projects[host] = project.projectId;
   }

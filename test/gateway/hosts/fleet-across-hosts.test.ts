@@ -323,11 +323,11 @@ pgTest("a proxied SSE stream through front-a survives front-a's death: the clien
 
 beforeAll(() => ensureBinary(), 180_000);
 
-pgTest("agent connect lists the sessions of both hosts; each answers through the session proxy with the sign-in agent connect keeps", async () => {
+pgTest("agent connect lists the sessions of both hosts (HOST column); each answers through the session proxy with the sign-in agent connect keeps; a host gone offline turns its row offline", async () => {
   const fleet = await startFleet();
   const [a, b] = fleet.fronts;
   startAgent(fleet, "build-1");
-  startAgent(fleet, "build-2");
+  const agent2 = startAgent(fleet, "build-2");
   await until(() => bothHold(fleet, "build-1") && bothHold(fleet, "build-2"), "both fronts to hold both hosts");
   const one = await runningSession(fleet, a, "build-1");
   const two = await runningSession(fleet, b, "build-2");
@@ -347,8 +347,9 @@ pgTest("agent connect lists the sessions of both hosts; each answers through the
   await t.waitFor((s) => s.screen().includes("▪▪▪"), "the masked password");
   t.write("\r");
   await t.waitFor("Sessions (2)", "the picker with both hosts' sessions");
-  await t.waitFor(new RegExp(`${one.id}[^\\n]*running`), "build-1's session in the picker");
-  await t.waitFor(new RegExp(`${two.id}[^\\n]*running`), "build-2's session in the picker");
+  await t.waitFor(/SESSION\s+STATE\s+HOST\s+PROJECT/, "the picker's HOST column");
+  await t.waitFor(new RegExp(`${one.id}\\s+running\\s+build-1`), "build-1's session in the picker");
+  await t.waitFor(new RegExp(`${two.id}\\s+running\\s+build-2`), "build-2's session in the picker");
 
   // Attach is the session proxy with agent connect's own sign-in: each host's daemon answers.
   const stored = JSON.parse(readFileSync(join(env.XDG_DATA_HOME, "agent", "gateway-client", "tokens", `127.0.0.1_${b.server.port}.json`), "utf8"));
@@ -359,5 +360,13 @@ pgTest("agent connect lists the sessions of both hosts; each answers through the
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ method: "GET", path: "/echo" });
   }
+
+  // build-2's agent goes away: once the lease passes its row turns offline by itself (the fleet's event
+  // stream), and Enter on it says why instead of attaching.
+  agent2.stop();
+  await until(() => noneHolds(fleet, "build-2"), "both fronts to lose build-2");
+  await leasePasses(fleet);
+  await t.waitFor(new RegExp(`${two.id}\\s+offline\\s+build-2`), "build-2's session offline in the picker", 60_000);
+  expect(t.screen()).toMatch(new RegExp(`${one.id}\\s+running\\s+build-1`));
   t.write("\x1b");
 }, 180_000);

@@ -1,7 +1,7 @@
 // A TCP proxy on 127.0.0.1 as a partition switch between two peers (a host agent and a front): it forwards
 // bytes both ways until told otherwise. pause() stops forwarding and holds the bytes (and holds new
 // connections unconnected) until resume() delivers them in order; cut() destroys every open connection
-// (both sides see their socket close); close() stops listening and cuts.
+// (terminated at once, as a dropped link: both sides see their socket close); close() stops listening and cuts.
 import type { Socket, TCPSocketListener } from "bun";
 
 interface Pair {
@@ -80,7 +80,7 @@ export class TcpProxy {
 
   /** Destroys every open connection (both peers see their socket end); held bytes are dropped. */
   cut(): void {
-    for (const pair of [...this.pairs]) this.end(pair);
+    for (const pair of [...this.pairs]) this.end(pair, true);
   }
 
   /** Stops listening and cuts every connection. */
@@ -122,14 +122,17 @@ export class TcpProxy {
     write(pair.client, pair.toClient);
   }
 
-  private end(pair: Pair): void {
+  /** Ends a connection: one side closing ends the other (`abrupt`: both terminated at once, as cut() does). */
+  private end(pair: Pair, abrupt = false): void {
     if (pair.closed) return;
     pair.closed = true;
     this.pairs.delete(pair);
     pair.toUpstream.length = 0;
     pair.toClient.length = 0;
-    pair.client.end();
-    pair.upstream?.end();
+    for (const socket of [pair.client, pair.upstream]) {
+      if (abrupt) socket?.terminate();
+      else socket?.end();
+    }
   }
 }
 

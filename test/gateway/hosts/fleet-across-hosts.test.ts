@@ -277,6 +277,31 @@ pgTest("partition a host from both fronts and heal: nothing failed, nothing dupl
   expect(await transitions(a, two.id)).toEqual(["null->starting:create", "starting->running:daemon_healthy"]);
 }, 120_000);
 
+pgTest("a daemon that exits behind the partition is recorded once it heals: both fronts show the same ending, and no daemon is started in its place", async () => {
+  const fleet = await startFleet();
+  startAgent(fleet, "build-1");
+  await until(() => bothHold(fleet, "build-1"), "both fronts to hold build-1");
+  const one = await runningSession(fleet, fleet.fronts[0], "build-1");
+
+  for (const p of fleet.proxies) p.pause();
+  for (const p of fleet.proxies) p.cut();
+  await until(() => noneHolds(fleet, "build-1"), "both fronts to lose build-1");
+  process.kill(one.pid!, "SIGKILL");
+  await until(() => !alive(one.pid!), "the daemon to be gone");
+  // Nobody could record it yet: both fronts still have it running.
+  for (const gw of fleet.fronts) expect((await gw.ctx.sessions.store.session(one.id))!.state).toBe("running");
+
+  for (const p of fleet.proxies) p.resume();
+  await until(() => bothHold(fleet, "build-1"), "both fronts to hold build-1 after the heal");
+  await until(async () => (await fleet.fronts[0].ctx.sessions.store.session(one.id))!.state !== "running", "the exit to be recorded after the heal");
+  const views = [];
+  for (const gw of fleet.fronts) views.push(await listed(fleet, gw, one.id));
+  expect(views[0].state).toBe("failed");
+  expect(views[0].pid).toBeNull();
+  expect(views[1]).toEqual(views[0]);
+  expect(processesNaming(one.sessionDir!)).toEqual([]);
+}, 120_000);
+
 pgTest("a proxied SSE stream through front-a survives front-a's death: the client reconnects through front-b with Last-Event-ID and continues without a gap or a repeat", async () => {
   const fleet = await startFleet();
   const [a, b] = fleet.fronts;

@@ -124,20 +124,28 @@ export class HostAgent {
     try {
       await this.reconcile();
       if (this.stopped) return;
-      const daemons = await this.liveDaemons();
-      await this.store.announce(daemons);
-      logEvent(this.options.logger, "info", "host.daemons_announced", { host: this.hostName, daemons: daemons.length });
+      const { live, gone } = await this.daemons();
+      await this.store.announce(live);
+      logEvent(this.options.logger, "info", "host.daemons_announced", { host: this.hostName, daemons: live.length });
+      // A daemon that ended while no front could be told (its exit unrecorded) is settled now by the
+      // on-demand check a GET runs, so the fronts do not show it running until someone asks.
+      for (const id of gone) if (!this.stopped) await this.supervisor.get(id);
     } catch (error) {
       // Tried again on the next connection; the fronts keep the rows as they were.
       logEvent(this.options.logger, "warn", "host.announce_failed", { host: this.hostName, error: (error as Error).message });
     }
   }
 
-  /** The daemons of this host's running sessions that are alive on this machine (same pid and start time). */
-  private async liveDaemons(): Promise<AnnouncedDaemon[]> {
-    const rows = await this.store.sessions();
-    return rows
-      .filter((r) => r.state === "running" && r.pid !== null && r.pidStartTicks !== null && r.port !== null && isSameProcess({ pid: r.pid, startTicks: r.pidStartTicks }))
-      .map((r) => ({ sessionId: r.id, pid: r.pid!, startTicks: r.pidStartTicks!, port: r.port!, daemonEpoch: r.daemonEpoch }));
+  /**
+   * The daemons of this host's running sessions that are alive on this machine (same pid and start time),
+   * and the running sessions whose daemon is gone.
+   */
+  private async daemons(): Promise<{ live: AnnouncedDaemon[]; gone: string[] }> {
+    const running = (await this.store.sessions()).filter((r) => r.state === "running");
+    const alive = (r: (typeof running)[number]) => r.pid !== null && r.pidStartTicks !== null && r.port !== null && isSameProcess({ pid: r.pid, startTicks: r.pidStartTicks });
+    return {
+      live: running.filter(alive).map((r) => ({ sessionId: r.id, pid: r.pid!, startTicks: r.pidStartTicks!, port: r.port!, daemonEpoch: r.daemonEpoch })),
+      gone: running.filter((r) => !alive(r)).map((r) => r.id),
+    };
   }
 }

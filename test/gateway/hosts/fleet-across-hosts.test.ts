@@ -2,7 +2,8 @@
 // each its own FakeClock), two host agents with their own data dirs, each reaching each front through its
 // own TCP proxy (test/helpers/tcp-proxy.ts), the partition switch. Kill -9 a host agent: its daemon keeps
 // running, both fronts show its session stale once the presence lease passes, a restarted agent re-adopts
-// it. Partition a host and heal: nothing failed, nothing duplicated, both fronts agree. A proxied SSE
+// it. Partition a host and heal: nothing failed, nothing duplicated, both fronts agree; a daemon that
+// exited behind the partition is recorded once it heals. A proxied SSE
 // stream survives the death of the front it went through by reconnecting through the other with
 // Last-Event-ID. `agent connect` lists the sessions of both hosts; each answers through the session proxy.
 import { afterEach, beforeAll, expect } from "bun:test";

@@ -1,6 +1,6 @@
 // One fleet across hosts (issue 39 item 5): two fronts on one PostgreSQL database (replicas: shared pepper,
-// each its own FakeClock), two host agents with their own data dirs, each reaching each front through its
-// own TCP proxy (test/helpers/tcp-proxy.ts), the partition switch. Kill -9 a host agent: its daemon keeps
+// each its own FakeClock), two host agents with their own data dirs, build-1 reaching each front through a
+// TCP proxy of its own (test/helpers/tcp-proxy.ts), the partition switch. Kill -9 a host agent: its daemon keeps
 // running, both fronts show its session stale once the presence lease passes, a restarted agent re-adopts
 // it. Partition a host and heal: nothing failed, nothing duplicated, both fronts agree; a daemon that
 // exited behind the partition is recorded once it heals. A proxied SSE

@@ -1,9 +1,8 @@
 // `agent gateway serve`: starts the server in the foreground and stops it gracefully on SIGTERM/SIGINT.
+import { jsonLineLogger } from "./json-log.ts";
 import { CliError, EXIT, type Io, type ParsedArgs } from "../../util/cli-command.ts";
-import { redactText } from "../../util/redact.ts";
 import { processTracer } from "../../telemetry/start.ts";
 import { PepperError } from "../auth/pepper.ts";
-import type { Logger } from "../context.ts";
 import { TlsError } from "../net/tls.ts";
 import { pamServiceProblem } from "../auth/pam.ts";
 import { startGateway } from "../server/serve.ts";
@@ -12,14 +11,7 @@ import { displayUrl } from "../db/open-pg.ts";
 
 export async function runServe(args: ParsedArgs, io: Io): Promise<number> {
   const config = loadConfigFor(args, io, true);
-  // Log lines on stderr are JSON, one object a line: {"time","level","event"?,"msg"?,...fields}, scrubbed.
-  const line = (level: string, fields: Record<string, unknown>) => io.err(`${redactText(JSON.stringify({ time: new Date().toISOString(), level, ...fields }))}\n`);
-  const logger: Logger = {
-    info: (m) => line("info", { msg: m }),
-    warn: (m) => line("warn", { msg: m }),
-    error: (m) => line("error", { msg: m }),
-    event: (level, event, fields) => line(level, { event, ...fields }),
-  };
+  const logger = jsonLineLogger(io);
   // Trace export follows the telemetry block of the global app config (the gateway config has none).
   const tracer = await processTracer("gateway", io.env, io.cwd, logger.warn);
   let gateway;

@@ -2,14 +2,13 @@
 // (docs/gateway-hosts.md, Joining a host) in the foreground until SIGTERM/SIGINT; its daemons keep running
 // after it stops and are re-adopted by the next start. Bad flags are usage errors (exit 2); log lines on
 // stderr are JSON, one object a line, as `agent gateway serve` writes them, and never hold the token.
+import { jsonLineLogger } from "../../admin/json-log.ts";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { EXIT, UsageError, type Io, type ParsedArgs } from "../../../util/cli-command.ts";
-import { redactText } from "../../../util/redact.ts";
 import { parseGatewayConfig } from "../../config/load.ts";
 import { hostName as hostNameProblem } from "../../config/spec.ts";
-import type { Logger } from "../../context.ts";
 import { connectUrl } from "../mux/dial.ts";
 import { HostAgent } from "./agent.ts";
 import { normalizeFingerprint } from "./fronts.ts";
@@ -87,13 +86,7 @@ export async function runHost(args: ParsedArgs, io: Io): Promise<number> {
   delete io.env[TOKEN_ENV];
   delete process.env[TOKEN_ENV];
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
-  const line = (level: string, fields: Record<string, unknown>) => io.err(`${redactText(JSON.stringify({ time: new Date().toISOString(), level, ...fields }))}\n`);
-  const logger: Logger = {
-    info: (m) => line("info", { msg: m }),
-    warn: (m) => line("warn", { msg: m }),
-    error: (m) => line("error", { msg: m }),
-    event: (level, event, fields) => line(level, { event, ...fields }),
-  };
+  const logger = jsonLineLogger(io);
   // The host's own settings for its daemons: the built-in defaults (timeouts, environment) and its name.
   const config = parseGatewayConfig(`auth: {}\nhost_name: ${settings.name}\n`, "<agent gateway host>");
   const agent = new HostAgent({ urls: settings.urls, token: settings.token, config, dataDir: settings.dataDir, fingerprints: settings.fingerprints, logger });

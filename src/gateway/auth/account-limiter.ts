@@ -11,6 +11,7 @@
 // does not tell whether an account exists. State lives in `rate_limit_state`, shared by every replica and
 // kept across restarts; attempts in flight are reserved there too (limit-row.ts), so a parallel burst cannot
 // slip past a counter, on one replica or spread over several.
+import { databaseUnavailable } from "../db/unavailable.ts";
 import { DeferredWrites } from "../net/deferred-writes.ts";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Clock } from "../../util/clock.ts";
@@ -92,16 +93,16 @@ export class AccountLoginLimiter {
     // cannot slip past the limit, on one replica or spread over several; a refusal takes back what was reserved.
     const reserved: typeof checks = [];
     for (const c of checks) {
-      const wait = await changeCounter(this.db, c.limiter, c.key, now, (stored) => {
+      const wait = await this.reserving([...reserved, c], now, () => changeCounter(this.db, c.limiter, c.key, now, (stored) => {
         const counter = this.current(stored, now);
         const wait = this.waitSecs(counter, c.free, now);
         if (wait > 0) return { result: wait };
         // Past the free allowance, one attempt at a time: the one in flight holds the counter for a backoff period.
         const hold = counter.failures.length >= c.free ? now + ACCOUNT_POLICY.backoffBaseSecs * 1000 : counter.lockedUntil;
         return { write: { ...counter, inFlight: [...counter.inFlight, now], lockedUntil: hold }, result: 0 };
-      });
+      }));
       if (wait > 0) {
-        for (const r of reserved) await this.release(r.limiter, r.key, now);
+        for (const r of reserved) await this.deferred.run(() => this.release(r.limiter, r.key, now));
         return { allowed: false, retryAfterSecs: wait };
       }
       reserved.push(c);
@@ -158,6 +159,19 @@ export class AccountLoginLimiter {
   }
 
   /** Takes back a reservation made at `startedAt`, with the backoff period it held (another failure's lock stays). */
+  /**
+   * Runs an admission's write. When the database fails it, what this attempt may hold (the counters reserved
+   * before, and this one's write, perhaps committed with its answer lost) is taken back once it answers.
+   */
+  private async reserving<R>(held: { limiter: string; key: string }[], startedAt: number, write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      if (databaseUnavailable(error)) for (const r of held) this.deferred.defer(() => this.release(r.limiter, r.key, startedAt));
+      throw error;
+    }
+  }
+
   private async release(limiter: string, key: string, startedAt: number): Promise<void> {
     await changeCounter(this.db, limiter, key, this.clock.now(), (stored) => {
       const rest = withoutInFlight(stored, startedAt);

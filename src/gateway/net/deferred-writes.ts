@@ -2,7 +2,9 @@
 // it answers. An attempt admitted just before an outage reserves an in-flight entry; its settlement (often
 // the abort of an attempt that failed on the outage itself) is a second write, which fails too. Left in the
 // row, the reservation would count toward the limit and, after IN_FLIGHT_MAX_MS, as a failure: internal
-// errors would count (gateway.md, authentication rule 2). A replica that dies with settlements pending
+// errors would count (gateway.md, authentication rule 2). The same holds for an admission whose write was
+// committed but whose answer was lost with the connection: it is taken back too (taking back a reservation
+// that was never written changes nothing). A replica that dies with settlements pending
 // leaves them to that rule, as it would an attempt in flight.
 import { databaseUnavailable } from "../db/unavailable.ts";
 
@@ -19,11 +21,16 @@ export class DeferredWrites {
       await write();
     } catch (error) {
       if (!databaseUnavailable(error)) throw error;
-      this.pending.push(write);
-      this.timer ??= setInterval(() => void this.flush(), RETRY_EVERY_MS);
-      // A gateway stopping with writes pending does not wait for the database.
-      this.timer.unref?.();
+      this.defer(write);
     }
+  }
+
+  /** Keeps `write` to run once the database answers again (the caller has just seen it unavailable). */
+  defer(write: () => Promise<void>): void {
+    this.pending.push(write);
+    this.timer ??= setInterval(() => void this.flush(), RETRY_EVERY_MS);
+    // A gateway stopping with writes pending does not wait for the database.
+    this.timer.unref?.();
   }
 
   /** How many writes wait for the database. */

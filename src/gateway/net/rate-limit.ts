@@ -12,6 +12,7 @@ import type { LimiterConfig } from "../config/types.ts";
 import type { GatewayDb } from "../db/open.ts";
 import { rateLimitKey } from "../../util/ip.ts";
 import { DeferredWrites } from "./deferred-writes.ts";
+import { databaseUnavailable } from "../db/unavailable.ts";
 import { changeCounter, type Counter, IN_FLIGHT_MAX_MS, readCounter, withoutInFlight } from "./limit-row.ts";
 
 export type FailureLimiterName = "login" | "device";
@@ -64,7 +65,7 @@ export class FailureLimiter {
     if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
     const knownGood = this.remembersSuccess && (await this.signedInRecently(key, now));
     type Verdict = { retryAfterSecs: number } | { queuePriority: number };
-    const verdict = await changeCounter<Verdict>(this.db, this.name, key, now, (stored) => {
+    const verdict = await this.reserving(key, now, () => changeCounter<Verdict>(this.db, this.name, key, now, (stored) => {
       const counter = this.current(stored, now);
       if (counter.lockedUntil > now) return { result: { retryAfterSecs: Math.ceil((counter.lockedUntil - now) / 1000) } };
       if (counter.failures.length + counter.inFlight.length >= this.cfg.max_attempts) {
@@ -73,7 +74,7 @@ export class FailureLimiter {
       }
       const queuePriority = knownGood && counter.failures.length === 0 ? -1 : counter.failures.length + counter.inFlight.length;
       return { write: { ...counter, inFlight: [...counter.inFlight, now] }, result: { queuePriority } };
-    });
+    }));
     if ("retryAfterSecs" in verdict) return { allowed: false, retryAfterSecs: verdict.retryAfterSecs };
     let settled = false;
     const settle = async (outcome: "fail" | "succeed" | "abort") => {
@@ -86,6 +87,21 @@ export class FailureLimiter {
       allowed: true,
       ticket: { queuePriority: verdict.queuePriority, fail: () => settle("fail"), succeed: () => settle("succeed"), abort: () => settle("abort") },
     };
+  }
+
+  /**
+   * Runs the admission's write. When the database fails it, the reservation may still have been committed
+   * (the answer lost with the connection): it is taken back once the database answers, so the outage does
+   * not count. Two reservations of one source in the same millisecond look alike: one lost admission may then
+   * take back the other's, loosening the limit by one attempt during an outage.
+   */
+  private async reserving<R>(key: string, startedAt: number, write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      if (databaseUnavailable(error)) this.deferred.defer(() => this.settle(key, startedAt, startedAt, "abort"));
+      throw error;
+    }
   }
 
   /** Settles the attempt `startedAt` of `key`: a failure counts, a success or an internal error takes it back. */

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventSource } from "eventsource";
-import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
+import { freshPgDatabase, PG_MISSING, pgTest, startPgServer } from "../../helpers/postgres.ts";
 import { until } from "../../fakes/fake-clock.ts";
 import { type FleetGateway, sharedPepper, startFleetGateway } from "../fleet/helpers.ts";
 
@@ -22,8 +22,17 @@ afterEach(async () => {
 
 const hex = (i: number) => i.toString(16).padStart(8, "0");
 
+// A server of this file's own: the process's shared one carries every earlier test file's connections.
+const server = PG_MISSING ? undefined : startPgServer();
+
+/** Waits up to 30 s for `cond`; the failure names what it waited for and what replica A logged. */
+async function waitFor(cond: () => boolean, what: string, log: () => string): Promise<void> {
+  for (let i = 0; i < 3000 && !cond(); i++) await Bun.sleep(10);
+  if (!cond()) throw new Error(`gave up waiting for ${what}; replica A logged:\n${log().slice(-4000)}`);
+}
+
 /** `agent gateway serve` as its own process; resolves to its URL once it listens. */
-async function serveProcess(database: string, pepperLines: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }> {
+async function serveProcess(database: string, pepperLines: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string; log: () => string }> {
   const dir = mkdtempSync(join(tmpdir(), "fleet-kill-"));
   const config = join(dir, "gateway.yaml");
   writeFileSync(config, `data_dir: ${join(dir, "data")}\ndatabase:\n  url: ${database}\nhost_name: host-a\nlisten: {address: 127.0.0.1, port: 0}\nauth:\n  password:\n    memory_kib: 8192\n    time_cost: 1\n${pepperLines}`);
@@ -38,11 +47,15 @@ async function serveProcess(database: string, pepperLines: string): Promise<{ pr
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return { proc, url: /listening on (\S+)/.exec(out)![1]! };
+  let log = "";
+  void (async () => {
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) log += new TextDecoder().decode(chunk);
+  })();
+  return { proc, url: /listening on (\S+)/.exec(out)![1]!, log: () => log };
 }
 
 pgTest("kill -9 of the replica serving a fleet stream: the other replica resumes it from Last-Event-ID, every change once", async () => {
-  const database = await freshPgDatabase();
+  const database = await freshPgDatabase(server);
   const pepper = sharedPepper();
   b = await startFleetGateway({}, { database, auth: pepper, principal: "fleet-b", extra: "host_name: host-b\n" });
   const a = await serveProcess(database, pepper);
@@ -75,7 +88,7 @@ pgTest("kill -9 of the replica serving a fleet stream: the other replica resumes
   try {
     // Written on B, journaled in the database, sent by A (woken by NOTIFY).
     for (let i = 0; i < 3; i++) await b.addProject(hex(i));
-    await until(() => seen.length >= 3, "three events through A");
+    await waitFor(() => seen.length >= 3, "three events through A", a.log);
 
     a.proc.kill(9);
     expect(await a.proc.exited).not.toBe(0);

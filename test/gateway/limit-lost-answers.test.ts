@@ -99,4 +99,16 @@ describe("a reservation committed with its answer lost is taken back", () => {
     const again = await limiter.admit("ada", "192.0.2.7");
     expect(again.allowed).toBe(true);
   });
+
+  test("the next admission writes what the outage held back before counting (no wait for the retry timer)", async () => {
+    const { db } = openGatewayDb(":memory:");
+    const state = { fail: 0 };
+    const limiter = new FailureLimiter("login", { max_attempts: 1, window_secs: 60, lockout_secs: 300 }, new FakeClock(Date.parse("2026-01-01T00:00:00Z")), losingAnswers(db, state));
+    state.fail = 1;
+    await limiter.admit("192.0.2.7").catch(() => undefined);
+    expect(limiter.deferred.waiting).toBe(1);
+    // At once, before the retry timer: the lost reservation is taken back first, so the one attempt is free.
+    expect((await limiter.admit("192.0.2.7")).allowed).toBe(true);
+    expect(limiter.deferred.waiting).toBe(0);
+  });
 });

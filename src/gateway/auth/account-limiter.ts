@@ -83,6 +83,8 @@ export class AccountLoginLimiter {
 
   /** Reserves a sign-in attempt on `account` from `address`, or refuses it with Retry-After. Throws on database failure. */
   async admit(account: string, address: string): Promise<AccountAdmission> {
+    // Settlements an outage held back are written before this attempt is counted against them.
+    if (this.deferred.waiting > 0) await this.deferred.flush();
     const now = this.clock.now();
     if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
     const network = sourceNetwork(address);

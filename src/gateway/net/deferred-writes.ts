@@ -13,7 +13,7 @@ const RETRY_EVERY_MS = 1_000;
 export class DeferredWrites {
   private pending: (() => Promise<void>)[] = [];
   private timer: ReturnType<typeof setInterval> | undefined;
-  private flushing = false;
+  private running: Promise<void> | undefined;
 
   /** Runs `write`; when the database is unavailable, keeps it to run again later and resolves. Other errors throw. */
   async run(write: () => Promise<void>): Promise<void> {
@@ -38,25 +38,27 @@ export class DeferredWrites {
     return this.pending.length;
   }
 
-  /** Tries every waiting write once, in order; stops at the first the database still refuses. */
-  async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      while (this.pending.length > 0) {
-        try {
-          await this.pending[0]!();
-        } catch (error) {
-          if (databaseUnavailable(error)) return;
-          // A write that fails for another reason would fail forever: it is dropped, like a settlement
-          // whose reservation a lock already cleared.
-        }
-        this.pending.shift();
+  /**
+   * Tries every waiting write once, in order; stops at the first the database still refuses. A flush already
+   * running is joined, so a caller that awaits it sees every write the database took.
+   */
+  flush(): Promise<void> {
+    this.running ??= this.drain().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      try {
+        await this.pending[0]!();
+      } catch (error) {
+        if (databaseUnavailable(error)) return;
+        // A write that fails for another reason would fail forever: it is dropped, like a settlement
+        // whose reservation a lock already cleared.
       }
-      clearInterval(this.timer);
-      this.timer = undefined;
-    } finally {
-      this.flushing = false;
+      this.pending.shift();
     }
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 }

@@ -61,6 +61,8 @@ export class FailureLimiter {
   /** Reserves an attempt for `address` (keyed per IPv4 address or IPv6 /64), or refuses it with Retry-After. */
   async admit(address: string): Promise<FailureAdmission> {
     const key = rateLimitKey(address);
+    // Settlements an outage held back are written before this attempt is counted against them.
+    if (this.deferred.waiting > 0) await this.deferred.flush();
     const now = this.clock.now();
     if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
     const knownGood = this.remembersSuccess && (await this.signedInRecently(key, now));

@@ -84,10 +84,16 @@ export class InstantClock implements Clock {
   }
 }
 
-/** Polls (yielding to the event loop) until `cond` holds; fails after many rounds rather than hanging. */
+/**
+ * Polls (yielding to the event loop) until `cond` holds; fails after 15 s of wall-clock time rather than
+ * hanging. Counted by the clock, not by rounds: a test process that has run many files, on a loaded
+ * machine, wakes from a 1 ms timer much later than 1 ms.
+ */
 export async function until(cond: () => boolean, what = "condition"): Promise<void> {
-  for (let i = 0; i < 5000; i++) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
     if (cond()) return;
+    if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, 1));
   }
   throw new Error(`gave up waiting for ${what}`);

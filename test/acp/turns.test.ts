@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { runningWithArg } from "../helpers/processes.ts";
 import { agentText, startEditor, stopDaemons, world, type Editor } from "./editor.ts";
 
 const editors: Editor[] = [];
@@ -20,6 +21,13 @@ function setup(script: string, permissions?: string) {
 }
 
 const updatesOf = (e: Editor) => e.updates.map((n) => n.update);
+
+/** Polls a condition another process brings about; the bound only matters when it never comes. */
+async function waitUntil(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); await Bun.sleep(50)) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms / 1000} s waiting for ${what}`);
+  }
+}
 
 describe("agent acp: permissions", () => {
   test("a question becomes session/request_permission on the tool call; allow once runs it, reject denies it", async () => {
@@ -78,12 +86,14 @@ describe("agent acp: permissions", () => {
 });
 
 describe("agent acp: cancel", () => {
-  test("session/cancel mid-tool ends the prompt as cancelled; the session goes on", async () => {
+  test("session/cancel mid-tool ends the prompt as cancelled and kills the command; the session goes on", async () => {
+    // A duration no other process sleeps for: the sleep is found in /proc by its argument.
+    const duration = `600.${Date.now() % 1_000_000}`;
     const w = setup(
       `responses:
   - text: "Sleeping."
     tool_calls:
-      - { name: shell, arguments: { command: "sleep 30" } }
+      - { name: shell, arguments: { command: "sleep ${duration}" } }
   - text: "Awake again."
 `,
       "allow:\n  - shell(sleep:*)\n",
@@ -91,13 +101,15 @@ describe("agent acp: cancel", () => {
     const e = await startEditor(w);
     editors.push(e);
     const { sessionId } = await e.ctx.request("session/new", { cwd: w.project, mcpServers: [] });
-    const started = Date.now();
     const answer = e.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] });
     await e.waitFor((n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "in_progress");
+    await waitUntil(() => runningWithArg(duration).length > 0, "the sleep to start");
     await e.ctx.notify("session/cancel", { sessionId });
+    // Without the cancel the prompt would wait the full 600 s of the sleep.
     expect((await answer).stopReason).toBe("cancelled");
-    expect(Date.now() - started).toBeLessThan(15_000);
-    await e.waitFor((n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed");
+    const failed = await e.waitFor((n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed");
+    expect(JSON.stringify(failed)).toContain("cancelled: the command and its shell were killed");
+    await waitUntil(() => runningWithArg(duration).length === 0, "the cancelled sleep to be killed");
     expect((await e.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "wake up" }] })).stopReason).toBe("end_turn");
     expect(agentText(e.updates)).toBe("Sleeping.Awake again.");
   });

@@ -1,7 +1,7 @@
 // Flow control and aborts over the mux: a consumer that does not read stops the producer after the window;
 // cancels, aborts and thrown handlers end exchanges on both sides (real Bun WebSockets on 127.0.0.1).
 import { afterEach, describe, expect, test } from "bun:test";
-import { MuxResetError } from "../../../src/gateway/hosts/mux/connection.ts";
+import { MuxResetError } from "../../../src/gateway/hosts/mux/errors.ts";
 import { WINDOW } from "../../../src/gateway/hosts/mux/frames.ts";
 import { muxPair, type MuxPair } from "./mux-pair.ts";
 

@@ -2,7 +2,8 @@
 // frames (1002) and the limits (streams, HEAD size). Real Bun WebSockets on 127.0.0.1; the misbehaving peers
 // are raw WebSockets speaking frames by hand.
 import { afterEach, describe, expect, test } from "bun:test";
-import { MuxClosedError, type MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts";
+import type { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts";
+import { MuxClosedError } from "../../../src/gateway/hosts/mux/errors.ts";
 import { dial } from "../../../src/gateway/hosts/mux/dial.ts";
 import { FRAME, SUBPROTOCOL, encodeFrame, encodeJsonFrame } from "../../../src/gateway/hosts/mux/frames.ts";
 import { muxPair, startFront, type MuxPair } from "./mux-pair.ts";

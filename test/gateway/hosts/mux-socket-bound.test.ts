@@ -3,7 +3,8 @@
 // (a peer not reading) and see exactly what was buffered; it behaves as Bun's server socket does: send
 // queues, bufferedAmount counts what is queued, drain fires once the queue has been written out.
 import { expect, test } from "bun:test";
-import { MuxConnection, type MuxSocket, type MuxSocketEvents } from "../../../src/gateway/hosts/mux/connection.ts";
+import { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts";
+import type { MuxSocket, MuxSocketEvents } from "../../../src/gateway/hosts/mux/socket.ts";
 import { MAX_DATA, SOCKET_HIGH_WATER, WINDOW } from "../../../src/gateway/hosts/mux/frames.ts";
 import { EarlyEvents } from "../../../src/gateway/hosts/mux/socket-events.ts";
 

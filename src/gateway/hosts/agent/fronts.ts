@@ -8,7 +8,8 @@ import { presentedCertificate } from "../../../client/tls-pin.ts";
 import { logEvent } from "../../auth/failure-counts.ts";
 import type { Logger } from "../../context.ts";
 import { HOST_CLOSE } from "../connect-route.ts";
-import { MuxClosedError, type MuxConnection, type MuxHandler } from "../mux/connection.ts";
+import type { MuxConnection, MuxHandler } from "../mux/connection.ts";
+import { MuxClosedError } from "../mux/errors.ts";
 import { CONNECT_PATH, connectUrl, dial } from "../mux/dial.ts";
 import { retryDelayMs } from "./backoff.ts";
 

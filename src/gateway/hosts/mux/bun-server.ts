@@ -1,7 +1,8 @@
 // The accepting side of the mux on Bun.serve: `upgradeToMux` in the fetch handler, `muxWebSocket` as the
 // server's `websocket` handlers. Bun calls these handlers from its event loop: they never throw.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
-import { MuxConnection, type MuxHello, type MuxOptions, type MuxSocket, type MuxSocketEvents } from "./connection.ts";
+import { MuxConnection, type MuxHello, type MuxOptions } from "./connection.ts";
+import type { MuxSocket, MuxSocketEvents } from "./socket.ts";
 import { MAX_FRAME, SUBPROTOCOL } from "./frames.ts";
 import { EarlyEvents } from "./socket-events.ts";
 

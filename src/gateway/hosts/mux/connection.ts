@@ -3,30 +3,15 @@
 // per-stream credit, END; RESET aborts it either way. HELLO negotiates the version, PING/PONG detect a dead
 // peer. Nothing here throws into the socket's event loop: a bad frame closes the connection with 1002.
 import { VERSION } from "../../../version.ts";
-import { InBody, pumpBody, type OutChannel } from "./body.ts";
-import {
-  CLOSE, FRAME, MAX_STREAMS, MuxProtocolError, SOCKET_HIGH_WATER, WINDOW,
-  closeReason, creditOf, decodeFrame, encodeCredit, encodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame,
-} from "./frames.ts";
+import { pumpBody, type OutChannel } from "./body.ts";
+import { MuxClosedError, MuxResetError } from "./errors.ts";
+import { dispatchFrame, type FrameContext } from "./frame-dispatch.ts";
+import { FrameWriter } from "./frame-writer.ts";
+import { CLOSE, FRAME, MAX_STREAMS, MuxProtocolError, closeReason, decodeFrame, encodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame } from "./frames.ts";
 import { HOST_PROTOCOL, helloPayload, negotiate, parseHello, type HelloInfo, type MuxSide } from "./hello.ts";
-import { parseRequestHead, parseResponseHead, requestHead, responseHead } from "./heads.ts";
-
-/** The socket a MuxConnection runs on; adapters wrap Bun's server and client WebSockets. */
-export interface MuxSocket {
-  /** Sends one binary message. Bun's server socket returns 0 when it dropped the message. */
-  send(bytes: Uint8Array): void | number;
-  readonly bufferedAmount: number;
-  close(code: number, reason: string): void;
-  /** Called once; events that arrived before are delivered then, in order. */
-  listen(events: MuxSocketEvents): void;
-}
-
-export interface MuxSocketEvents {
-  message(data: Uint8Array | string): void;
-  close(code: number, reason: string): void;
-  /** The socket's buffer emptied (adapters without a drain event may never call it: writers also poll). */
-  drain(): void;
-}
+import { requestHead, responseHead } from "./heads.ts";
+import type { MuxSocket } from "./socket.ts";
+import { StreamTable, type Stream } from "./stream-table.ts";
 
 export interface MuxHello {
   side: MuxSide;
@@ -48,44 +33,8 @@ export interface MuxOptions {
 
 export type MuxHandler = (request: Request) => Promise<Response>;
 
-export class MuxClosedError extends Error {
-  override name = "MuxClosedError";
-  constructor(message: string, readonly code: number, readonly reason: string) {
-    super(message);
-  }
-}
-
-export class MuxResetError extends Error {
-  override name = "MuxResetError";
-}
-
 const DEFAULT_PING_MS = 5_000;
 const MISSED_PINGS = 3;
-/** How often a writer blocked on a full socket looks again when the socket has no drain event. */
-const DRAIN_POLL_MS = 2;
-
-interface Stream {
-  id: number;
-  /** Opened by this side (a fetch) or by the peer (served). */
-  local: boolean;
-  /** The body arriving from the peer; undefined before its HEAD or when it has none. */
-  in?: InBody;
-  /** Whether the peer still owes us a HEAD (local streams until the response head arrives). */
-  awaitingHead: boolean;
-  /** Whether the peer's direction is complete (END received, or its HEAD said no body). */
-  inDone: boolean;
-  outDone: boolean;
-  reader?: ReadableStreamDefaultReader<Uint8Array | string>;
-  credit: number;
-  creditWaiters: (() => void)[];
-  ended: boolean;
-  respond?: { resolve(response: Response): void; reject(error: unknown): void };
-  abort?: AbortController;
-  /** A served exchange that arrived before serve() was called. */
-  request?: Request;
-  /** What aborts this exchange when the fetch's signal fires. */
-  unlisten?: () => void;
-}
 
 export class MuxConnection {
   /** The negotiated host protocol version. */
@@ -96,17 +45,13 @@ export class MuxConnection {
   private closeInfo?: { code: number; reason: string };
   private opened = false;
   private openWaiter?: { resolve(): void; reject(error: unknown): void };
-  private readonly streams = new Map<number, Stream>();
-  private nextId: number;
-  /** The highest stream id the peer has opened. */
-  private peerLast = 0;
+  private readonly streams: StreamTable;
+  private readonly frames: FrameContext;
   private handler?: MuxHandler;
   private unserved: Stream[] = [];
-  private writeWaiters: (() => void)[] = [];
-  private drainTimer?: ReturnType<typeof setTimeout>;
+  private readonly writer: FrameWriter;
   private heartbeat?: ReturnType<typeof setInterval>;
   private silentTicks = 0;
-  private readonly maxStreams: number;
 
   private constructor(
     private readonly socket: MuxSocket,
@@ -114,9 +59,15 @@ export class MuxConnection {
     private readonly options: MuxOptions,
   ) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    // The dialing side (the host) opens odd stream ids, the accepting side (the front) even ones.
-    this.nextId = local.side === "host" ? 1 : 2;
-    this.maxStreams = options.maxStreams ?? MAX_STREAMS;
+    this.streams = new StreamTable(local.side, options.maxStreams ?? MAX_STREAMS);
+    this.writer = new FrameWriter(socket, (reason) => this.shutdown(CLOSE.INTERNAL, reason, true));
+    this.frames = {
+      streams: this.streams,
+      write: (bytes) => this.write(bytes),
+      reset: (stream, reason, error) => this.reset(stream, reason, error),
+      serve: (stream, request) => this.served(stream, request),
+      peerText: () => this.peerText(),
+    };
   }
 
   /**
@@ -131,7 +82,7 @@ export class MuxConnection {
     socket.listen({
       message: (data) => connection.receive(data),
       close: (code, reason) => connection.shutdown(code, reason, false),
-      drain: () => connection.drained(),
+      drain: () => connection.writer.drained(),
     });
     connection.startHeartbeat();
     connection.write(encodeJsonFrame(FRAME.HELLO, 0, helloPayload(local)));
@@ -153,26 +104,23 @@ export class MuxConnection {
     if (this.closeInfo) return Promise.reject(this.closedError());
     if (request.signal.aborted) return Promise.reject(request.signal.reason);
     if (request.bodyUsed) return Promise.reject(new TypeError("the request body was already read"));
-    if (this.streams.size >= this.maxStreams) {
-      return Promise.reject(new MuxResetError(`too many concurrent exchanges with ${this.peerText()} (at most ${this.maxStreams})`));
+    if (this.streams.full) {
+      return Promise.reject(new MuxResetError(`too many concurrent exchanges with ${this.peerText()} (at most ${this.streams.max})`));
     }
-    if (this.nextId > 0xffff_fffe) {
+    const id = this.streams.nextLocalId();
+    if (id === undefined) {
       this.close(CLOSE.GOING_AWAY, "stream ids exhausted");
       return Promise.reject(this.closedError());
     }
     let head: Uint8Array;
     try {
-      head = encodeJsonFrame(FRAME.HEAD, this.nextId, requestHead(request));
+      head = encodeJsonFrame(FRAME.HEAD, id, requestHead(request));
     } catch (error) {
       return Promise.reject(error);
     }
-    const id = this.nextId;
-    this.nextId += 2;
-    const stream = this.newStream(id, true);
-    stream.awaitingHead = true;
+    const stream = this.streams.openLocal();
     stream.outDone = request.body === null;
     const response = new Promise<Response>((resolve, reject) => (stream.respond = { resolve, reject }));
-    this.streams.set(id, stream);
     const onAbort = () => this.reset(stream, "aborted by the client", request.signal.reason);
     request.signal.addEventListener("abort", onAbort, { once: true });
     stream.unlisten = () => request.signal.removeEventListener("abort", onAbort);
@@ -209,49 +157,9 @@ export class MuxConnection {
   }
 
   private handle(frame: Frame): void {
-    if (!this.opened) {
-      if (frame.type !== FRAME.HELLO) throw new MuxProtocolError(`${frameName(frame.type)} before HELLO`);
-      return this.hello(frame);
-    }
-    switch (frame.type) {
-      case FRAME.HELLO:
-        throw new MuxProtocolError("a second HELLO");
-      case FRAME.PING:
-        this.write(encodeFrame(FRAME.PONG, 0, frame.payload));
-        return;
-      case FRAME.PONG:
-        jsonOf(frame);
-        return;
-      case FRAME.HEAD:
-        return this.head(frame);
-    }
-    const stream = this.streams.get(frame.stream);
-    if (!stream) return this.unknownStream(frame);
-    switch (frame.type) {
-      case FRAME.DATA:
-        if (!stream.in) throw new MuxProtocolError(`DATA on stream ${frame.stream}, which has no body from this side`);
-        stream.in.push(frame.payload);
-        return;
-      case FRAME.END:
-        if (!stream.in) throw new MuxProtocolError(`END on stream ${frame.stream}, which has no body from this side`);
-        stream.in.end();
-        stream.inDone = true;
-        return this.settleIfDone(stream);
-      case FRAME.CREDIT: {
-        const bytes = creditOf(frame);
-        if (stream.credit + bytes > WINDOW) throw new MuxProtocolError(`CREDIT of ${bytes} on stream ${frame.stream} raises its credit above the ${WINDOW}-byte window`);
-        stream.credit += bytes;
-        const waiters = stream.creditWaiters;
-        stream.creditWaiters = [];
-        for (const wake of waiters) wake();
-        return;
-      }
-      case FRAME.RESET: {
-        const reason = jsonOf(frame).reason;
-        const text = typeof reason === "string" ? reason.slice(0, 500) : "no reason given";
-        return this.finish(stream, new MuxResetError(`${this.peerText()} reset the exchange: ${text}`));
-      }
-    }
+    if (this.opened) return dispatchFrame(this.frames, frame);
+    if (frame.type !== FRAME.HELLO) throw new MuxProtocolError(`${frameName(frame.type)} before HELLO`);
+    this.hello(frame);
   }
 
   private hello(frame: Frame): void {
@@ -269,71 +177,17 @@ export class MuxConnection {
     this.openWaiter = undefined;
   }
 
-  /** A frame for a stream not open: late frames of an exchange already over are dropped, others are errors. */
-  private unknownStream(frame: Frame): void {
-    const ours = frame.stream % 2 === (this.local.side === "host" ? 1 : 0);
-    const known = ours ? frame.stream < this.nextId : frame.stream <= this.peerLast;
-    if (!known) throw new MuxProtocolError(`${frameName(frame.type)} on stream ${frame.stream}, which was never opened`);
-  }
-
-  private head(frame: Frame): void {
-    const existing = this.streams.get(frame.stream);
-    if (existing) {
-      if (!existing.local || !existing.awaitingHead) throw new MuxProtocolError(`a second HEAD on stream ${frame.stream}`);
-      return this.responseArrived(existing, frame);
-    }
-    const peerParity = this.local.side === "host" ? 0 : 1;
-    if (frame.stream % 2 !== peerParity) return this.unknownStream(frame);
-    if (frame.stream <= this.peerLast) throw new MuxProtocolError(`HEAD opening stream ${frame.stream}, not above the last opened ${this.peerLast}`);
-    this.peerLast = frame.stream;
-    const head = parseRequestHead(jsonOf(frame));
-    if (this.streams.size >= this.maxStreams) {
-      this.write(encodeJsonFrame(FRAME.RESET, frame.stream, { reason: `too many concurrent exchanges (at most ${this.maxStreams})` }));
-      return;
-    }
-    const stream = this.newStream(frame.stream, false);
-    stream.abort = new AbortController();
-    if (head.body) stream.in = this.inBody(stream);
-    else stream.inDone = true;
-    let request: Request;
-    try {
-      request = new Request(`http://localhost${head.path}`, { method: head.method, headers: head.headers, body: stream.in?.stream ?? null, signal: stream.abort.signal });
-    } catch (error) {
-      throw new MuxProtocolError(`HEAD on stream ${frame.stream} is not a valid request: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    this.streams.set(stream.id, stream);
-    if (!this.handler) {
-      stream.request = request;
-      this.unserved.push(stream);
-      return;
-    }
-    void this.dispatch(stream, request);
-  }
-
-  private responseArrived(stream: Stream, frame: Frame): void {
-    const head = parseResponseHead(jsonOf(frame));
-    stream.awaitingHead = false;
-    if (head.body) stream.in = this.inBody(stream);
-    else stream.inDone = true;
-    let response: Response;
-    try {
-      response = new Response(stream.in?.stream ?? null, { status: head.status, headers: head.headers });
-    } catch (error) {
-      throw new MuxProtocolError(`HEAD on stream ${frame.stream} is not a valid response: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    stream.respond?.resolve(response);
-    stream.respond = undefined;
-    this.settleIfDone(stream);
-  }
-
-  private inBody(stream: Stream): InBody {
-    return new InBody(
-      (bytes) => this.write(encodeCredit(stream.id, bytes)),
-      (reason) => this.reset(stream, "cancelled by the reader", reason),
-    );
-  }
-
   // --- serving ---
+
+  /** A request the peer opened: served now, or when serve() is called. */
+  private served(stream: Stream, request: Request): void {
+    if (this.handler) {
+      void this.dispatch(stream, request);
+      return;
+    }
+    stream.request = request;
+    this.unserved.push(stream);
+  }
 
   private async dispatch(stream: Stream, request: Request): Promise<void> {
     let response: Response;
@@ -370,7 +224,7 @@ export class MuxConnection {
     else {
       stream.outDone = true;
       if (!stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
-      else this.settleIfDone(stream);
+      else this.streams.settleIfDone(stream);
     }
   }
 
@@ -387,8 +241,8 @@ export class MuxConnection {
     }
     stream.reader = reader;
     const out: OutChannel = {
-      canSend: () => !stream.ended && stream.credit > 0 && this.writable(),
-      ready: () => (stream.credit > 0 ? this.whenWritable() : new Promise<void>((resolve) => stream.creditWaiters.push(resolve))),
+      canSend: () => !stream.ended && stream.credit > 0 && this.writer.writable(),
+      ready: () => (stream.credit > 0 ? this.writer.whenWritable() : new Promise<void>((resolve) => stream.creditWaiters.push(resolve))),
       credit: () => stream.credit,
       aborted: () => stream.ended,
       data: (bytes) => {
@@ -401,89 +255,24 @@ export class MuxConnection {
         // A response complete before its request body was read stops the upload (HTTP/2 does the same with
         // RST_STREAM): otherwise the client would wait for credit that never comes.
         if (!stream.local && !stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
-        else this.settleIfDone(stream);
+        else this.streams.settleIfDone(stream);
       },
       failed: (error) => this.reset(stream, `the ${stream.local ? "request" : "response"} body failed: ${error instanceof Error ? error.message : String(error)}`, error),
     };
     void pumpBody(reader, out);
   }
 
-  private writable(): boolean {
-    return this.socket.bufferedAmount <= SOCKET_HIGH_WATER;
-  }
-
-  private whenWritable(): Promise<void> {
-    if (this.closeInfo || this.writable()) return Promise.resolve();
-    const waiting = new Promise<void>((resolve) => this.writeWaiters.push(resolve));
-    // Bun's client WebSocket has no drain event: look again shortly while anyone waits.
-    this.drainTimer ??= setTimeout(() => {
-      this.drainTimer = undefined;
-      this.drained();
-    }, DRAIN_POLL_MS);
-    return waiting;
-  }
-
-  private drained(): void {
-    if (!this.closeInfo && !this.writable()) {
-      if (this.writeWaiters.length > 0) this.drainTimer ??= setTimeout(() => {
-        this.drainTimer = undefined;
-        this.drained();
-      }, DRAIN_POLL_MS);
-      return;
-    }
-    const waiters = this.writeWaiters;
-    this.writeWaiters = [];
-    for (const wake of waiters) wake();
-  }
-
   private write(bytes: Uint8Array): void {
-    if (this.closeInfo) return;
-    let sent: void | number;
-    try {
-      sent = this.socket.send(bytes);
-    } catch (error) {
-      this.shutdown(CLOSE.INTERNAL, `send failed: ${error instanceof Error ? error.message : String(error)}`, true);
-      return;
-    }
-    // Bun's server socket drops a message past its backpressure limit: the stream would be corrupt.
-    if (sent === 0) this.shutdown(CLOSE.INTERNAL, "the socket dropped a frame (backpressure limit)", true);
+    if (!this.closeInfo) this.writer.write(bytes);
   }
 
   // --- ending exchanges ---
-
-  private newStream(id: number, local: boolean): Stream {
-    return { id, local, awaitingHead: false, inDone: false, outDone: false, credit: WINDOW, creditWaiters: [], ended: false };
-  }
 
   /** Aborts an exchange from this side: RESET to the peer, then everything local fails with `error`. */
   private reset(stream: Stream, reason: string, error: unknown): void {
     if (stream.ended) return;
     this.write(encodeJsonFrame(FRAME.RESET, stream.id, { reason: reason.slice(0, 500) }));
-    this.finish(stream, error ?? new MuxResetError(reason));
-  }
-
-  private settleIfDone(stream: Stream): void {
-    if (stream.ended || stream.awaitingHead || !stream.inDone || !stream.outDone) return;
-    stream.ended = true;
-    stream.unlisten?.();
-    this.streams.delete(stream.id);
-  }
-
-  /** Ends an exchange that did not complete: every waiter on it learns `error`. */
-  private finish(stream: Stream, error: unknown): void {
-    if (stream.ended) return;
-    stream.ended = true;
-    this.streams.delete(stream.id);
-    stream.unlisten?.();
-    stream.respond?.reject(error);
-    stream.respond = undefined;
-    // A body whose END arrived keeps its bytes for its reader: the exchange ended after it was complete.
-    if (!stream.inDone) stream.in?.fail(error);
-    stream.abort?.abort(error);
-    const waiters = stream.creditWaiters;
-    stream.creditWaiters = [];
-    for (const wake of waiters) wake();
-    stream.reader?.cancel(error).catch(() => {});
+    this.streams.finish(stream, error ?? new MuxResetError(reason));
   }
 
   private startHeartbeat(): void {
@@ -504,15 +293,12 @@ export class MuxConnection {
     if (this.closeInfo) return;
     this.closeInfo = { code, reason };
     clearInterval(this.heartbeat);
-    clearTimeout(this.drainTimer);
+    this.writer.close();
     const error = this.closedError();
     this.openWaiter?.reject(error);
     this.openWaiter = undefined;
-    for (const stream of [...this.streams.values()]) this.finish(stream, error);
+    for (const stream of this.streams.all()) this.streams.finish(stream, error);
     this.unserved = [];
-    const waiters = this.writeWaiters;
-    this.writeWaiters = [];
-    for (const wake of waiters) wake();
     if (closeSocket) {
       try {
         this.socket.close(code, closeReason(reason));

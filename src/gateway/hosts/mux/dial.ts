@@ -2,7 +2,8 @@
 // credential, wrapped as a MuxSocket and opened with HELLO.
 import tls from "node:tls";
 import { fingerprintOfDer, isLoopbackHost } from "../../../client/tls-pin.ts";
-import { MuxConnection, type MuxHello, type MuxOptions, type MuxSocket, type MuxSocketEvents } from "./connection.ts";
+import { MuxConnection, type MuxHello, type MuxOptions } from "./connection.ts";
+import type { MuxSocket, MuxSocketEvents } from "./socket.ts";
 import { SUBPROTOCOL } from "./frames.ts";
 import { EarlyEvents } from "./socket-events.ts";
 

@@ -1,5 +1,5 @@
 // Events a socket adapter received before its MuxConnection listened, replayed in order when it does.
-import type { MuxSocketEvents } from "./connection.ts";
+import type { MuxSocketEvents } from "./socket.ts";
 
 export class EarlyEvents {
   private events?: MuxSocketEvents;

@@ -40,6 +40,8 @@ export interface StartOptions {
   bodyTotalMs?: number;
   /** A server span per request (src/telemetry); absent: none. */
   tracer?: Tracer;
+  /** How to run `agent daemon` (default: this binary); tests that need it from the first request set it here. */
+  daemonCommand?: string[];
 }
 
 export interface RunningGateway {
@@ -81,6 +83,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   let server: Server<unknown>;
   let fetchHandler: (request: Request, server: Server<unknown>) => Response | Promise<Response>;
   let hosts: HostPolicy | undefined;
+  if (options.daemonCommand) ctx.sessions.daemonCommand = options.daemonCommand;
   try {
     const app = buildGatewayApp(ctx, options.groups);
     // The Host names served are known once the port is (listen.port 0 picks one): no request is handled
@@ -122,6 +125,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const served = server;
   ctx.hostLinks.onChange((hostName, connection) => connection?.serve(frontHandler(ctx, hostName, url, (request) => Promise.resolve(fetchHandler(request, served)))));
   // Daemons reach the gateway on loopback; then sessions left by an earlier run are re-adopted or failed.
+  // Requests are served meanwhile (sign-ins, listings, host agents, daemons' services), but creates and
+  // operations on sessions wait until it is done: reconcile() begins that wait before any request can run
+  // (no await between Bun.serve and here), so no session a client creates or resumes is judged by it
+  // (decisions-gateway-sessions 34).
   ctx.sessions.setListener(loopbackUrl(config.listen.address, server.port!, tls !== null), tls?.fingerprint ?? null);
   await ctx.sessions.reconcile();
   ctx.presence.start();

@@ -37,6 +37,8 @@ export class SessionSupervisor {
   private readonly deps: LaunchDeps & CreateSessionDeps & DeleteSessionDeps;
   private readonly busy = new Set<string>();
   private readonly idleResume: IdleResume;
+  /** The reconciliation under way (`reconcile`): operations on this host's sessions wait for it (decisions-gateway-sessions 34). */
+  private reconciling: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: SupervisorDeps,
@@ -122,8 +124,18 @@ export class SessionSupervisor {
     return Promise.all((await this.store.sessions()).filter((r) => r.state !== "reaped").map((r) => this.store.view(r)));
   }
 
+  /**
+   * Resolves once no reconciliation is under way. A launch beside it could have its row, still starting
+   * with no daemon recorded, judged by it (failed, its daemon ended); a stop, resume, delete, health check
+   * or proxied request could act on a session it is about to re-adopt or fail. They wait instead.
+   */
+  private async settled(): Promise<void> {
+    if (this.reconciling) await this.reconciling;
+  }
+
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
   async create(projectId: unknown, launchMode: unknown): Promise<SessionView> {
+    await this.settled();
     const row = await createSession(this.deps, projectId, launchMode);
     const id = row.id;
     this.busy.add(id);
@@ -142,6 +154,7 @@ export class SessionSupervisor {
 
   /** GET /sessions/:id, after the on-demand health check of a running session this host supervises (another host's is only read). */
   async get(id: string): Promise<SessionView> {
+    await this.settled();
     const row = await this.row(id);
     if (row.state === "running" && !this.busy.has(id) && otherOwner(row.ownerHost, this.ctx.config.host_name) === null) await checkHealth(this.deps, row);
     return await this.store.view(await this.row(id));
@@ -149,6 +162,7 @@ export class SessionSupervisor {
 
   async stop(id: string): Promise<SessionView> {
     return this.exclusive(id, "stop", async () => {
+      await this.settled();
       const row = await this.ownRow(id);
       if (row.state !== "running") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a running session can be stopped`);
       await stopSession(this.deps, id);
@@ -158,6 +172,7 @@ export class SessionSupervisor {
 
   async resume(id: string): Promise<SessionView> {
     return this.exclusive(id, "resume", async () => {
+      await this.settled();
       const row = await this.ownRow(id);
       if (row.state === "running") throw new ProtocolError("conflict", 409, `session ${id} is already running`);
       if (row.state !== "stopped" && row.state !== "failed") throw new ProtocolError("conflict", 409, `session ${id} is ${row.state}; only a stopped or failed session can be resumed`);
@@ -169,12 +184,15 @@ export class SessionSupervisor {
 
   /** DELETE: cleanup_pending, the daemon ended, credential invalidated, worktree removed, reaped, row deleted. */
   async remove(id: string): Promise<void> {
-    await this.exclusive(id, "delete", async () => deleteSession(this.deps, await this.ownRow(id)));
+    await this.exclusive(id, "delete", async () => {
+      await this.settled();
+      await deleteSession(this.deps, await this.ownRow(id));
+    });
   }
 
   /** The proxy's view: a live daemon, or the error to answer with. */
   proxyTarget(id: string): Promise<ProxyTarget> {
-    return proxyTarget(this.deps, id);
+    return this.reconciling ? this.settled().then(() => proxyTarget(this.deps, id)) : proxyTarget(this.deps, id);
   }
 
   /**
@@ -183,15 +201,30 @@ export class SessionSupervisor {
    * request stays stopped (503).
    */
   proxyTargetResuming(id: string): Promise<ProxyTarget> {
-    return this.idleResume.target(id);
+    return this.reconciling ? this.settled().then(() => this.idleResume.target(id)) : this.idleResume.target(id);
   }
 
   /**
    * Gateway start: the rows this host takes on are claimed (ownership.ts), then every session of this host
    * the database says is starting or running is re-adopted when its recorded process is still the same one
    * and answers its health check; otherwise it is ended and marked failed. Other hosts' sessions are left alone.
+   * Until it is done, creates and the operations on sessions wait (`settled`): the wait begins when this
+   * is called, before its first await, so a caller that calls it right after its listener opens leaves no
+   * request a moment to start beside it.
    */
-  async reconcile(): Promise<void> {
+  reconcile(): Promise<void> {
+    const run = this.reconcileRows();
+    const done: Promise<void> = run.then(
+      () => {},
+      () => {},
+    ).finally(() => {
+      if (this.reconciling === done) this.reconciling = null;
+    });
+    this.reconciling = done;
+    return run;
+  }
+
+  private async reconcileRows(): Promise<void> {
     const me = this.ctx.config.host_name;
     const claimed = this.claimRows ? await this.claimRows(me) : 0;
     if (claimed > 0) logEvent(this.ctx.logger, "info", "sessions.rows_claimed", { host: me, rows: claimed });

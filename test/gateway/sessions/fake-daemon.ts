@@ -1,7 +1,8 @@
 // A stand-in for `agent daemon` for supervisor fault and proxy tests. It speaks the launch contract (ready
 // line on stdout, GET /health with the credential's token) but never reads its bootstrap file.
 //   --mode=ignore-term     ignores SIGTERM and never answers the terminate request (default: exits on both)
-// Routes: /close-listener closes its port (the process stays); /redirect answers 302; /teapot 418 with a
+// Routes: /close-listener closes its port (the process stays); /stall-health makes every later GET /health
+// wait forever (the port accepts, nothing answers; counted in /stats as health_stalled); /redirect answers 302; /teapot 418 with a
 // header; /sse streams ticks until the client goes away (counted in /stats); /slow answers after 10 s
 // unless its client goes away first (counted in /stats); /env answers the process's environment; anything else echoes the
 // request (method, path, query, headers, body).
@@ -12,7 +13,8 @@ const args = process.argv.slice(2);
 const mode = args.find((a) => a.startsWith("--mode="))?.slice(7) ?? "normal";
 const credFile = args[args.indexOf("--credential-file") + 1]!;
 const token = (JSON.parse(readFileSync(credFile, "utf8")) as { token: string }).token;
-const stats = { sse_opened: 0, sse_cancelled: 0, slow_opened: 0, slow_abandoned: 0 };
+const stats = { sse_opened: 0, sse_cancelled: 0, slow_opened: 0, slow_abandoned: 0, health_stalled: 0 };
+let healthStalled = false;
 
 process.on("SIGTERM", () => {
   if (mode !== "ignore-term") process.exit(0);
@@ -44,11 +46,19 @@ const server = Bun.serve({
     const url = new URL(req.url);
     switch (url.pathname) {
       case "/health":
+        if (healthStalled) {
+          stats.health_stalled++;
+          srv.timeout(req, 0);
+          return new Promise<Response>(() => {});
+        }
         return Response.json({ status: "ok", daemon_epoch: "ep_fake" });
       case "/session/stop":
         if (mode === "ignore-term") return new Promise<Response>(() => {}); // never answers
         setTimeout(() => process.exit(0), 50);
         return Response.json({ status: "stopped" });
+      case "/stall-health":
+        healthStalled = true;
+        return Response.json({ stalled: true });
       case "/close-listener":
         setTimeout(() => server.stop(true), 10);
         return Response.json({ closing: true });

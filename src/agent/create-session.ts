@@ -3,30 +3,24 @@
 // SessionSetupError whose message tells the user what to change.
 import { Checkpoints } from "./checkpoints/recorder.ts";
 import { dataRoot, globalConfigDir, type Env } from "../config/files.ts";
-import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import { resolveModels, type ResolvedModel } from "../config/models.ts";
-import { resolveDefaults } from "../config/defaults.ts";
-import { formatProblem, ProblemList } from "../config/problems.ts";
-import { untrustedNotice, type UntrustedPolicy } from "../config/trust/assess.ts";
-import { DEMO_MODEL, withDemoProvider, writeDemoScript } from "./demo.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import type { ResolvedModel } from "../config/models.ts";
+import type { UntrustedPolicy } from "../config/trust/assess.ts";
+import { DEMO_MODEL } from "./demo.ts";
 import { systemClock, type Clock } from "../util/clock.ts";
-import type { ToolSpec } from "../providers/request.ts";
 import type { ResolvedProvider } from "../providers/resolve.ts";
 import { DEFAULT_RETRY } from "../providers/settings.ts";
 import { messageCost } from "../providers/cost.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { deviceTokenSource } from "../providers/device-auth/vendors.ts";
-import { useRunningLocalServer, wantsLocalServer } from "../providers/local-detect.ts";
 import { createToolContext } from "../tools/context.ts";
 import { exitTool } from "../tools/exit-tool.ts";
 import { createProgressUpdateTool } from "../tools/progress-update.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { PlanItem } from "../protocol/plan.ts";
-import { defaultShellEnv } from "../tools/shell-env.ts";
 import { createToolSearchTool } from "../tools/tool-search.ts";
-import { toolJsonSchema, type Tool } from "../tools/tool.ts";
+import type { Tool } from "../tools/tool.ts";
 import { newId } from "../util/ids.ts";
-import { redactText } from "../util/redact.ts";
 import { traceProviderCall } from "../telemetry/engine-spans.ts";
 import { sessionTracer } from "../telemetry/start.ts";
 import type { Tracer } from "../telemetry/tracer.ts";
@@ -38,56 +32,34 @@ import { GoalDriver, goalSettings } from "./goals/driver.ts";
 import { createGoalTools } from "./goals/tools.ts";
 import { NotificationCenter } from "./notifications/center.ts";
 import { notifyChannels, UserAlerts } from "./notifications/user-alerts.ts";
-import { Hooks } from "./hooks/hooks.ts";
-import { hookSources } from "./hooks/sources.ts";
 import { facetTools } from "./facets/tool-filter.ts";
-import { loadSkills, type Skill } from "./context/skills.ts";
-import { gitFacts, localTime } from "./context/environment.ts";
-import { InstructionTracker } from "./context/instructions.ts";
+import type { Skill } from "./context/skills.ts";
 import { buildSystemPrompt, instructionsReminder, promptModel } from "./context/system-prompt.ts";
-import { loadVariables } from "./context/variables.ts";
 import type { EngineEvent } from "./events.ts";
 import type { PermissionGate } from "./permission.ts";
-import { loadPermissionGate, PermissionRuleError, type Secrets } from "../permissions/index.ts";
-import { sessionSandbox } from "../sandbox/session-sandbox.ts";
-import type { CommandServices } from "./commands/types.ts";
 import type { Autonomy, SandboxOverrides } from "../sandbox/settings.ts";
 import { Reminders } from "./reminders.ts";
-import { sessionLogSink } from "./session-log.ts";
 import { compactionSettings } from "./compaction/settings.ts";
 import { combinedTools, type ToolSet } from "./tool-set.ts";
-import { ApprovalStore, approvalsFile } from "./extensions/approvals.ts";
-import { ExtensionManager } from "./extensions/manager.ts";
-import type { ExtensionRoot } from "./extensions/discover.ts";
+import type { ExtensionManager } from "./extensions/manager.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { AgentSession } from "./session.ts";
-import { readSessionToolServers } from "./session-tool-servers.ts";
 import type { SubagentDefinitions } from "./subagents/definitions.ts";
 import { SubagentHost } from "./subagents/host.ts";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REQUIRED_TOOL_NAMES } from "../config/builtin-names.ts";
-import { mcpPromptCommands } from "./commands/mcp-prompts.ts";
-import { SESSION_COMMANDS } from "./commands/index.ts";
-import { customSessionCommands } from "./commands/custom/commands.ts";
-import { loadCustomCommands } from "./commands/custom/load.ts";
-import { askForm } from "./mcp-elicitation.ts";
-import type { McpElicitation } from "../mcp/types.ts";
+import { OfferedTools } from "./offered-tools.ts";
+import { sessionCommands } from "./session-commands.ts";
+import { loadSessionConfig } from "./session-config.ts";
+import { startSessionExtensions } from "./session-extensions.ts";
+import { sessionHooks, sessionStartHooks } from "./session-hooks.ts";
+import { sessionMcp, startSessionMcp } from "./session-mcp.ts";
+import { sessionPermissions } from "./session-permissions.ts";
+import { readPromptContext } from "./session-prompt-context.ts";
+import { SessionSetupError } from "./session-setup-error.ts";
 
 /** Built-in default of `daemon.max_tool_turns` (the spec leaves it open; docs/decisions.md). */
 export const DEFAULT_MAX_TOOL_TURNS = 100;
-
-export type SessionSetupCode = "config_invalid" | "no_model" | "unknown_model" | "unknown_facet" | "provider";
-
-export class SessionSetupError extends Error {
-  constructor(
-    readonly code: SessionSetupCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "SessionSetupError";
-  }
-}
 
 export interface CreateSessionOptions {
   cwd: string;
@@ -160,26 +132,9 @@ export interface SessionCatalogView {
 
 export { NO_MODEL_HELP } from "./facets/model-choice.ts";
 
-function withDemo(loaded: LoadedConfig, env: Env): LoadedConfig {
-  const config = withDemoProvider(loaded.config, writeDemoScript(dataRoot(env)));
-  const problems = new ProblemList();
-  const models = resolveModels(config, problems);
-  return { ...loaded, config, models, defaults: resolveDefaults(config, models, problems) };
-}
-
 export async function createSessionFromConfig(opts: CreateSessionOptions): Promise<CreatedSession> {
   const clock = opts.clock ?? systemClock;
-  let loaded = opts.loaded ?? loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile, untrusted: opts.untrusted });
-  // Said first, so a person reads why a tool server or script is missing before anything else.
-  const trustNotice = loaded.trust.active ? null : untrustedNotice(loaded.trust, opts.cwd, opts.trustHint);
-  if (!loaded.ok) {
-    const errors = loaded.problems.filter((p) => p.severity === "error").map(formatProblem);
-    throw new SessionSetupError("config_invalid", `the config has errors (run \`agent config validate\` for details):\n${[...errors, ...(trustNotice ? [trustNotice] : [])].join("\n")}`);
-  }
-  if (opts.demo) loaded = withDemo(loaded, opts.env);
-  // Nothing configured and no key: a local server answering on its default port (a bounded probe).
-  if (!opts.demo && !opts.loaded && wantsLocalServer(loaded) && (await useRunningLocalServer(opts.env)))
-    loaded = loadConfig({ cwd: opts.cwd, env: opts.env, configFile: opts.configFile, untrusted: opts.untrusted });
+  const { loaded, trustNotice } = await loadSessionConfig(opts);
   const config = loaded.config;
   const daemon = config.daemon ?? {};
 
@@ -187,31 +142,35 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   const followSymlinks = daemon.follow_symlinks_for_configs ?? true;
   const warnings: string[] = trustNotice ? [trustNotice] : [];
   const facetName = opts.facet ?? (opts.interactive ? config.active_session?.default_facet : config.active_session?.default_exec_facet) ?? "execute";
+  const facetByName = (name: string) => resolveFacet(name, config, project.root, project.agentDir, followSymlinks, warnings);
   let facet;
   try {
-    facet = resolveFacet(facetName, config, project.root, project.agentDir, followSymlinks, warnings);
+    facet = facetByName(facetName);
   } catch (error) {
     if (error instanceof FacetError) throw new SessionSetupError("unknown_facet", error.message);
     throw error;
   }
   const globalDir = globalConfigDir(opts.env);
   const cwd = resolve(project.root, opts.cwd);
-  const instructionFiles = new InstructionTracker(
-    { globalConfigDir: globalDir, projectRoot: project.root, repoRoot: project.repoRoot, agentDir: project.agentDir, cwd, followSymlinks, names: daemon.instruction_files ?? undefined },
+  const { instructionFiles, parts: promptParts } = readPromptContext(
+    {
+      projectRoot: project.root,
+      repoRoot: project.repoRoot,
+      agentDir: project.agentDir,
+      globalConfigDir: globalDir,
+      cwd,
+      env: opts.env,
+      clock,
+      followSymlinks,
+      instructionNames: daemon.instruction_files ?? undefined,
+      shell: config.agent_behavior?.shell.command ?? "bash",
+    },
     warnings,
   );
-  const instructions = instructionFiles.initial();
-  // Read once: the system prompt stays the same from request to request.
-  const local = localTime(clock, opts.env.TZ);
-  const git = gitFacts(cwd, opts.env);
-  const skillDirs: { dir: string; origin: "global" | "project" }[] = [{ dir: join(globalDir, "skills"), origin: "global" }];
-  if (project.agentDir) skillDirs.push({ dir: join(project.agentDir, "skills"), origin: "project" });
-  const skills = loadSkills(skillDirs, followSymlinks, warnings);
-  const variables = loadVariables(project.agentDir, followSymlinks, warnings);
+  const { instructions, local, git, skills, variables } = promptParts;
   const subagents = new SubagentHost({ loaded, followSymlinks, instructions, variables, local, git }, warnings);
   // Facet and model can switch later (/facet, /model; a resumed session takes back its last ones).
   const initialEvents = [...(opts.initialEvents ?? [])];
-  const promptParts = { projectRoot: project.root, cwd, shell: config.agent_behavior?.shell.command ?? "bash", local, git, instructions, skills, variables };
   let modes: SessionModes;
   try {
     modes = startModes({
@@ -219,7 +178,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       facet,
       model: opts.demo ? DEMO_MODEL : (opts.model ?? null),
       initialEvents,
-      resolveFacet: (name) => resolveFacet(name, config, project.root, project.agentDir, followSymlinks, warnings),
+      resolveFacet: facetByName,
       facetNames: () => facetNames(config, project.agentDir),
       systemPromptFor: (f, choice) => buildSystemPrompt({ ...promptParts, facet: f, model: promptModel(choice) }),
     }, warnings);
@@ -236,34 +195,10 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
   // Restore points live with the session: deleting the session deletes them.
   const checkpoints = new Checkpoints(join(opts.sessionDir ?? join(tmpdir(), `agent-${sessionId}`), "checkpoints"), project.root, opts.env, initialEvents);
   const devices = deviceTokenSource(dataRoot(opts.env), { clock, trustStore: loaded.trustStore ?? null }, opts.authDir);
-  const contained = sessionSandbox(loaded, opts.env, project.root, opts.sandbox);
-  warnings.push(...contained.notices);
-  let gate: PermissionGate;
-  let secrets: Secrets | null = null;
-  let permissions: CommandServices["permissions"];
-  if (opts.gate) gate = opts.gate;
-  else {
-    try {
-      const loadedGate = await loadPermissionGate({
-        loaded,
-        projectRoot: project.root,
-        globalConfigDir: globalDir,
-        clock,
-        home: opts.env.HOME,
-        toolOutputDir,
-        sandbox: { active: contained.sandbox !== null, autonomy: contained.autonomy, description: contained.description },
-        ...(opts.runRules ? { runRules: opts.runRules } : {}),
-        providerDeps: { trustStore: loaded.trustStore ?? null, devices, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
-      });
-      warnings.push(...loadedGate.warnings);
-      secrets = loadedGate.secrets;
-      gate = loadedGate;
-      permissions = { get autonomy() { return loadedGate.autonomy; }, setAutonomy: (level) => loadedGate.setAutonomy(level), sandbox: contained.description };
-    } catch (error) {
-      if (error instanceof PermissionRuleError) throw new SessionSetupError("config_invalid", error.message);
-      throw error;
-    }
-  }
+  const { gate, contained, secrets, permissions, childEnv, scrub, summary } = await sessionPermissions(
+    { loaded, env: opts.env, projectRoot: project.root, globalConfigDir: globalDir, clock, toolOutputDir, devices, fetch: opts.fetch, gate: opts.gate, sandbox: opts.sandbox, runRules: opts.runRules },
+    warnings,
+  );
   const reminders = new Reminders(daemon.system_reminders?.disabled ?? []);
   /** A tool read or changed `path`: the instruction files of directories reached for the first time. */
   const reachedPath = (path: string) => {
@@ -287,20 +222,17 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
     ...(secrets?.hasSecretFiles ? { isSecretFile: (path: string) => secrets!.isSecretFile(path) } : {}),
   });
-  // Deferred loading: the model starts with the required tools and the ones tool_search found since.
-  const offered = new Set<string>(REQUIRED_TOOL_NAMES);
+  // What the model is offered: by its tool loading, from what the active facet allows (facetView, below).
+  const offered = new OfferedTools(() => facetView.list(), () => modes.current.model.tool_loading);
   const engineTools: Tool[] = [
     createProgressUpdateTool((text) => emitProgress(text)),
     exitTool,
     subagents.tool,
     // A goal proposal needs someone to approve it: a headless run offers the goal tools only when proposals are accepted on their own.
     ...(opts.interactive || goals.settings.autoAccept ? createGoalTools(goals) : []),
-    createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => names.forEach((n) => offered.add(n)) }),
+    createToolSearchTool({ tools: () => facetView.list(), onFound: (names) => offered.add(names) }),
     ...(opts.extraTools ?? []),
   ];
-  const baseEnv = () => defaultShellEnv(opts.env);
-  /** What child processes (the shell, hooks, the notify program) get: no secret words. */
-  const childEnv = () => (secrets ? secrets.filterEnv(baseEnv()) : baseEnv());
   const registry = createToolRegistry({
     editFormat: model.edit_format,
     // OpenAI's models are trained on `apply_patch` (the `gpt` prompt variant's families).
@@ -321,63 +253,33 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     },
   });
   warnings.push(...registry.warnings);
-  const scrub = secrets ? (text: string) => secrets!.redact(text) : (text: string) => redactText(text, loaded.secrets.filter((x) => x.length > 0));
-  const hooks = new Hooks(hookSources(loaded), { sessionId, projectRoot: project.root, env: childEnv, clock, record: (e) => session.record(e), scrub }, warnings);
+  const hooks = sessionHooks(loaded, { sessionId, projectRoot: project.root, env: childEnv, clock, record: (e) => session.record(e), scrub }, warnings);
   const telemetry = await sessionTracer(opts.tracer, { block: config.telemetry, env: opts.env, secrets: loaded.secrets, warn: (m) => warnings.push(m) });
-  // Servers start in a read-only facet too (a switch to execute offers their tools); the facet hides them.
-  // An editor's servers (agent acp) join the config's; a config server of the same name wins.
-  const mcpServers = { ...readSessionToolServers(opts.sessionDir), ...config.mcp_servers };
-  const hasServers = Object.keys(mcpServers).length > 0;
-  const mcp = hasServers
-    ? // The MCP SDK (and its schema libraries) load only for sessions that have tool servers.
-      (await import("../mcp/index.ts")).createMcpManager({
-        servers: mcpServers as never,
-        dataRoot: dataRoot(opts.env),
-        clock,
-        log: sessionLogSink(opts.sessionDir, () => clock.now(), scrub),
-        cwd: project.root,
-        env: opts.env,
-        tracer: telemetry.tracer,
-        outputDir: toolOutputDir,
-        // A client (the TUI) shows the form; headless (agent exec) a server's request for input is declined, and said.
-        ...(opts.interactive ? { elicit: (request: McpElicitation, signal: AbortSignal) => askForm(session, request, signal) } : {}),
-        onDeclined: (server, message) => session.notice("warning", `tool server ${server} asked for input ("${message}"); this session cannot ask you, so it was declined`),
-      })
-    : null;
-  // Servers' prompts are slash commands (`/mcp__<server>__<prompt>`), listed as servers connect.
-  const promptCommands = mcp ? mcpPromptCommands(mcp) : null;
-  // Custom commands (.agent/commands, .claude/commands, the user's) and user-invocable skills: `/name args`.
-  const builtinNames = new Set(SESSION_COMMANDS.map((c) => c.name));
-  const customDefs = loadCustomCommands({ projectRoot: project.root, globalConfigDir: globalDir, home: opts.env.HOME, followSymlinks }, builtinNames, warnings);
-  const trustedCommands = new Set(loaded.trust.active ? loaded.trust.items.filter((i) => i.kind === "project_command").map((i) => i.key) : []);
-  const customCommands = customSessionCommands(customDefs, skills, builtinNames, { projectRoot: project.root, followSymlinks, projectShellTrusted: (name) => trustedCommands.has(`commands.${name}`) }, warnings);
+  const mcp = await sessionMcp({
+    config,
+    sessionDir: opts.sessionDir,
+    env: opts.env,
+    clock,
+    projectRoot: project.root,
+    tracer: telemetry.tracer,
+    outputDir: toolOutputDir,
+    scrub,
+    interactive: opts.interactive,
+    session: () => session,
+  });
+  // Slash commands beyond the built-ins: custom ones, user-invocable skills, tool servers' prompts.
+  const dynamicCommands = sessionCommands({ loaded, projectRoot: project.root, globalConfigDir: globalDir, home: opts.env.HOME, followSymlinks, skills, mcp }, warnings);
   /** Set when the session closes: servers going down then are no news to anyone. */
   let closing = false;
   // Approved extensions load here, before the first turn; the others wait for the person (askApprovals).
-  const extensionRoots: ExtensionRoot[] = [{ dir: join(globalDir, "extensions"), origin: "global" }];
-  if (project.agentDir) extensionRoots.push({ dir: join(project.agentDir, "extensions"), origin: "project" });
-  const extensions = new ExtensionManager({
-    roots: extensionRoots,
-    plugins: (config.plugins ?? {}) as Record<string, unknown>,
-    store: new ApprovalStore(approvalsFile(dataRoot(opts.env)), () => clock.now()),
-    projectRoot: project.root,
-    interactive: opts.interactive,
-    sessionDir: opts.sessionDir,
-    now: () => clock.now(),
-    scrub,
-  });
-  await extensions.start(warnings);
+  const extensions = await startSessionExtensions(
+    { config, globalConfigDir: globalDir, agentDir: project.agentDir, projectRoot: project.root, env: opts.env, clock, interactive: opts.interactive, sessionDir: opts.sessionDir, scrub },
+    warnings,
+  );
   reminders.addSource((state) => extensions.reminderTexts({ model: state.model.key, lastToolRound: state.lastToolRound }));
   const tools = combinedTools(registry, () => [...(mcp?.tools() ?? []), ...extensions.tools()], daemon.disabled_tools ?? []);
   // What the active facet offers; the model in effect decides how (facet and model may switch).
   const facetView = facetTools(tools, () => modes.facet);
-  const toolSpecs = (): ToolSpec[] => {
-    const loading = modes.current.model.tool_loading;
-    if (loading === "no_tools") return [];
-    // tool_search finds tools to load later: with eager loading every tool is offered already, so it is not.
-    const list = loading === "native_deferred" ? facetView.list().filter((t) => offered.has(t.name)) : facetView.list().filter((t) => t.name !== "tool_search");
-    return list.map((t) => ({ name: t.name, description: t.description, input_schema: toolJsonSchema(t) }));
-  };
   const session = new AgentSession({
     runtime: {
       sessionId,
@@ -400,7 +302,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       newId: (prefix) => newId(prefix, clock.now()),
       systemPrompt: () => modes.systemPrompt,
       tools: facetView,
-      toolSpecs,
+      toolSpecs: () => offered.specs(),
       toolContext,
       maxToolTurns: daemon.max_tool_turns || DEFAULT_MAX_TOOL_TURNS,
       reminders,
@@ -416,7 +318,7 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     interactive: opts.interactive,
     initialEvents,
     services: { mcp, modes, goals, extensions, checkpoints, ...(permissions ? { permissions } : {}) },
-    dynamicCommands: () => (promptCommands ? [...customCommands, ...promptCommands.commands()] : customCommands),
+    dynamicCommands,
     // Between turns: late auto-drained notifications go in first, then an open goal may continue.
     continuation: () => {
       notifications.betweenTurns();
@@ -449,31 +351,10 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
     warn: (message) => session.notice("warning", message),
   });
   session.subscribe((e) => alerts.observe(e));
-  const sessionStart = async () => {
-    if (!hooks.has("SessionStart")) return;
-    const source = initialEvents.length > 0 ? "resume" : "startup";
-    const v = await hooks.run("SessionStart", { source }, { turnId: "", target: source });
-    if (v.context) session.addContext(`<hook-context event="SessionStart">\n${v.context}\n</hook-context>`);
-  };
+  const sessionStart = sessionStartHooks(hooks, session, initialEvents);
   checkpoints.bind((e) => session.record(e));
   session.subscribe((e) => checkpoints.apply(e));
-  if (mcp) {
-    // A server's first connection is not news to the model (it never saw those tools); later changes are:
-    // tools it may have used came or went. Nothing is said once the session is closing.
-    const settled = new Set<string>();
-    mcp.onChange((e) => {
-      const s = e.server;
-      if (closing) return;
-      const detail = s.state === "connected" ? ` (${s.toolCount} tools)` : s.reason ? `: ${s.reason}` : "";
-      session.notice(s.state === "failed" ? "warning" : "info", `tool server ${s.name}: ${s.state}${detail}`);
-      for (const warning of s.warnings ?? []) session.notice("warning", `tool server ${s.name}: ${warning}`);
-      if (settled.has(s.name)) notifications.notify(`mcp:${s.name}`, `Tool server ${s.name} is now ${s.state}${detail}; its tools are ${s.state === "connected" ? "available" : "unavailable"}.`);
-      else if (s.state !== "connecting") settled.add(s.name);
-    });
-    // Servers connect in the background (each within its startup_timeout_seconds): the session starts at
-    // once, and a server's tools join the catalog when it is ready.
-    void mcp.start();
-  }
+  if (mcp) startSessionMcp(mcp, session, notifications, () => closing);
   session.subscribe((e) => {
     const path = e.type === "tool_call_completed" && e.result.name === "read" ? e.result.metadata?.path : undefined;
     if (typeof path === "string") {
@@ -481,5 +362,5 @@ export async function createSessionFromConfig(opts: CreateSessionOptions): Promi
       reachedPath(path);
     }
   });
-  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: { description: contained.description, get autonomy() { return permissions?.autonomy ?? contained.autonomy; } }, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
+  return { session, loaded, model, provider, facet: modes.facet.name, modes, notices: warnings, sandbox: summary, live: { skills, tools, mcp, subagents: subagents.definitions, extensions }, notifications, extensions, sessionStart };
 }

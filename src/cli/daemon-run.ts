@@ -6,7 +6,8 @@ import { withdrawSecretsFromEnvironment } from "../platform/withdraw-secrets.ts"
 import { looksLikeSecretVariable } from "../tools/shell-env.ts";
 import type { SandboxOverrides } from "../sandbox/settings.ts";
 import { runPermissions } from "./run-permission-flags.ts";
-import { createSessionFromConfig, SessionSetupError, type SessionCatalogView } from "../agent/create-session.ts";
+import { createSessionFromConfig, type SessionCatalogView } from "../agent/create-session.ts";
+import { SessionSetupError } from "../agent/session-setup-error.ts";
 import { loadConfig } from "../config/load.ts";
 import type { UntrustedPolicy } from "../config/trust/assess.ts";
 import { catalogFromConfig } from "../daemon/catalog-source.ts";

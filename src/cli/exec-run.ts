@@ -2,7 +2,8 @@
 // runs one turn, and prints the answer (plain) or the events (--json).
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createSessionFromConfig, SessionSetupError, type CreatedSession } from "../agent/create-session.ts";
+import { createSessionFromConfig, type CreatedSession } from "../agent/create-session.ts";
+import { SessionSetupError } from "../agent/session-setup-error.ts";
 import { commandLine } from "../agent/commands/custom/command-line.ts";
 import { SessionCommandError } from "../agent/commands/types.ts";
 import { DEMO_NOTICE } from "../agent/demo.ts";

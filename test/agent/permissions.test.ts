@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { SessionSetupError } from "../../src/agent/create-session.ts";
+import { SessionSetupError } from "../../src/agent/session-setup-error.ts";
 import { makeProject, startSession } from "./harness.ts";
 
 const OFFLINE = "providers:\n  offline: { kind: { type: catalog, name: test }, url: script.yaml }\n";

@@ -6,13 +6,14 @@ import { join, resolve } from "node:path";
 import { checkValue } from "./check.ts";
 import { resolveDefaults, type TierDefaults } from "./defaults.ts";
 import { dataRoot, type Env, findConfigIn, findProject, globalConfigDir, type ProjectLocation } from "./files.ts";
-import { dropNulls, enforceGlobalAuthority, KEYED_BLOCKS, type LayerName, mergeLayers, type Origins } from "./merge.ts";
+import { dropNulls, enforceGlobalAuthority, type LayerName, mergeLayers, type Origins } from "./merge.ts";
 import { resolveModels, type ModelTable } from "./models.ts";
 import { modelCatalog } from "../providers/model-catalog.ts";
 import { type EnvSelection, providersFromEnv } from "../providers/env-providers.ts";
-import { normalizeLayer } from "./normalize.ts";
-import { decodeUtf8, formatOf, isParseFailure, parseConfigText, type ParsedFile } from "./parse.ts";
+import type { ParsedFile } from "./parse.ts";
 import { formatPath, type KeyPath, type Problem, ProblemList } from "./problems.ts";
+import { pruneSchemaErrors } from "./prune.ts";
+import { readLayer } from "./read-layer.ts";
 import { type AppConfig, AppConfigSchema, CURRENT_CONFIG_VERSION } from "./schema.ts";
 import { checkSemantics } from "./semantic.ts";
 import { substituteTree, type SubstitutionOptions } from "./substitute.ts";
@@ -21,7 +22,6 @@ import { assessProjectTrust, type ProjectTrust, type UntrustedPolicy, withoutUnt
 import { RuleAnswerStore, ruleAnswersFile } from "./trust/rule-answers.ts";
 import { ProjectTrustStore, projectTrustFile } from "./trust/store.ts";
 import { readRuleFile, RULE_FILE_NAME } from "../permissions/rule-file.ts";
-import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from "../util/bounded-read.ts";
 import { upgradeLayer } from "./upgrade.ts";
 
 export interface LoadOptions {
@@ -67,47 +67,6 @@ export interface LoadedConfig {
 
 const isEmptyMap = (v: unknown) => !v || (typeof v === "object" && Object.keys(v).length === 0);
 
-
-
-function readLayer(name: LayerName, path: string, out: ProblemList): ParsedFile | undefined {
-  const format = formatOf(path);
-  if (!format) {
-    out.error([], `unsupported config file extension`, { file: path, allowed: ".yaml, .yml, .toml, .json" });
-    return undefined;
-  }
-  const read = readBoundedFile(path, MAX_CONFIG_FILE_BYTES);
-  if (!("bytes" in read)) {
-    const message = {
-      missing: "config file not found",
-      not_regular: "the config is not a regular file",
-      too_large: `the config file is ${read.size} bytes, over the limit of ${MAX_CONFIG_FILE_BYTES} bytes (4 MiB); it was not read`,
-      unreadable: `cannot read the config file (${read.code})`,
-    }[read.problem];
-    out.error([], message, { file: path });
-    return undefined;
-  }
-  const bytes = read.bytes;
-  const decoded = decodeUtf8(bytes);
-  if ("badOffset" in decoded) {
-    out.error([], `the file is not valid UTF-8 (first bad byte at offset ${decoded.badOffset})`, { file: path });
-    return undefined;
-  }
-  const parsed = parseConfigText(path, decoded.text.replace(/^\uFEFF/, ""), format);
-  if (isParseFailure(parsed)) {
-    out.error([], parsed.message, { file: path, line: parsed.position?.line, column: parsed.position?.column });
-    return undefined;
-  }
-  const data = parsed.data;
-  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data) || data instanceof Date)) {
-    out.error([], `the top level of a ${name} config must be a map of keys`, { file: path });
-    return undefined;
-  }
-  const layerProblems = new ProblemList();
-  const safe = normalizeLayer((data ?? {}) as Record<string, unknown>, layerProblems);
-  for (const p of layerProblems.items) out.items.push({ ...p, file: path });
-  return safe ? { ...parsed, data: safe } : undefined;
-}
-
 function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer | undefined {
   const key = formatPath(parts);
   const exact = origins.get(key);
@@ -123,50 +82,6 @@ function locateLayer(layers: Layer[], origins: Origins, parts: KeyPath): Layer |
     for (const [path, layer] of origins) if (path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`)) return pick(layer);
   }
   return layers.find((l) => l.parsed);
-}
-
-/** Removes the value at an error's path (or the smallest container that makes the rest well-typed). */
-function removeAt(doc: Record<string, unknown>, parts: KeyPath, wholeEntry: boolean): void {
-  const [top, entry] = parts;
-  if (typeof top !== "string") return;
-  if (wholeEntry || parts.length === 1) {
-    if (KEYED_BLOCKS.has(top) && entry !== undefined) {
-      const block = doc[top];
-      if (block && typeof block === "object") delete (block as Record<string, unknown>)[String(entry)];
-    } else {
-      delete doc[top];
-    }
-    return;
-  }
-  // Arrays go as a whole (cut at the array's own key); otherwise the key itself, or its parent when the
-  // key is a missing required field.
-  const firstIndex = parts.findIndex((part) => typeof part === "number");
-  const cut = firstIndex === -1 ? parts.length - 1 : firstIndex - 1;
-  if (cut < 1) {
-    delete doc[top];
-    return;
-  }
-  let parent: unknown = doc;
-  for (const part of parts.slice(0, cut)) parent = (parent as Record<string, unknown> | undefined)?.[part as string];
-  if (!parent || typeof parent !== "object") return;
-  const key = String(parts[cut]);
-  if ((parent as Record<string, unknown>)[key] === undefined && cut > 0) removeAt(doc, parts.slice(0, cut), false);
-  else delete (parent as Record<string, unknown>)[key];
-}
-
-/**
- * A copy of the merged document with every schema error removed, so the semantic checks can still run
- * (and report) on everything else: the whole entry for keyed maps (providers, models, ...), the single
- * value elsewhere, falling back to the whole top-level block when that is not enough.
- */
-function prune(doc: Record<string, unknown>, problems: Problem[]): Record<string, unknown> {
-  const copy = structuredClone(doc);
-  const errors = problems.filter((p) => p.severity === "error" && p.parts?.length);
-  for (const p of errors) removeAt(copy, p.parts!, KEYED_BLOCKS.has(String(p.parts![0])));
-  const recheck = new ProblemList();
-  checkValue(AppConfigSchema, copy, [], recheck);
-  for (const p of recheck.errors) if (p.parts?.length) removeAt(copy, p.parts.slice(0, 1), true);
-  return copy;
 }
 
 function trimStaticKeys(doc: Record<string, unknown>, secrets: Set<string>): void {
@@ -301,7 +216,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   }
   const mergedProblems = new ProblemList();
   checkValue(AppConfigSchema, merged, [], mergedProblems);
-  const config = prune(merged, mergedProblems.items) as AppConfig;
+  const config = pruneSchemaErrors(merged, mergedProblems.items) as AppConfig;
   const models = resolveModels(config, mergedProblems, modelCatalog(dataRoot(options.env)));
   const defaults = resolveDefaults(config, models, mergedProblems);
   const { trustStore } = checkSemantics(config, models, { projectRoot: project.root, agentDir: project.agentDir, cwd: options.cwd }, mergedProblems);

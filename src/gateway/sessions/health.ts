@@ -2,7 +2,9 @@
 // a running session) and at gateway start, when every session the database says is starting or running is
 // re-adopted if its recorded process is still the same one and answers its health check, else ended and
 // failed (or stopped, if its daemon stopped the session itself while the gateway was down). Only this
-// host's sessions (ownership.ts): the supervisor never checks another host's.
+// host's sessions (ownership.ts): the supervisor never checks another host's. And after the store was out
+// of reach (a host agent reconnecting to a front): a launch whose last state change went unrecorded is
+// settled to what is true (settleLaunch).
 import { adoptDaemon, failSession, NO_PROCESS, removeBootstrap, settleStopped, type EndingDeps } from "./endings.ts";
 import { probeHealth } from "./launch.ts";
 import { recordedDaemon, type LiveDaemon } from "./live-daemons.ts";
@@ -61,4 +63,37 @@ async function reconcileOne(deps: EndingDeps, row: SessionRow): Promise<void> {
   await deps.store.transition(row.id, [row.state], "failed", "reconciliation", why, NO_PROCESS);
   await deps.store.invalidateCredentials(row.id, "reconciliation");
   await removeBootstrap(deps.store, row.id);
+}
+
+/**
+ * A session of this host whose launch is over (no operation holds it) but whose record does not say how it
+ * ended: the store went away as the launch recorded it (a host agent's front lost with the answer), so the
+ * row was left `starting` (or `stopped`/`failed` for a resume). Moved to what is true: running on the
+ * daemon this host holds when it answers its health check; a starting row with no such daemon failed (its
+ * launch gave up: whatever process it recorded is ended). Never a second daemon: nothing is launched here.
+ */
+export async function settleLaunch(deps: EndingDeps, row: SessionRow): Promise<void> {
+  if (row.state === "running") return;
+  const daemon = deps.live.get(row.id);
+  if (daemon && isSameProcess(daemon)) {
+    const probe = await probeHealth(daemon.port, daemon.token, onDemandHealthMs(deps.config));
+    if (probe.ok) {
+      const trigger = row.state === "starting" ? "daemon_healthy" : "resume";
+      const patch = { pid: daemon.pid, pidStartTicks: daemon.startTicks, port: daemon.port, daemonEpoch: probe.epoch || row.daemonEpoch };
+      if (await deps.store.transition(row.id, [row.state], "running", trigger, "recorded after the store came back: the first answer was lost", patch)) await removeBootstrap(deps.store, row.id);
+      return;
+    }
+    if (row.state !== "starting") {
+      // A resume's daemon that no longer answers: the session stays as recorded, the daemon goes.
+      deps.live.forget(row.id);
+      await terminateDaemon(daemon, sessionTimeouts(deps.config).stop, false);
+      return;
+    }
+  }
+  if (row.state !== "starting") return;
+  const why = daemon ? "the daemon of an unrecorded launch is gone" : "the launch ended while its state could not be recorded";
+  // A process the row records that this host does not hold: the launch gave up on it; it must not stay behind.
+  const proc = daemon ? null : recordedDaemon(row);
+  if (proc && isSameProcess(proc)) await terminateDaemon(proc, sessionTimeouts(deps.config).stop, false);
+  await failSession(deps, row.id, ["starting"], "spawn_failed", why, "spawn_failed");
 }

@@ -104,8 +104,8 @@ export async function launchGeneration(deps: LaunchDeps, row: SessionRow, from: 
       moved = await store.transition(id, from, "running", trigger, undefined, { port: ready.port, daemonEpoch: ready.epoch }, onRunning);
     } catch (error) {
       // No answer (a host agent's front went away): the move may have been made. The daemon is healthy and
-      // held, so it is kept (its exit is still watched); a row left in starting is moved to running by the
-      // next reconciliation, which finds a healthy daemon, never by ending the daemon.
+      // held, so it is kept (its exit is still watched); a row left in starting is moved to running once the
+      // store answers again (a host agent's reconnection: health.ts settleLaunch), never by ending the daemon.
       const why = `the running state may not have been recorded: ${(error as Error).message}`;
       deps.logger.warn(`session ${id}: ${why}`);
       return why;

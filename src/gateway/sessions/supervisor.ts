@@ -16,7 +16,7 @@ import { logEvent } from "../auth/failure-counts.ts";
 import { createSession, type CreateSessionDeps } from "./create-session.ts";
 import { deleteSession, type DeleteSessionDeps } from "./delete-session.ts";
 import { stopSession } from "./endings.ts";
-import { checkHealth, reconcile } from "./health.ts";
+import { checkHealth, reconcile, settleLaunch } from "./health.ts";
 import { launchGeneration, type LaunchDeps, type LaunchSettings } from "./launch-generation.ts";
 import { LiveDaemons } from "./live-daemons.ts";
 import { assertOwned, otherOwner } from "./ownership.ts";
@@ -39,6 +39,8 @@ export class SessionSupervisor {
   private readonly idleResume: IdleResume;
   /** The reconciliation under way (`reconcile`): operations on this host's sessions wait for it (decisions-gateway-sessions 34). */
   private reconciling: Promise<void> | null = null;
+  /** Creates between their insert and taking the session (`busy`): settleLaunches waits for them. */
+  private readonly inserting = new Set<Promise<unknown>>();
 
   constructor(
     private readonly ctx: SupervisorDeps,
@@ -136,9 +138,13 @@ export class SessionSupervisor {
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
   async create(projectId: unknown, launchMode: unknown): Promise<SessionView> {
     await this.settled();
-    const row = await createSession(this.deps, projectId, launchMode);
+    const inserted = createSession(this.deps, projectId, launchMode).then((row) => {
+      this.busy.add(row.id);
+      return row;
+    });
+    this.inserting.add(inserted);
+    const row = await inserted.finally(() => this.inserting.delete(inserted));
     const id = row.id;
-    this.busy.add(id);
     // The launch is over for clients once the session is running: a client that reads `running` may stop it.
     let held = true;
     const release = () => {
@@ -202,6 +208,26 @@ export class SessionSupervisor {
    */
   proxyTargetResuming(id: string): Promise<ProxyTarget> {
     return this.reconciling ? this.settled().then(() => this.idleResume.target(id)) : this.idleResume.target(id);
+  }
+
+  /**
+   * After this host's store was out of reach (a host agent reconnecting): every session of this host whose
+   * launch is over but whose record does not say so (its running or failed state went unrecorded, the
+   * answer lost with the connection) is moved to what is true (health.ts settleLaunch). A session with an
+   * operation under way is left to it.
+   */
+  async settleLaunches(): Promise<void> {
+    const me = this.ctx.config.host_name;
+    const rows = (await this.store.sessions()).filter((r) => otherOwner(r.ownerHost, me) === null && (r.state === "starting" || ((r.state === "stopped" || r.state === "failed") && this.live.get(r.id))));
+    // A create whose row is in that list may not have taken its session yet.
+    await Promise.allSettled([...this.inserting]);
+    for (const row of rows) {
+      if (this.busy.has(row.id)) continue;
+      await this.exclusive(row.id, "settle", async () => {
+        const fresh = await this.store.session(row.id);
+        if (fresh) await settleLaunch(this.deps, fresh);
+      });
+    }
   }
 
   /**

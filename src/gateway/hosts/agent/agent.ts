@@ -124,6 +124,9 @@ export class HostAgent {
     try {
       await this.reconcile();
       if (this.stopped) return;
+      // A launch whose running (or failed) state was sent as a connection dropped may be recorded on no
+      // front: settled first, so the announcement below names its daemon (docs/gateway-hosts.md).
+      await this.supervisor.settleLaunches();
       const { live, gone } = await this.daemons();
       await this.store.announce(live);
       logEvent(this.options.logger, "info", "host.daemons_announced", { host: this.hostName, daemons: live.length });

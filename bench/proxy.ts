@@ -18,9 +18,10 @@
 // The path through a joined host agent (issue 39): gateway -> mux -> `agent gateway host` -> its daemon,
 // one request at a time beside the direct requests and the gateway's own proxy in the same run: the added
 // p50 latency (target <= 1 ms on loopback) and the CPU per request of the gateway and of the host agent.
-// Run: bun run bench/proxy.ts [--secs 2] [--rounds 7] [--concurrency 16] [--prompts 40] [--requests 1000]
+// Run: bun run bench/proxy.ts [--secs 2] [--rounds 7] [--concurrency 16] [--prompts 40] [--requests 1000] [--host-only]
 // (as root, or with CAP_NET_RAW, and tcpdump installed, for the SSE figures on the wire)
-// Profile the gateway: BENCH_BUN_FLAGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof" bun run bench/proxy.ts
+// Profile the gateway and the host agent: BENCH_BUN_FLAGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof" bun run bench/proxy.ts
+// (--host-only: only the path through the joined host, no wrk rates and no SSE)
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -38,6 +39,8 @@ const SECS = arg("secs", 2);
 const ROUNDS = arg("rounds", 7);
 const CONCURRENCY = arg("concurrency", 16);
 const PROMPTS = arg("prompts", 40);
+/** Only the path through the joined host (no wrk rates, no SSE): for profiling that path alone. */
+const HOST_ONLY = process.argv.includes("--host-only");
 /** Words per answer, streamed in chunks GAP_MS apart (about a model's token rate). */
 const WORDS = 8;
 const GAP_MS = 10;
@@ -106,7 +109,7 @@ const daemonToken = (JSON.parse(readFileSync(join(dataDir, "sessions", session.i
 const HOST_NAME = "bench-host";
 const hostToken = cli(["host-token", "create", "--host", HOST_NAME]).trim();
 const hostDataDir = join(dir, "host-data");
-const agent = Bun.spawn(["bun", main, "gateway", "host", "--join", base, "--name", HOST_NAME, "--data-dir", hostDataDir], { env: { ...env, AGENT_HOST_TOKEN: hostToken }, stdout: "ignore", stderr: "pipe" });
+const agent = Bun.spawn(["bun", ...(process.env.BENCH_BUN_FLAGS ? process.env.BENCH_BUN_FLAGS.split(" ") : []), main, "gateway", "host", "--join", base, "--name", HOST_NAME, "--data-dir", hostDataDir], { env: { ...env, AGENT_HOST_TOKEN: hostToken }, stdout: "ignore", stderr: "pipe" });
 children.push(agent);
 const hostProject = join(dir, "host-project");
 mkdirSync(hostProject);
@@ -251,24 +254,26 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 console.log(`load average before: ${loadAverage()}`);
-const targets = [direct, proxy, viaNginx, viaRelay];
-for (const t of targets) await throughput(t); // warm-up
-for (const name of Object.keys(cpuPerRequest)) delete cpuPerRequest[name];
-const rates: Record<string, number[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
-for (let i = 0; i < ROUNDS; i++) for (const t of targets) rates[t.name]!.push(await throughput(t));
-const [d, p, n, r] = targets.map((t) => median(rates[t.name]!)) as [number, number, number, number];
-console.log(`GET /health (wrk), ${CONCURRENCY} connections, median of ${ROUNDS} interleaved rounds x ${SECS}s:`);
-console.log(`  direct:        ${d.toFixed(0)} req/s`);
-console.log(`  nginx:         ${n.toFixed(0)} req/s (${(n / d).toFixed(2)}x direct)`);
-console.log(`  Bun TCP relay: ${r.toFixed(0)} req/s (${(r / d).toFixed(2)}x direct, ${(r / n).toFixed(2)}x nginx; bytes only, no HTTP: the ceiling of a proxy on this runtime)`);
-console.log(`  gateway proxy: ${p.toFixed(0)} req/s (${(p / d).toFixed(2)}x direct, target >= 0.6: ${p / d >= 0.6 ? "PASS" : "FAIL"}; ${(p / n).toFixed(2)}x nginx, target >= 0.8: ${p / n >= 0.8 ? "PASS" : "FAIL"})`);
-// CPU time per request from each process's own clock (10 ms ticks; medians over the rounds): what each
-// hop costs, much less moved by other work on the host than the rates above.
-console.log("CPU per request (median of the rounds, user + system from /proc/<pid>/stat):");
-for (const t of targets) {
-  const c = cpuPerRequest[t.name]!;
-  const middle = t === direct ? "" : `the proxy process ${median(c.proxy).toFixed(1)} us, `;
-  console.log(`  ${`${t.name}:`.padEnd(15)}${middle}the daemon ${median(c.daemon).toFixed(1)} us`);
+if (!HOST_ONLY) {
+  const targets = [direct, proxy, viaNginx, viaRelay];
+  for (const t of targets) await throughput(t); // warm-up
+  for (const name of Object.keys(cpuPerRequest)) delete cpuPerRequest[name];
+  const rates: Record<string, number[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < ROUNDS; i++) for (const t of targets) rates[t.name]!.push(await throughput(t));
+  const [d, p, n, r] = targets.map((t) => median(rates[t.name]!)) as [number, number, number, number];
+  console.log(`GET /health (wrk), ${CONCURRENCY} connections, median of ${ROUNDS} interleaved rounds x ${SECS}s:`);
+  console.log(`  direct:        ${d.toFixed(0)} req/s`);
+  console.log(`  nginx:         ${n.toFixed(0)} req/s (${(n / d).toFixed(2)}x direct)`);
+  console.log(`  Bun TCP relay: ${r.toFixed(0)} req/s (${(r / d).toFixed(2)}x direct, ${(r / n).toFixed(2)}x nginx; bytes only, no HTTP: the ceiling of a proxy on this runtime)`);
+  console.log(`  gateway proxy: ${p.toFixed(0)} req/s (${(p / d).toFixed(2)}x direct, target >= 0.6: ${p / d >= 0.6 ? "PASS" : "FAIL"}; ${(p / n).toFixed(2)}x nginx, target >= 0.8: ${p / n >= 0.8 ? "PASS" : "FAIL"})`);
+  // CPU time per request from each process's own clock (10 ms ticks; medians over the rounds): what each
+  // hop costs, much less moved by other work on the host than the rates above.
+  console.log("CPU per request (median of the rounds, user + system from /proc/<pid>/stat):");
+  for (const t of targets) {
+    const c = cpuPerRequest[t.name]!;
+    const middle = t === direct ? "" : `the proxy process ${median(c.proxy).toFixed(1)} us, `;
+    console.log(`  ${`${t.name}:`.padEnd(15)}${middle}the daemon ${median(c.daemon).toFixed(1)} us`);
+  }
 }
 
 // The path through the joined host, one request at a time (a proxied request's added latency, not a
@@ -383,23 +388,25 @@ async function sseThrough(t: Target, listenPort: number): Promise<{ endToEnd: nu
   return { endToEnd, wire };
 }
 
-// The end-to-end method's own floor: a second direct stream, read by this process like the others.
-const floor = await sseAdded({ ...direct, name: "second direct stream" }, PROMPTS);
-const proxied = await sseThrough(proxy, Number(new URL(base).port));
-const nginxed = await sseThrough(viaNginx, nginxPort);
-const spread = (xs: number[]) => [50, 90, 95, 99].map((p) => `p${p} ${pct(xs, p).toFixed(3)} ms`).join(", ");
-const verdict = (xs: number[]) => `target p99 <= 1 ms: ${pct(xs, 99) <= 1 ? "PASS" : "FAIL"}`;
-const onWire = typeof proxied.wire !== "string" && proxied.wire.length > 0;
-if (typeof proxied.wire === "string") console.log(`SSE on the wire: not measured (${proxied.wire}); the target is judged end to end below`);
-else {
-  console.log(`SSE /events, time each record spends in the proxy (loopback capture: the daemon's packet in, the proxy's packet out; ${proxied.wire.length} records):`);
-  console.log(`  nginx:         ${typeof nginxed.wire === "string" ? nginxed.wire : spread(nginxed.wire)}`);
-  console.log(`  gateway proxy: ${spread(proxied.wire)} (${verdict(proxied.wire)})`);
+if (!HOST_ONLY) {
+  // The end-to-end method's own floor: a second direct stream, read by this process like the others.
+  const floor = await sseAdded({ ...direct, name: "second direct stream" }, PROMPTS);
+  const proxied = await sseThrough(proxy, Number(new URL(base).port));
+  const nginxed = await sseThrough(viaNginx, nginxPort);
+  const spread = (xs: number[]) => [50, 90, 95, 99].map((p) => `p${p} ${pct(xs, p).toFixed(3)} ms`).join(", ");
+  const verdict = (xs: number[]) => `target p99 <= 1 ms: ${pct(xs, 99) <= 1 ? "PASS" : "FAIL"}`;
+  const onWire = typeof proxied.wire !== "string" && proxied.wire.length > 0;
+  if (typeof proxied.wire === "string") console.log(`SSE on the wire: not measured (${proxied.wire}); the target is judged end to end below`);
+  else {
+    console.log(`SSE /events, time each record spends in the proxy (loopback capture: the daemon's packet in, the proxy's packet out; ${proxied.wire.length} records):`);
+    console.log(`  nginx:         ${typeof nginxed.wire === "string" ? nginxed.wire : spread(nginxed.wire)}`);
+    console.log(`  gateway proxy: ${spread(proxied.wire)} (${verdict(proxied.wire)})`);
+  }
+  console.log(`SSE /events, end to end: arrival through the proxy minus arrival on a direct stream, both read by this process (${proxied.endToEnd.length} records):`);
+  console.log(`  second direct: ${spread(floor)} (the method's floor: this process's own reading)`);
+  console.log(`  nginx:         ${spread(nginxed.endToEnd)}`);
+  console.log(`  gateway proxy: ${spread(proxied.endToEnd)}${onWire ? "" : ` (${verdict(proxied.endToEnd)})`}`);
 }
-console.log(`SSE /events, end to end: arrival through the proxy minus arrival on a direct stream, both read by this process (${proxied.endToEnd.length} records):`);
-console.log(`  second direct: ${spread(floor)} (the method's floor: this process's own reading)`);
-console.log(`  nginx:         ${spread(nginxed.endToEnd)}`);
-console.log(`  gateway proxy: ${spread(proxied.endToEnd)}${onWire ? "" : ` (${verdict(proxied.endToEnd)})`}`);
 
 console.log(`load average after: ${loadAverage()}`);
 await api("DELETE", `/api/v1/sessions/${session.id}`);

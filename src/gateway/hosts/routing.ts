@@ -25,7 +25,16 @@ export function hostOffline(what: "session" | "project", id: string, host: strin
   return new ProtocolError("host_offline", 503, `${what} ${id} is on host ${host}, which is not connected to this gateway front`);
 }
 
+/** Session owners remembered (joined hosts' sessions); past this many the oldest is forgotten. */
+const OWNERS_KEPT = 10_000;
+
 export class FrontRouting {
+  /**
+   * The owner host of sessions on joined hosts, learnt from their rows: a session's owner is written when it
+   * is created and never changes while this front runs, so the session proxy need not read it again.
+   */
+  private readonly owners = new Map<string, string>();
+
   constructor(private readonly deps: RoutingDeps) {}
 
   /** Whether `name` is a joined host agent: a host credential was issued for it. */
@@ -58,7 +67,26 @@ export class FrontRouting {
     const { db } = this.deps;
     const row = await first(db.select({ id: db.t.sessions.id, ownerHost: db.t.sessions.ownerHost, state: db.t.sessions.state }).from(db.t.sessions).where(eq(db.t.sessions.id, id)));
     if (!row || row.state === "reaped") return null;
-    return await this.owner("session", row);
+    const remote = await this.owner("session", row);
+    if (remote) this.remember(id, remote.host);
+    return remote;
+  }
+
+  /**
+   * The connection of the joined host known to own session `id` (a `session` answer seen before), with no
+   * database read: the session proxy's per-request path. Undefined when not known or not connected now
+   * (then `session` answers, 503 or 409 included). A session deleted since is answered by its host (404).
+   */
+  knownSession(id: string): RemoteHost | undefined {
+    const host = this.owners.get(id);
+    const connection = host === undefined ? undefined : this.link(host);
+    return connection ? { host: host!, connection } : undefined;
+  }
+
+  private remember(id: string, host: string): void {
+    if (this.owners.has(id)) return;
+    if (this.owners.size >= OWNERS_KEPT) this.owners.delete(this.owners.keys().next().value!);
+    this.owners.set(id, host);
   }
 
   /**

@@ -11,6 +11,7 @@ import { jsonResponse } from "../server/errors.ts";
 import { pairsWithSecurityHeaders, withSecurityHeaders } from "../server/headers.ts";
 import type { SessionSupervisor } from "./supervisor.ts";
 import { ProtocolError } from "../../protocol/errors.ts";
+import { MAX_DATA } from "../hosts/mux/frames.ts";
 import type { RemoteHost } from "../hosts/routing.ts";
 import { Deadlines } from "./deadlines.ts";
 import { HOP_BY_HOP } from "./upstream/response-parser.ts";
@@ -84,6 +85,9 @@ export async function proxyRequest(ctx: ProxyDeps, supervisor: Pick<SessionSuper
   const path = `${rest}${url.search}`;
   // The URL parser already percent-encoded anything else; the request line we write carries nothing but this.
   if (!VISIBLE_ASCII.test(path)) return refuse(ctx, 400, { error: "invalid_path", message: "the proxied path may only contain visible ASCII characters" });
+  // A joined host's session seen before goes straight to its connection: its row is not read again.
+  const known = ctx.routing?.knownSession(id);
+  if (known) return await proxyToHost(ctx, known, request, id, path, auth, server);
   // A session its daemon stopped for being idle is resumed first: the client does not notice.
   const target = await supervisor.proxyTargetResuming(id);
   if (!target.ok) {
@@ -149,7 +153,18 @@ async function proxyToHost(ctx: ProxyDeps, owner: RemoteHost, request: Request, 
     return refuse(ctx, 503, { error: "host_offline", message: `session ${id} is on host ${owner.host}, which could not be reached (${(error as Error).message.slice(0, 200)})` });
   }
   const init = { status: answer.status, statusText: answer.statusText, headers: pairsWithSecurityHeaders(endToEndHeaders(answer.headers, NOT_RELAYED), ctx.tls) };
-  if (!answer.body || !contentType(init.headers).startsWith("text/event-stream")) return new Response(answer.body, init);
+  if (!answer.body) return new Response(null, init);
+  if (!contentType(init.headers).startsWith("text/event-stream")) {
+    // A small body of declared length arrives in one DATA frame right behind its head: read whole, it goes
+    // out in the same write as the head and with its length, not pumped through a stream as chunks.
+    if (Number(answer.headers.get("content-length") ?? Infinity) > WHOLE_BODY_MAX) return new Response(answer.body, init);
+    try {
+      return new Response(await answer.bytes(), init);
+    } catch (error) {
+      if (request.signal.aborted) return new Response(null, { status: 499 });
+      return refuse(ctx, 503, { error: "host_offline", message: `session ${id} is on host ${owner.host}, which could not be reached (${(error as Error).message.slice(0, 200)})` });
+    }
+  }
   server?.timeout(request, 0);
   const stream = ctx.streams.track(auth);
   stream.signal.addEventListener("abort", () => ended.abort(stream.signal.reason), { once: true });
@@ -178,6 +193,9 @@ async function proxyToHost(ctx: ProxyDeps, owner: RemoteHost, request: Request, 
     init,
   );
 }
+
+/** A joined host's answer up to this length (one DATA frame of the host protocol) is relayed whole. */
+const WHOLE_BODY_MAX = MAX_DATA;
 
 /** Response headers of a host's answer this front sets itself (framing) or replaces (security headers). */
 const NOT_RELAYED = new Set(["content-length"]);

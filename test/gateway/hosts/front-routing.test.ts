@@ -125,6 +125,25 @@ describe("a session of a connected host", () => {
     expect(seen).toEqual([{ method: "POST", path: `/host/v1/sessions/${id}/proxy/session/commands?wait=1`, authorization: null, cookie: null, accept: "application/json", body: JSON.stringify({ prompt: "hi" }) }]);
   });
 
+  test("a small answer reaches the client whole with its length; a session proxied before answers 503 host_offline once its host is gone, and is forwarded again when it is back", async () => {
+    await connectHost();
+    const { id } = await remoteSession(HOST);
+    const body = JSON.stringify({ status: "ok" });
+    answers.set(`GET /host/v1/sessions/${id}/proxy/health`, () => new Response(body, { headers: { "content-type": "application/json", "content-length": String(body.length) } }));
+    const proxied = () => fetch(`${gw.url}/api/v1/sessions/${id}/proxy/health`, { headers: { Authorization: `Bearer ${gw.token}` } });
+    const first = await proxied();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-length")).toBe(String(body.length));
+    expect(await first.text()).toBe(body);
+    await disconnectHost();
+    const offline = await api(gw).call("GET", `/api/v1/sessions/${id}/proxy/health`);
+    expect([offline.status, offline.body]).toEqual([503, { error: "host_offline", message: `session ${id} is on host ${HOST}, which is not connected to this gateway front` }]);
+    await connectHost();
+    const again = await proxied();
+    expect([again.status, await again.text()]).toEqual([200, body]);
+    expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([`GET /host/v1/sessions/${id}/proxy/health`, `GET /host/v1/sessions/${id}/proxy/health`]);
+  });
+
   test("an SSE stream is relayed as the host sends it, and the client going away ends the host's stream", async () => {
     await connectHost();
     const { id } = await remoteSession(HOST);

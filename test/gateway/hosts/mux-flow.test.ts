@@ -215,4 +215,12 @@ describe("cancel and abort", () => {
     const response = await pair.host.fetch(new Request("http://x/"));
     expect(String(await rejection(response.arrayBuffer()))).toContain("the front front-a reset the exchange: the response body failed: daemon died");
   });
+
+  test("a response of declared length whose body fails before it is complete: the head arrives, then the body errors with the reset", async () => {
+    pair = await muxPair();
+    pair.front.serve(async () => new Response(new ReadableStream({ pull: (controller) => controller.error(new Error("daemon died")) }), { headers: { "content-length": "10" } }));
+    const response = await pair.host.fetch(new Request("http://x/"));
+    expect(response.status).toBe(200);
+    expect(String(await rejection(response.arrayBuffer()))).toContain("the front front-a reset the exchange: the response body failed: daemon died");
+  });
 });

@@ -1,6 +1,7 @@
 // The host protocol's mux over real Bun WebSockets on 127.0.0.1: HTTP exchanges both ways, bodies intact.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts";
+import { MAX_DATA } from "../../../src/gateway/hosts/mux/frames.ts";
 import { muxPair, type MuxPair } from "./mux-pair.ts";
 
 let pair: MuxPair | undefined;
@@ -48,6 +49,24 @@ for (const direction of ["host to front", "front to host"] as const) {
         const sent = bodies.get(size)!;
         const posted = await client.fetch(new Request(`http://x/echo?size=${size}`, { method: "POST", body: sent, headers: { "x-test": "yes" } }));
         expect(await posted.json()).toEqual({ method: "POST", path: `/echo?size=${size}`, header: "yes", length: size, sha: new Bun.CryptoHasher("sha256").update(sent).digest("hex") });
+      }
+      expect(client.openStreams).toBe(0);
+      expect(server.openStreams).toBe(0);
+    });
+
+    test("answers of declared length (0 B, 1 B, one DATA frame, one byte more) arrive byte for byte with their length", async () => {
+      pair = await muxPair();
+      const [client, server] = ends(pair);
+      const sizes = [0, 1, MAX_DATA, MAX_DATA + 1];
+      const bodies = new Map(sizes.map((size) => [size, randomBytes(size)]));
+      server.serve(async (request) => {
+        const size = Number(new URL(request.url).pathname.slice(1));
+        return new Response(bodies.get(size)!, { headers: { "content-length": String(size) } });
+      });
+      for (const size of sizes) {
+        const got = await client.fetch(new Request(`http://x/${size}`));
+        expect(got.headers.get("content-length")).toBe(String(size));
+        expect(Buffer.compare(new Uint8Array(await got.arrayBuffer()), bodies.get(size)!)).toBe(0);
       }
       expect(client.openStreams).toBe(0);
       expect(server.openStreams).toBe(0);

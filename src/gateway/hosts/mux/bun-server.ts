@@ -33,6 +33,11 @@ class ServerMuxSocket implements MuxSocket {
     return this.ws!.send(bytes);
   }
 
+  cork(sends: () => void): void {
+    if (this.ws) this.ws.cork(sends);
+    else sends();
+  }
+
   close(code: number, reason: string): void {
     this.ws?.close(code, reason);
   }

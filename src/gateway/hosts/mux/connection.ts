@@ -7,7 +7,7 @@ import { pumpBody, type OutChannel } from "./body.ts";
 import { MuxClosedError, MuxResetError } from "./errors.ts";
 import { dispatchFrame, type FrameContext } from "./frame-dispatch.ts";
 import { FrameWriter } from "./frame-writer.ts";
-import { CLOSE, FRAME, MAX_STREAMS, MuxProtocolError, closeReason, decodeFrame, encodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame } from "./frames.ts";
+import { CLOSE, FRAME, MAX_DATA, MAX_STREAMS, MuxProtocolError, closeReason, decodeFrame, encodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame } from "./frames.ts";
 import { HOST_PROTOCOL, helloPayload, negotiate, parseHello, type HelloInfo, type MuxSide } from "./hello.ts";
 import { requestHead, responseHead } from "./heads.ts";
 import type { MuxSocket } from "./socket.ts";
@@ -219,13 +219,43 @@ export class MuxConnection {
       this.reset(stream, `the response head is too large: ${error instanceof Error ? error.message : String(error)}`, error);
       return;
     }
+    if (response.body && fitsOneFrame(response.headers)) return await this.sendWhole(stream, head, response);
     this.write(head);
     if (response.body) this.sendBody(stream, response.body);
-    else {
-      stream.outDone = true;
-      if (!stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
-      else this.streams.settleIfDone(stream);
+    else this.outComplete(stream);
+  }
+
+  /**
+   * A response body of declared length that fits one DATA frame is read whole first; then HEAD, DATA and
+   * END go out back to back (in one socket write where the socket can cork), so the peer takes the whole
+   * answer in one wakeup instead of one per frame.
+   */
+  private async sendWhole(stream: Stream, head: Uint8Array, response: Response): Promise<void> {
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = await response.bytes();
+    } catch (error) {
+      if (stream.ended) return;
+      this.write(head);
+      this.reset(stream, `the response body failed: ${error instanceof Error ? error.message : String(error)}`, error);
+      return;
     }
+    if (stream.ended) return;
+    if (bytes.byteLength > Math.min(MAX_DATA, stream.credit)) {
+      // Longer than declared: sent as any other body.
+      this.write(head);
+      this.sendBody(stream, new Blob([bytes]).stream());
+      return;
+    }
+    this.writer.batch(() => {
+      this.write(head);
+      if (bytes.byteLength > 0) {
+        stream.credit -= bytes.byteLength;
+        this.write(encodeFrame(FRAME.DATA, stream.id, bytes));
+      }
+      this.write(encodeFrame(FRAME.END, stream.id));
+    });
+    this.outComplete(stream);
   }
 
   // --- sending ---
@@ -250,16 +280,21 @@ export class MuxConnection {
         this.write(encodeFrame(FRAME.DATA, stream.id, bytes));
       },
       end: () => {
-        stream.outDone = true;
         this.write(encodeFrame(FRAME.END, stream.id));
-        // A response complete before its request body was read stops the upload (HTTP/2 does the same with
-        // RST_STREAM): otherwise the client would wait for credit that never comes.
-        if (!stream.local && !stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
-        else this.streams.settleIfDone(stream);
+        this.outComplete(stream);
       },
       failed: (error) => this.reset(stream, `the ${stream.local ? "request" : "response"} body failed: ${error instanceof Error ? error.message : String(error)}`, error),
     };
     void pumpBody(reader, out);
+  }
+
+  /** This side's direction of the exchange is complete (its END sent, or its HEAD said no body). */
+  private outComplete(stream: Stream): void {
+    stream.outDone = true;
+    // A response complete before its request body was read stops the upload (HTTP/2 does the same with
+    // RST_STREAM): otherwise the client would wait for credit that never comes.
+    if (!stream.local && !stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
+    else this.streams.settleIfDone(stream);
   }
 
   private write(bytes: Uint8Array): void {
@@ -317,4 +352,10 @@ export class MuxConnection {
   private peerText(): string {
     return this.peer ? `the ${this.peer.side} ${this.peer.name}` : `the ${this.local.side === "host" ? "front" : "host"}`;
   }
+}
+
+/** Whether a body declares a length (content-length) that fits one DATA frame. */
+function fitsOneFrame(headers: Headers): boolean {
+  const declared = headers.get("content-length");
+  return declared !== null && /^\d{1,5}$/.test(declared) && Number(declared) <= MAX_DATA;
 }

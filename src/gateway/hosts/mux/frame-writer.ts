@@ -31,6 +31,12 @@ export class FrameWriter {
     if (sent === 0) this.failed("the socket dropped a frame (backpressure limit)");
   }
 
+  /** Writes `frames` (calls of write) as one socket write where the socket can cork them. */
+  batch(frames: () => void): void {
+    if (this.socket.cork) this.socket.cork(frames);
+    else frames();
+  }
+
   /** Whether the socket has room for more body bytes. */
   writable(): boolean {
     return this.socket.bufferedAmount <= SOCKET_HIGH_WATER;

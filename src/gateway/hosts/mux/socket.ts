@@ -4,6 +4,8 @@
 export interface MuxSocket {
   /** Sends one binary message. Bun's server socket returns 0 when it dropped the message. */
   send(bytes: Uint8Array): void | number;
+  /** Runs `sends` with the socket corked: their messages leave in one write (Bun's server socket has it). */
+  cork?(sends: () => void): void;
   readonly bufferedAmount: number;
   close(code: number, reason: string): void;
   /** Called once; events that arrived before are delivered then, in order. */

@@ -16,6 +16,19 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 const squeezed = (text: string) => text.replace(/\s+/g, "");
 const shows = (line: string) => (t: TermSession) => squeezed(t.text()).includes(squeezed(line));
 
+/**
+ * Waits until the view reads keys itself. Its first frame (the editor's placeholder) is drawn before Ink
+ * turns raw mode on, in an effect: a key pressed in between goes to the terminal's line discipline, which
+ * takes Ctrl+D as end of input, so the view never sees it. A letter shown in the editor, and erased again,
+ * proves the keys reach the view.
+ */
+async function untilKeysReachTheView(t: TermSession): Promise<void> {
+  t.write("x");
+  await t.waitFor((s) => s.screen().includes("› x"), "the editor to show a typed letter");
+  t.write("\x7f");
+  await t.waitFor((s) => s.screen().includes("› Type a message"), "the editor to be empty again");
+}
+
 describe("stopping and leaving a local session (compiled binary, real terminal)", () => {
   test("Esc in a permission dialog and Ctrl+C while a turn runs interrupt; /exit and Ctrl+C detach with one line", async () => {
     const p = scriptedProject(`responses:
@@ -63,10 +76,14 @@ describe("stopping and leaving a local session (compiled binary, real terminal)"
   test("Ctrl+D on an empty prompt prints the same single line", async () => {
     const p = scriptedProject(`responses:\n  - text: "hello"\n`);
     const t = terminals.start(p, ["new"]);
-    await t.waitFor("Type a message", "the prompt editor");
+    // The binary and its daemon start slowly on a loaded machine: the bounds only end a view that never comes.
+    await t.waitFor((s) => /ready\s/.test(s.screen()), "the view connected and idle", 60_000);
     const id = terminals.sessionOf(t, p);
+    await untilKeysReachTheView(t);
     t.write("\x04");
+    // The line is printed before the process exits; waiting for it first shows the screen if Ctrl+D is lost.
+    await t.waitFor(shows(`Detached from session ${id}; it keeps running (no turn is running). Return to it with: agent continue ${id}`), "the detach line", 30_000);
     expect(await t.proc.exited).toBe(0);
-    await t.waitFor(shows(`Detached from session ${id}; it keeps running (no turn is running). Return to it with: agent continue ${id}`), "the detach line");
-  }, 60_000);
+    expect(count(t.text(), "Detached from session")).toBe(1);
+  }, 120_000);
 });

@@ -7,18 +7,28 @@ import { API_BODY_LIMIT } from "../../src/gateway/server/headers.ts";
 import { machineToken } from "./sessions/helpers.ts";
 import { startTestGateway, type TestGateway, sqlGet } from "./helpers.ts";
 
+// `gw` has short body deadlines (1 s idle, 2.5 s in all) for the 408 tests. Its 1 s idle timeout also closes,
+// unanswered, a connection whose request takes over a second to handle (a loaded machine, a busy database),
+// so a body that must be read whole is sent to `plain`, which has the default deadlines.
 let gw: TestGateway;
+let plain: TestGateway;
 let token: string;
+let plainToken: string;
 beforeAll(async () => {
   gw = await startTestGateway("", { idleTimeoutSecs: 1, bodyTotalMs: 2500 });
   token = await machineToken(gw);
+  plain = await startTestGateway();
+  plainToken = await machineToken(plain);
 });
-afterAll(() => gw.stop());
+afterAll(async () => {
+  await gw.stop();
+  await plain.stop();
+});
 
 /** Writes `parts` with `gapMs` between them; resolves with everything received until the server closes. */
-function exchange(parts: (string | Buffer)[], gapMs = 0): Promise<string> {
+function exchange(parts: (string | Buffer)[], gapMs = 0, port = gw.server.port!): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect(gw.server.port!, "127.0.0.1");
+    const socket = connect(port, "127.0.0.1");
     let received = "";
     const timer = setTimeout(() => socket.destroy(), 10_000);
     socket.on("data", (chunk) => (received += chunk.toString("latin1")));
@@ -37,7 +47,7 @@ function exchange(parts: (string | Buffer)[], gapMs = 0): Promise<string> {
   });
 }
 
-const head = (path: string, extra: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+const head = (path: string, extra: string, bearer = token) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
 function chunk(size: number): Buffer {
   return Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), Buffer.alloc(size, 0x20), Buffer.from("\r\n")]);
@@ -77,19 +87,19 @@ describe("request bodies", () => {
 
   test("a chunked body within the limit is read whole and reaches the route", async () => {
     const body = JSON.stringify({ name: "chunky", config_format: "yaml", config_content: "default_permission_matcher: standard\n" });
-    const received = await exchange([head("/api/v1/configurations", "Transfer-Encoding: chunked\r\nConnection: close\r\n"), `${body.length.toString(16)}\r\n${body}\r\n`, "0\r\n\r\n"], 50);
+    const received = await exchange([head("/api/v1/configurations", "Transfer-Encoding: chunked\r\nConnection: close\r\n", plainToken), `${body.length.toString(16)}\r\n${body}\r\n`, "0\r\n\r\n"], 50, plain.server.port!);
     expect(received).toStartWith("HTTP/1.1 201");
   });
 
   test("a JSON body nested deeper than 64 levels is refused with 400 before any parser sees it; 64 levels are parsed", async () => {
     const nested = (n: number) => JSON.stringify({ name: "deep", config_format: "yaml", config_content: "x: 1", extra: JSON.parse("[".repeat(n) + "]".repeat(n)) });
     for (const n of [65, 20_000]) {
-      const res = await fetch(`${gw.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: `{"name":"deep","config_format":"yaml","config_content":"x: 1","extra":${"[".repeat(n)}${"]".repeat(n)}}` });
+      const res = await fetch(`${plain.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${plainToken}`, "Content-Type": "application/json" }, body: `{"name":"deep","config_format":"yaml","config_content":"x: 1","extra":${"[".repeat(n)}${"]".repeat(n)}}` });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: "bad_request", message: expect.stringContaining("64 levels") });
     }
     // Brackets inside strings do not count.
-    const inString = await fetch(`${gw.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "brackets", config_format: "yaml", config_content: `x: "${"[".repeat(500)}"\n` }) });
+    const inString = await fetch(`${plain.url}/api/v1/configurations`, { method: "POST", headers: { Authorization: `Bearer ${plainToken}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "brackets", config_format: "yaml", config_content: `x: "${"[".repeat(500)}"\n` }) });
     expect(inString.status).toBe(201);
     expect(nested(10).length).toBeGreaterThan(0);
   });

@@ -3,14 +3,14 @@
 // per-stream credit, END; RESET aborts it either way. HELLO negotiates the version, PING/PONG detect a dead
 // peer. Nothing here throws into the socket's event loop: a bad frame closes the connection with 1002.
 import { VERSION } from "../../../version.ts";
-import { pumpBody, type OutChannel } from "./body.ts";
 import { MuxClosedError, MuxResetError } from "./errors.ts";
 import { dispatchFrame, type FrameContext } from "./frame-dispatch.ts";
 import { FrameWriter } from "./frame-writer.ts";
-import { CLOSE, FRAME, MAX_DATA, MAX_STREAMS, MuxProtocolError, closeReason, decodeFrame, encodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame } from "./frames.ts";
+import { CLOSE, FRAME, MAX_STREAMS, MuxProtocolError, closeReason, decodeFrame, encodeJsonFrame, frameName, jsonOf, type Frame } from "./frames.ts";
 import { HOST_PROTOCOL, helloPayload, negotiate, parseHello, type HelloInfo, type MuxSide } from "./hello.ts";
 import { requestHead, responseHead } from "./heads.ts";
 import type { MuxSocket } from "./socket.ts";
+import { BodySender, fitsOneFrame } from "./send-body.ts";
 import { StreamTable, type Stream } from "./stream-table.ts";
 
 export interface MuxHello {
@@ -50,6 +50,7 @@ export class MuxConnection {
   private handler?: MuxHandler;
   private unserved: Stream[] = [];
   private readonly writer: FrameWriter;
+  private readonly bodies: BodySender;
   private heartbeat?: ReturnType<typeof setInterval>;
   private silentTicks = 0;
 
@@ -61,6 +62,7 @@ export class MuxConnection {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.streams = new StreamTable(local.side, options.maxStreams ?? MAX_STREAMS);
     this.writer = new FrameWriter(socket, (reason) => this.shutdown(CLOSE.INTERNAL, reason, true));
+    this.bodies = new BodySender({ writer: this.writer, streams: this.streams, reset: (stream, reason, error) => this.reset(stream, reason, error) });
     this.frames = {
       streams: this.streams,
       write: (bytes) => this.write(bytes),
@@ -125,7 +127,7 @@ export class MuxConnection {
     request.signal.addEventListener("abort", onAbort, { once: true });
     stream.unlisten = () => request.signal.removeEventListener("abort", onAbort);
     this.write(head);
-    if (request.body) this.sendBody(stream, request.body);
+    if (request.body) this.bodies.stream(stream, request.body);
     return response;
   }
 
@@ -219,83 +221,13 @@ export class MuxConnection {
       this.reset(stream, `the response head is too large: ${error instanceof Error ? error.message : String(error)}`, error);
       return;
     }
-    if (response.body && fitsOneFrame(response.headers)) return await this.sendWhole(stream, head, response);
+    if (response.body && fitsOneFrame(response.headers)) return await this.bodies.whole(stream, head, response);
     this.write(head);
-    if (response.body) this.sendBody(stream, response.body);
-    else this.outComplete(stream);
-  }
-
-  /**
-   * A response body of declared length that fits one DATA frame is read whole first; then HEAD, DATA and
-   * END go out back to back (in one socket write where the socket can cork), so the peer takes the whole
-   * answer in one wakeup instead of one per frame.
-   */
-  private async sendWhole(stream: Stream, head: Uint8Array, response: Response): Promise<void> {
-    let bytes: Uint8Array<ArrayBuffer>;
-    try {
-      bytes = await response.bytes();
-    } catch (error) {
-      if (stream.ended) return;
-      this.write(head);
-      this.reset(stream, `the response body failed: ${error instanceof Error ? error.message : String(error)}`, error);
-      return;
-    }
-    if (stream.ended) return;
-    if (bytes.byteLength > Math.min(MAX_DATA, stream.credit)) {
-      // Longer than declared: sent as any other body.
-      this.write(head);
-      this.sendBody(stream, new Blob([bytes]).stream());
-      return;
-    }
-    this.writer.batch(() => {
-      this.write(head);
-      if (bytes.byteLength > 0) {
-        stream.credit -= bytes.byteLength;
-        this.write(encodeFrame(FRAME.DATA, stream.id, bytes));
-      }
-      this.write(encodeFrame(FRAME.END, stream.id));
-    });
-    this.outComplete(stream);
+    if (response.body) this.bodies.stream(stream, response.body);
+    else this.bodies.complete(stream);
   }
 
   // --- sending ---
-
-  private sendBody(stream: Stream, body: ReadableStream<Uint8Array | string>): void {
-    let reader: ReadableStreamDefaultReader<Uint8Array | string>;
-    try {
-      reader = body.getReader();
-    } catch (error) {
-      // A body already read or locked (a handler returning a used Response): nothing can be sent.
-      this.reset(stream, `the ${stream.local ? "request" : "response"} body cannot be read: ${error instanceof Error ? error.message : String(error)}`, error);
-      return;
-    }
-    stream.reader = reader;
-    const out: OutChannel = {
-      canSend: () => !stream.ended && stream.credit > 0 && this.writer.writable(),
-      ready: () => (stream.credit > 0 ? this.writer.whenWritable() : new Promise<void>((resolve) => stream.creditWaiters.push(resolve))),
-      credit: () => stream.credit,
-      aborted: () => stream.ended,
-      data: (bytes) => {
-        stream.credit -= bytes.byteLength;
-        this.write(encodeFrame(FRAME.DATA, stream.id, bytes));
-      },
-      end: () => {
-        this.write(encodeFrame(FRAME.END, stream.id));
-        this.outComplete(stream);
-      },
-      failed: (error) => this.reset(stream, `the ${stream.local ? "request" : "response"} body failed: ${error instanceof Error ? error.message : String(error)}`, error),
-    };
-    void pumpBody(reader, out);
-  }
-
-  /** This side's direction of the exchange is complete (its END sent, or its HEAD said no body). */
-  private outComplete(stream: Stream): void {
-    stream.outDone = true;
-    // A response complete before its request body was read stops the upload (HTTP/2 does the same with
-    // RST_STREAM): otherwise the client would wait for credit that never comes.
-    if (!stream.local && !stream.inDone) this.reset(stream, "the response is complete; the rest of the request body is not read", undefined);
-    else this.streams.settleIfDone(stream);
-  }
 
   private write(bytes: Uint8Array): void {
     if (!this.closeInfo) this.writer.write(bytes);
@@ -354,8 +286,3 @@ export class MuxConnection {
   }
 }
 
-/** Whether a body declares a length (content-length) that fits one DATA frame. */
-function fitsOneFrame(headers: Headers): boolean {
-  const declared = headers.get("content-length");
-  return declared !== null && /^\d{1,5}$/.test(declared) && Number(declared) <= MAX_DATA;
-}

@@ -37,6 +37,19 @@ export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => Hos
     let ip: string | undefined;
     const ipOf = () => (ip ??= ctx.policy.clientIp(server?.requestIP(request)?.address ?? "127.0.0.1", request.headers.get("x-forwarded-for")));
     const done = (res: Response) => withSecurityHeaders(res, ctx.tls, oauthPath(request.url));
+    // Bun's idle timeout also runs while a handler works: a stop that waits for its daemon, a resume, a
+    // proxied request the daemon answers slowly would be cut unanswered after it. So it is lifted from the
+    // moment the request is read until its answer is ready, then put back for the answer and the idle
+    // keep-alive connection; a stream (SSE) keeps it lifted (its route asked for that).
+    let lifted = false;
+    const lift = () => {
+      lifted = true;
+      server?.timeout(request, 0);
+    };
+    const answered = (res: Response): Response => {
+      if (lifted && !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) server?.timeout(request, deadlines.idleMs / 1000);
+      return res;
+    };
     try {
       if (ctx.policy.filtering && !ctx.policy.permits(ipOf())) return done(jsonResponse(403, { error: "forbidden" }));
 
@@ -58,31 +71,34 @@ export function createFetchHandler(ctx: EdgeDeps, app: Handler, hosts: () => Hos
         // The session proxy bypasses the app: every proxied byte would pay for its routing and parsing. It
         // forwards the canonical path; its responses carry their security headers already.
         if (checked && isProxyPath(pathname)) {
-          if (!request.body) return await proxyRequest(ctx, ctx.sessions, request, url, checked, server);
+          if (!request.body) {
+            lift();
+            return answered(await proxyRequest(ctx, ctx.sessions, request, url, checked, server));
+          }
           proxied = checked;
         }
         auth = checked;
       }
       // The body, whole and under the route's limit, before anything parses it; the connection's idle timeout
-      // is lifted meanwhile so that a stalled body gets its 408 instead of a silent close.
+      // is lifted from here on, so that a stalled body gets its 408 (the edge's own deadlines) instead of a
+      // silent close, and a slow answer gets through.
+      lift();
       let body: Uint8Array<ArrayBuffer> | null = null;
       if (request.body) {
-        server?.timeout(request, 0);
         const read = await readBody(request, limit, deadlines);
-        if (read instanceof Response) return done(read);
-        server?.timeout(request, deadlines.idleMs / 1000);
-        if (read && isJsonType(request.headers.get("content-type")) && jsonNestsDeeper(read)) return done(tooDeep());
+        if (read instanceof Response) return answered(done(read));
+        if (read && isJsonType(request.headers.get("content-type")) && jsonNestsDeeper(read)) return answered(done(tooDeep()));
         body = read;
       }
-      if (proxied) return await proxyRequest(ctx, ctx.sessions, body === null ? request : new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal }), url, proxied, server);
+      if (proxied) return answered(await proxyRequest(ctx, ctx.sessions, body === null ? request : new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal }), url, proxied, server));
       // The app sees only the canonical URL.
       const req = new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal });
       setEdgeDecision(req, pathname, auth);
       // Streams (SSE) lift the idle timeout for their connection once the route accepted them.
       setRequestMeta(req, { ip: ipOf(), requestId: idOf(), origin: target.origin, keepOpen: () => server?.timeout(request, 0) });
-      return done(await app.handle(req));
+      return answered(done(await app.handle(req)));
     } catch (error) {
-      return done(errorResponse(error, undefined, idOf(), ctx.logger));
+      return answered(done(errorResponse(error, undefined, idOf(), ctx.logger)));
     }
   };
 }

@@ -72,7 +72,7 @@ const server = Bun.serve({
       case "/slow":
         stats.slow_opened++;
         return new Promise<Response>((resolve) => {
-          const timer = setTimeout(() => resolve(Response.json({ slow: true })), 10_000);
+          const timer = setTimeout(() => resolve(Response.json({ slow: true })), Number(url.searchParams.get("ms") ?? 10_000));
           req.signal.addEventListener("abort", () => {
             clearTimeout(timer);
             stats.slow_abandoned++;

@@ -59,7 +59,7 @@ function alive(pid: number): boolean {
 }
 
 describe.skipIf(TEST_DB === "pg")("owner host on SQLite", () => {
-  test("a SQLite gateway takes every row on at start, whatever host name wrote it: a renamed host keeps its projects and sessions", async () => {
+  test("a SQLite gateway takes every row on at start, whatever host name wrote it, except joined host agents' rows: a renamed host keeps its projects and sessions", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), "gw-owner-sqlite-")), "data");
     const first = await startTestGateway(`host_name: before\n${FAST}`, { dataDir });
     first.ctx.sessions.daemonCommand = FAKE_DAEMON;
@@ -69,6 +69,15 @@ describe.skipIf(TEST_DB === "pg")("owner host on SQLite", () => {
     expect((await call(first, token, "GET", `/api/v1/projects/${project.id}`)).body.owner_host).toBe("before");
     // A row from before owners were recorded.
     first.ctx.sqlite!.run("UPDATE projects SET owner_host = NULL WHERE id = ?", [older.id]);
+    // A joined host agent's project and session: they stay that host's.
+    const joined = await registerProject(first, token);
+    first.ctx.sqlite!.run("INSERT INTO hosts (name, first_seen_at, last_seen_at, online_until, protocol) VALUES ('build-1', 0, 0, 0, 1)");
+    first.ctx.sqlite!.run("UPDATE projects SET owner_host = 'build-1' WHERE id = ?", [joined.id]);
+    const joinedSession = "ses_0000000000000000000000build";
+    first.ctx.sqlite!.run(
+      "INSERT INTO sessions (id, project_id, state, launch_mode, owner_host, created_at, updated_at) VALUES (?, ?, 'stopped', 'project_direct', 'build-1', 0, 0)",
+      [joinedSession, joined.id],
+    );
     await first.stop();
     const renamed = await startTestGateway(`host_name: after\n${FAST}`, { dataDir });
     renamed.ctx.sessions.daemonCommand = FAKE_DAEMON;
@@ -78,6 +87,8 @@ describe.skipIf(TEST_DB === "pg")("owner host on SQLite", () => {
         expect(read.body.owner_host).toBe("after");
         expect(read.body.hook_status).toEqual({ has_gateway_yaml: true, configured_hooks: ["review"] });
       }
+      expect((await call(renamed, token, "GET", `/api/v1/projects/${joined.id}`)).body.owner_host).toBe("build-1");
+      expect(renamed.ctx.sqlite!.query("SELECT owner_host FROM sessions WHERE id = ?").get(joinedSession)).toEqual({ owner_host: "build-1" });
       const created = await call(renamed, token, "POST", "/api/v1/sessions", { project_id: project.id, launch_mode: "project_direct" });
       expect(created.status).toBe(201);
       expect(created.body.owner_host).toBe("after");

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processRunning } from "../helpers/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 
@@ -54,20 +55,6 @@ async function until(cond: () => boolean, what: string, ms: number): Promise<voi
   throw new Error(`gave up waiting for ${what}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by init) is gone for a user.
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 function daemonFetch(box: Box, id: string, path: string, init: RequestInit = {}) {
   const { port } = daemonJson(box, id);
   return fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { Authorization: `Bearer ${tokenOf(box, id)}`, "Content-Type": "application/json", ...(init.headers ?? {}) } });
@@ -81,7 +68,7 @@ describe("idle exit", () => {
     const id = created.out.trim();
     const first = daemonJson(box, id).pid;
 
-    await until(() => !alive(first), "the idle daemon to exit", 30_000);
+    await until(() => !processRunning(first), "the idle daemon to exit", 30_000);
     expect(listed(box)[0]).toMatchObject({ id, state: "stopped", daemon_running: false });
     expect(readFileSync(join(sessionDir(box, id), "daemon.log"), "utf8")).toContain("idle for 1 s");
 
@@ -89,7 +76,7 @@ describe("idle exit", () => {
     expect(continued.code).toBe(0);
     const second = daemonJson(box, id).pid;
     expect(second).not.toBe(first);
-    expect(alive(second)).toBe(true);
+    expect(processRunning(second)).toBe(true);
     expect(listed(box)[0]).toMatchObject({ id, state: "running", daemon_running: true });
     // The conversation is still there, and the session takes prompts.
     const sync = await (await daemonFetch(box, id, "/sync")).json();
@@ -101,10 +88,10 @@ describe("idle exit", () => {
     const res = await daemonFetch(box, id, `/events?after=${encodeURIComponent(sync.cursor)}`, { signal: stream.signal });
     expect(res.status).toBe(200);
     await Bun.sleep(3000);
-    expect(alive(second)).toBe(true);
+    expect(processRunning(second)).toBe(true);
     // ...and goes once the client has left.
     stream.abort();
-    await until(() => !alive(second), "the daemon to exit once the client left", 30_000);
+    await until(() => !processRunning(second), "the daemon to exit once the client left", 30_000);
     expect(listed(box)[0]).toMatchObject({ id, state: "stopped" });
   }, 90_000);
 
@@ -122,13 +109,13 @@ describe("sessions stop --all and prune", () => {
     const a = agent(box, ["new", "--detach", "--demo", "one"]).out.trim();
     const b = agent(box, ["new", "--detach", "--demo", "two"]).out.trim();
     const pids = [daemonJson(box, a).pid, daemonJson(box, b).pid];
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(processRunning)).toBe(true);
 
     const stopped = agent(box, ["sessions", "stop", "--all"]);
     expect(stopped.code).toBe(0);
     expect(stopped.out.trim().split("\n").sort()).toEqual([a, b].sort());
     expect(stopped.err).toContain("stopped 2 session(s)");
-    await until(() => !pids.some(alive), "both daemons to exit", 30_000);
+    await until(() => !pids.some(processRunning), "both daemons to exit", 30_000);
     expect(listed(box).map((s) => s.state)).toEqual(["stopped", "stopped"]);
     const again = agent(box, ["sessions", "stop", "--all"]);
     expect(again).toMatchObject({ code: 0, out: "" });
@@ -160,10 +147,10 @@ describe("truthful states", () => {
     const stop = await daemonFetch(box, id, "/session/stop", { method: "POST", body: "{}" });
     expect(stop.status).toBe(200);
     // The stopped daemon stays up to serve the history: continuing must not reuse it.
-    expect(alive(old)).toBe(true);
+    expect(processRunning(old)).toBe(true);
 
     expect(agent(box, ["continue", "--detach", "--demo", id]).code).toBe(0);
-    expect(alive(old)).toBe(false);
+    expect(processRunning(old)).toBe(false);
     const sync = await (await daemonFetch(box, id, "/sync")).json();
     expect(sync).toMatchObject({ session_state: "running", actions: { prompt: true } });
     const prompt = await daemonFetch(box, id, "/prompt", { method: "POST", body: JSON.stringify({ text: "fix the\nbuild\n" }) });

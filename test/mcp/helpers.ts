@@ -49,15 +49,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Waits (polling) for a condition that another process brings about; fails after `ms`. */
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const until = Date.now() + ms;

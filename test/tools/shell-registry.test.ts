@@ -7,17 +7,9 @@ import { Type } from "@sinclair/typebox";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import { defineTool } from "../../src/tools/tool.ts";
 import { call, makeContext, makeProject } from "./helpers.ts";
+import { processRunning } from "../helpers/processes.ts";
 
 const progress = defineTool({ name: "progress_update", description: "d", inputSchema: Type.Object({}), run: async () => ({ output: "ok" }) });
-
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 describe("tool registry with session tools", () => {
   test("shell, web_fetch and web_search join the file tools; extra tools stay", async () => {
@@ -50,9 +42,9 @@ describe("tool registry with session tools", () => {
     const r = createToolRegistry({ editFormat: null, session: { projectRoot: root, shell: { command: "bash", init_script: null } } });
     await call(r.get("shell")!, { command: "sleep 300 & echo $! > bg.pid" }, ctx);
     const pid = Number(readFileSync(join(root, "bg.pid"), "utf8"));
-    expect(running(pid)).toBe(true);
+    expect(processRunning(pid)).toBe(true);
     await r.close();
-    while (running(pid)) await Bun.sleep(20);
-    expect(running(pid)).toBe(false);
+    while (processRunning(pid)) await Bun.sleep(20);
+    expect(processRunning(pid)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createShellTool, type ShellTool, type ShellToolOptions } from "../../src/tools/shell.ts";
 import { runTool } from "../../src/tools/tool.ts";
 import { call, makeContext, makeProject } from "./helpers.ts";
+import { processRunning } from "../helpers/processes.ts";
 
 const open: ShellTool[] = [];
 afterEach(async () => {
@@ -14,16 +15,6 @@ function shell(root: string, options: Partial<ShellToolOptions> = {}): ShellTool
   const tool = createShellTool({ command: "bash", initScript: null, projectRoot: root, ...options });
   open.push(tool);
   return tool;
-}
-
-/** Running, and not a zombie waiting for a parent to reap it. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 async function until(check: () => boolean): Promise<void> {
@@ -83,12 +74,12 @@ describe("shell (bash)", () => {
     const pidFile = join(root, "child.pid");
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
     const child = Number(readFileSync(pidFile, "utf8"));
-    expect(alive(child)).toBe(true);
+    expect(processRunning(child)).toBe(true);
     controller.abort();
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.output).toStartWith("started\n[cancelled: the command and its shell were killed");
-    await until(() => !alive(child));
+    await until(() => !processRunning(child));
     const after = await call(sh, { command: "pwd; echo kept=$KEPT" }, ctx);
     expect(after.output).toContain("[a new shell was started because the previous one ended");
     expect(after.output).toEndWith(`${join(root, "deep")}\nkept=1\n[exit code 0]`);
@@ -161,10 +152,10 @@ describe("shell (bash)", () => {
     expect(sh.exclusive?.({ command: "true" }, ctx)).toBe("shell");
     await call(sh, { command: "sleep 300 & echo $! > bg.pid" }, ctx);
     const pid = Number(readFileSync(join(root, "bg.pid"), "utf8"));
-    expect(alive(pid)).toBe(true);
+    expect(processRunning(pid)).toBe(true);
     await sh.close();
-    await until(() => !alive(pid));
-    expect(alive(pid)).toBe(false);
+    await until(() => !processRunning(pid));
+    expect(processRunning(pid)).toBe(false);
   });
 
   test("bad input names the field and the allowed range", async () => {

@@ -8,6 +8,7 @@ import { Hooks } from "../../../src/agent/hooks/hooks.ts";
 import { hookSources } from "../../../src/agent/hooks/sources.ts";
 import type { EngineEvent } from "../../../src/agent/events.ts";
 import { systemClock } from "../../../src/util/clock.ts";
+import { processRunning } from "../../helpers/processes.ts";
 
 function hooks(block: unknown, origin: "global" | "project" = "global") {
   const root = mkdtempSync(join(tmpdir(), "agent-hooks-"));
@@ -27,15 +28,7 @@ describe("hook runs", () => {
     expect(records.find((e) => e.type === "notice")).toMatchObject({ level: "warning", message: expect.stringContaining("killed after its time limit of 0.3 s") });
     // The background child went with the group (this waits until it is gone; it would hang if it survived).
     const child = Number(await Bun.file(join(root, "child.pid")).text());
-    const alive = () => {
-      try {
-        process.kill(child, 0);
-        return !(Bun.spawnSync(["ps", "-o", "stat=", "-p", String(child)]).stdout.toString().trim().startsWith("Z"));
-      } catch {
-        return false;
-      }
-    };
-    while (alive()) await Bun.sleep(20);
+    while (processRunning(child)) await Bun.sleep(20);
   }, 10_000);
 
   test("the event arrives on stdin, in the project directory, with the child environment; messages are redacted", async () => {

@@ -17,6 +17,7 @@ import { HostAgent } from "../../../src/gateway/hosts/agent/agent.ts";
 import { PRESENCE_TTL_MS } from "../../../src/gateway/hosts/presence.ts";
 import { BINARY, ensureBinary } from "../../helpers/binary.ts";
 import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
+import { processExists } from "../../helpers/processes.ts";
 import { TcpProxy, targetOf } from "../../helpers/tcp-proxy.ts";
 import { TermSession } from "../../tui/terminal.ts";
 import { addUser, sqlAll, startTestGateway, tempDir, type TestGateway } from "../helpers.ts";
@@ -168,15 +169,6 @@ async function leasePasses(fleet: Fleet): Promise<void> {
   for (const gw of fleet.fronts) await gw.ctx.presence.refresh();
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The transitions of a session as the front records them, `from->to:trigger`. */
 async function transitions(gw: TestGateway, id: string): Promise<string[]> {
   const view = await gw.ctx.sessions.store.view((await gw.ctx.sessions.store.session(id))!);
@@ -200,7 +192,7 @@ pgTest("kill -9 a host agent: its daemon keeps running, both fronts show its ses
   first.kill("SIGKILL");
   await first.exited;
   await until(() => noneHolds(fleet, "build-1"), "both fronts to lose build-1");
-  expect(alive(one.pid!)).toBe(true);
+  expect(processExists(one.pid!)).toBe(true);
   expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
   // While it is away its sessions cannot be reached, whichever front is asked.
   for (const gw of fleet.fronts) {
@@ -217,7 +209,7 @@ pgTest("kill -9 a host agent: its daemon keeps running, both fronts show its ses
     expect(await catalogRow(fleet, gw, one.id)).toMatchObject({ state: "running", host_online: false, stale: true });
     expect((await catalogRow(fleet, gw, two.id))?.host_online).toBe(true);
   }
-  expect(alive(one.pid!)).toBe(true);
+  expect(processExists(one.pid!)).toBe(true);
 
   spawnAgent(fleet, "build-1", dataDir);
   await until(() => bothHold(fleet, "build-1"), "both fronts to hold build-1 again");
@@ -288,7 +280,7 @@ pgTest("a daemon that exits behind the partition is recorded once it heals: both
   for (const p of fleet.proxies) p.cut();
   await until(() => noneHolds(fleet, "build-1"), "both fronts to lose build-1");
   process.kill(one.pid!, "SIGKILL");
-  await until(() => !alive(one.pid!), "the daemon to be gone");
+  await until(() => !processExists(one.pid!), "the daemon to be gone");
   // Nobody could record it yet: both fronts still have it running.
   for (const gw of fleet.fronts) expect((await gw.ctx.sessions.store.session(one.id))!.state).toBe("running");
 

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { freshPgDatabase, PG_MISSING, pgTest } from "../../helpers/postgres.ts";
+import { processExists } from "../../helpers/processes.ts";
 import { startTestGateway, TEST_DB, type TestGateway } from "../helpers.ts";
 
 const FAKE_DAEMON = [process.execPath, join(import.meta.dir, "..", "sessions", "fake-daemon.ts")];
@@ -47,15 +48,6 @@ async function until(what: string, cond: () => Promise<boolean>): Promise<void> 
     await Bun.sleep(50);
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe.skipIf(TEST_DB === "pg")("owner host on SQLite", () => {
@@ -193,7 +185,7 @@ describe("two replicas on one PostgreSQL database", () => {
     // Nothing of it reached a's session: still running, its daemon alive, its proxy answering.
     const after = await session(a, s.id);
     expect(after).toMatchObject({ state: "running", pid: s.pid });
-    expect(alive(s.pid)).toBe(true);
+    expect(processExists(s.pid)).toBe(true);
     expect((await call(a, token, "GET", `/api/v1/sessions/${s.id}/proxy/echo`)).status).toBe(200);
     // The owner still can.
     expect((await call(a, token, "POST", `/api/v1/sessions/${s.id}/stop`)).body.state).toBe("stopped");
@@ -206,7 +198,7 @@ describe("two replicas on one PostgreSQL database", () => {
     // a goes down (its daemons keep running), then one of its daemons dies while no gateway of a watches it.
     await a.stop();
     process.kill(dead.pid, "SIGKILL");
-    await until("the daemon to die", async () => !alive(dead.pid));
+    await until("the daemon to die", async () => !processExists(dead.pid));
     // A project row from before owners were recorded: the first replica to start takes it.
     await b.ctx.db.update(b.ctx.db.t.projects).set({ ownerHost: null }).where(eq(b.ctx.db.t.projects.id, project.id));
     await b.stop();
@@ -226,6 +218,6 @@ describe("two replicas on one PostgreSQL database", () => {
     expect(failed.transitions.at(-1)).toMatchObject({ from: "running", to: "failed", trigger: "reconciliation", detail: "the daemon process is gone" });
     expect(failed.service_credentials.at(-1)).toMatchObject({ state: "invalidated", invalidation_cause: "reconciliation" });
     for (const s of [live, dead]) expect((await call(a, token, "DELETE", `/api/v1/sessions/${s.id}`)).status).toBe(204);
-    expect(alive(live.pid)).toBe(false);
+    expect(processExists(live.pid)).toBe(false);
   }, 60_000);
 });

@@ -2,9 +2,10 @@
 // a daemon whose port closed, and a gateway restart with sessions running (re-adopted or failed).
 import { sqlAll } from "../helpers.ts";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { api, DAEMON_COMMAND, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
+import { processExists, processRunning } from "../../helpers/processes.ts";
 
 const gateways: Awaited<ReturnType<typeof sessionGateway>>[] = [];
 const pids: number[] = [];
@@ -26,11 +27,6 @@ async function gateway(dataDir?: string) {
   return gw;
 }
 
-/** Gone AND reaped: no /proc entry at all (a zombie would still have one). */
-function reaped(pid: number): boolean {
-  return !existsSync(`/proc/${pid}`);
-}
-
 describe("daemon faults", () => {
   test("kill -9: the session fails, its credential is invalidated with the cause, the child is reaped", async () => {
     const gw = await gateway();
@@ -43,7 +39,7 @@ describe("daemon faults", () => {
     const failed = (await a.get(id)).body;
     expect(failed.transitions.at(-1)).toMatchObject({ from: "running", to: "failed", trigger: "daemon_exited" });
     expect(failed.service_credentials.at(-1)).toMatchObject({ state: "invalidated", invalidation_cause: "watcher_daemon_exit" });
-    expect(reaped(running.pid!)).toBe(true);
+    expect(processExists(running.pid!)).toBe(false);
     expect((await a.call("GET", `/api/v1/sessions/${id}/proxy/sync`)).body).toMatchObject({ error: "session_not_running", state: "failed" });
     // A failed session resumes with a fresh daemon.
     const resumed = await a.call("POST", `/api/v1/sessions/${id}/resume`);
@@ -69,7 +65,7 @@ describe("daemon faults", () => {
     expect(stopped.status).toBe(200);
     expect(stopped.body.state).toBe("stopped");
     expect(stopped.body.service_credentials[0]).toMatchObject({ state: "invalidated", invalidation_cause: "session_stopped" });
-    expect(reaped(running.pid!)).toBe(true);
+    expect(processExists(running.pid!)).toBe(false);
   }, 60_000);
 
   test("a hung daemon: the proxy answers 504 within proxy_connect_timeout_secs; GET fails the session and ends the process", async () => {
@@ -87,7 +83,7 @@ describe("daemon faults", () => {
     expect(after.body.transitions.at(-1)).toMatchObject({ from: "running", to: "failed", trigger: "health_check_failed" });
     expect(after.body.service_credentials.at(-1)).toMatchObject({ state: "invalidated", invalidation_cause: "health_check_failed" });
     // The hung process is ended after the answer (SIGTERM, then SIGKILL after stop_timeout_secs), and reaped.
-    await until(() => reaped(running.pid!), "the hung daemon to be ended");
+    await until(() => !processExists(running.pid!), "the hung daemon to be ended");
   }, 60_000);
 
   test("a daemon whose port closed: the proxy answers 502", async () => {
@@ -119,7 +115,7 @@ describe("gateway restart", () => {
     // Daemons outlive the gateway; one dies while the gateway is down.
     process.kill(kept.pid!, 0);
     process.kill(lost.pid!, "SIGKILL");
-    await until(() => !existsSync(`/proc/${lost.pid}`) || readStat(lost.pid!) === "Z", "the killed daemon to exit");
+    await until(() => !processRunning(lost.pid!), "the killed daemon to exit");
 
     const second = await gateway(dataDir);
     second.ctx.sessions.daemonCommand = DAEMON_COMMAND;
@@ -157,19 +153,10 @@ describe("process identity", () => {
     expect(record.state).toBe("failed");
     expect(record.transitions.at(-1)).toMatchObject({ to: "failed", trigger: "reconciliation", detail: "the daemon process is gone" });
     expect(bystander.killed).toBe(false);
-    expect(readStat(bystander.pid)).not.toBe("gone");
+    expect(processExists(bystander.pid)).toBe(true);
     // Deleting it does not touch the bystander either.
     expect((await api(second).call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
-    expect(readStat(bystander.pid)).not.toBe("gone");
+    expect(processExists(bystander.pid)).toBe(true);
     bystander.kill();
   }, 60_000);
 });
-
-function readStat(pid: number): string {
-  try {
-    const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!;
-  } catch {
-    return "gone";
-  }
-}

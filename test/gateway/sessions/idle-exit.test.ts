@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, deleteSessions, registerProject, sessionGateway, stopGateway } from "./helpers.ts";
+import { processExists } from "../../helpers/processes.ts";
 
 let gw: Awaited<ReturnType<typeof sessionGateway>>;
 beforeAll(async () => {
@@ -20,15 +21,6 @@ afterAll(async () => {
 async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(100)) if (await cond()) return;
   throw new Error(`timed out waiting for ${what}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function idleConfig(): string {
@@ -45,7 +37,7 @@ test("idle exit: stopped by idle_exit, not failed; the next proxied request resu
   expect(running.state).toBe("running");
   const pid = running.pid!;
 
-  await until(() => !alive(pid), "the idle daemon to exit");
+  await until(() => !processExists(pid), "the idle daemon to exit");
   await until(async () => (await a.get(id)).body.state !== "running", "the record to leave running");
   const stopped = (await a.get(id)).body;
   expect(stopped).toMatchObject({ state: "stopped", pid: null, port: null });
@@ -61,7 +53,7 @@ test("idle exit: stopped by idle_exit, not failed; the next proxied request resu
   const resumed = (await a.get(id)).body;
   expect(resumed.state).toBe("running");
   expect(resumed.transitions.at(-1)).toMatchObject({ from: "stopped", to: "running", trigger: "resume" });
-  expect(alive(resumed.pid)).toBe(true);
+  expect(processExists(resumed.pid)).toBe(true);
 
   // Stopped on request: a proxied request does not bring it back.
   expect((await a.call("POST", `/api/v1/sessions/${id}/stop`)).status).toBe(200);

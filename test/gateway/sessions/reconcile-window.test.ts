@@ -2,11 +2,11 @@
 // left by the earlier run are re-adopted or failed, so a session created then, or a GET of a leftover one,
 // must not be judged by it or race it (decisions-gateway-sessions 34).
 import { afterAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CREDENTIAL_FILE, loadCredential } from "../../../src/daemon/credential.ts";
 import { startTestGateway } from "../helpers.ts";
 import { api, FAKE_DAEMON_COMMAND, FAST, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
+import { processRunning } from "../../helpers/processes.ts";
 
 const gateways: Awaited<ReturnType<typeof startTestGateway>>[] = [];
 const pids: number[] = [];
@@ -21,16 +21,6 @@ afterAll(async () => {
     }
   }
 });
-
-/** Running: a /proc entry that is not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** A port nothing listens on right now. */
 function freePort(): number {
@@ -74,7 +64,7 @@ test("a session created while the restart's health probe of a hung leftover wait
   const fresh = await client.settled(created.body.id);
   expect(fresh.state).toBe("running");
   pids.push(fresh.pid!);
-  expect(alive(fresh.pid!)).toBe(true);
+  expect(processRunning(fresh.pid!)).toBe(true);
   expect(fresh.transitions.map((t) => t.to)).toEqual(["starting", "running"]);
   // Its daemon answers through the proxy.
   expect((await client.call("GET", `/api/v1/sessions/${fresh.id}/proxy/stats`)).status).toBe(200);
@@ -86,5 +76,5 @@ test("a session created while the restart's health probe of a hung leftover wait
   expect(ended.state).toBe("failed");
   expect(ended.transitions.at(-1)).toMatchObject({ from: "running", to: "failed", trigger: "reconciliation" });
   expect(ended.transitions.at(-1).detail).toContain("did not answer its health check");
-  await until(() => !alive(leftover.pid!), "the hung daemon to be ended");
+  await until(() => !processRunning(leftover.pid!), "the hung daemon to be ended");
 }, 90_000);

@@ -5,12 +5,13 @@
 // of such requests ran a configuration's pre-run script on the host.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { renderOpenApi, buildGatewayApp } from "../../src/gateway/server/app.ts";
 import { createFetchHandler } from "../../src/gateway/server/edge.ts";
 import { hostPolicy } from "../../src/gateway/server/request-target.ts";
+import { childrenOf } from "../helpers/processes.ts";
 import { machineToken, registerProject, sessionGateway, stopGateway } from "./sessions/helpers.ts";
 import { sqlAll, tableNames, type TestGateway } from "./helpers.ts";
 
@@ -73,22 +74,6 @@ function files(dir: string, out: string[] = []): string[] {
     // SQLite's own files change size on checkpoints; their content is compared by the digest.
     if (stat.isDirectory()) files(path, out);
     else if (!/\.(db|sqlite)(-wal|-shm)?$/.test(name)) out.push(`${path}:${stat.size}`);
-  }
-  return out.sort();
-}
-
-/** Processes whose parent is this test process (the gateway runs in it): a session would add a daemon. */
-function children(): string[] {
-  const out: string[] = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid) out.push(pid);
-    } catch {
-      // gone
-    }
   }
   return out.sort();
 }
@@ -174,7 +159,7 @@ describe("no request reaches a handler unauthenticated", () => {
 
     const dbBefore = await databaseDigest();
     const filesBefore = [...files(gw.ctx.dataDir), ...files(project.path)];
-    const childrenBefore = children();
+    const childrenBefore = childrenOf(process.pid);
     const good = `127.0.0.1:${port}`;
     const seen = new Map<number, number>();
     const wrong: string[] = [];
@@ -198,7 +183,7 @@ describe("no request reaches a handler unauthenticated", () => {
     expect(await databaseDigest()).toBe(dbBefore);
     expect([...files(gw.ctx.dataDir), ...files(project.path)]).toEqual(filesBefore);
     expect(existsSync(marker)).toBe(false);
-    expect(children()).toEqual(childrenBefore);
+    expect(childrenOf(process.pid)).toEqual(childrenBefore);
   }, 120_000);
 
   test("the web UI's cookie routes: forms refused without a session (no state change), pages redirect to sign-in", async () => {

@@ -1,9 +1,9 @@
 // Shared pieces of the MCP tests: the reference servers' entry points, a manager with captured log lines,
 // free 127.0.0.1 ports, and child servers started and stopped per test.
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createMcpManager, type McpLogEntry, type McpManager, type McpServerConfig } from "../../src/mcp/index.ts";
 import type { ToolContext, ToolResult } from "../../src/tools/tool.ts";
+import { runningWithEnv } from "../helpers/processes.ts";
 
 const modules = join(import.meta.dir, "..", "..", "node_modules");
 export const EVERYTHING_BIN = join(modules, ".bin", "mcp-server-everything");
@@ -76,17 +76,5 @@ export async function startHttpServer(argv: string[], env: Record<string, string
 
 /** Pids of live processes whose environment holds `MCP_TEST_MARKER=<marker>` (read from /proc). */
 export function pidsWithMarker(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = readFileSync(`/proc/${entry}/environ`, "latin1");
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      // A zombie (state Z) has exited; only its parent's wait is missing.
-      if (environ.split("\0").includes(`MCP_TEST_MARKER=${marker}`) && !/^\d+ \(.*\) Z/.test(stat)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
+  return runningWithEnv(`MCP_TEST_MARKER=${marker}`);
 }

@@ -1,7 +1,6 @@
 // A front and a host agent for the host agent's tests: a real gateway (the front) that holds the host's
 // connections and serves them the session store and the services routes (serve.ts), a project registered on the host, the front's public
 // API (which routes the host's sessions to it), and the host API reached through the front's link.
-import { readdirSync, readFileSync } from "node:fs";
 import { sqlAll, startTestGateway, type TestGateway } from "../helpers.ts";
 import { api, FAST, machineToken, registerProject, until } from "../sessions/helpers.ts";
 
@@ -26,18 +25,4 @@ export async function hostFront(host = HOST, projectOptions: Parameters<typeof r
   /** A request to the front's public listener with that token. */
   const publicFetch = (path: string, init: RequestInit = {}) => fetch(`${gw.url}${path}`, { ...init, headers: { authorization: `Bearer ${machine}`, ...(init.headers as Record<string, string> | undefined) } });
   return { gw, token, project, toHost, row, front, publicFetch };
-}
-
-/** Processes whose command line names `needle` (a session dir): the daemons of a session. */
-export function processesNaming(needle: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(needle)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }

@@ -7,9 +7,10 @@
 // is read on the host. Its log lines never hold the token.
 import { afterEach, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
+import { runningWithArg } from "../../helpers/processes.ts";
 import { tempDir, type TestGateway } from "../helpers.ts";
 import { MAIN, stopGateway, until } from "../sessions/helpers.ts";
-import { HOST, hostFront, processesNaming } from "./agent-helpers.ts";
+import { HOST, hostFront } from "./agent-helpers.ts";
 
 const agents: Subprocess[] = [];
 const fronts: TestGateway[] = [];
@@ -63,11 +64,11 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   await until(async () => (await f.gw.ctx.sessions.store.view((await f.row(id))!)).service_credentials.some((c) => c.state === "active"), "the daemon's check-in");
 
   const before = (await f.row(id))!;
-  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([before.pid!]);
   first.kill("SIGKILL");
   await first.exited;
   await until(() => f.gw.ctx.hostLinks.get(HOST) === undefined, "the front to lose the host");
-  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([before.pid!]);
 
   const second = spawnAgent(f.gw.url, f.token, dataDir);
   const secondLog = collect(second.stderr);
@@ -77,7 +78,7 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect((await again.json()).daemon_epoch).toBe(snapshot.daemon_epoch);
   const after = (await f.row(id))!;
   expect(after).toMatchObject({ state: "running", pid: before.pid, pidStartTicks: before.pidStartTicks, port: before.port });
-  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([before.pid!]);
   expect((await f.gw.ctx.sessions.store.view(after)).transitions.map((t) => t.trigger)).toEqual(["create", "daemon_healthy"]);
   // It told the front which daemons live on it.
   await until(() => secondLog.text.includes('"event":"host.daemons_announced"'), "the re-announcement");
@@ -93,7 +94,7 @@ test("kill -9 the host agent: its daemon keeps running; a restarted agent re-ado
   expect(again_page.status).toBe(200);
   expect((await again_page.json()).total_items).toBe(first_page.total_items);
   expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
-  expect(processesNaming(before.sessionDir!)).toEqual([]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([]);
   second.kill("SIGTERM");
   expect(await second.exited).toBe(0);
   const stdout = await new Response(second.stdout).text();

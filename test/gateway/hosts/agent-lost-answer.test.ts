@@ -7,9 +7,10 @@ import { parseGatewayConfig } from "../../../src/gateway/config/load.ts";
 import { HostAgent } from "../../../src/gateway/hosts/agent/agent.ts";
 import { frontHandler } from "../../../src/gateway/hosts/front-store.ts";
 import { CLOSE } from "../../../src/gateway/hosts/mux/frames.ts";
+import { runningWithArg } from "../../helpers/processes.ts";
 import { tempDir, type TestGateway } from "../helpers.ts";
 import { FAKE_DAEMON_COMMAND, FAST, stopGateway, until } from "../sessions/helpers.ts";
-import { HOST, hostFront, processesNaming } from "./agent-helpers.ts";
+import { HOST, hostFront } from "./agent-helpers.ts";
 
 const agents: HostAgent[] = [];
 const fronts: TestGateway[] = [];
@@ -74,14 +75,14 @@ test("the running state lost with the connection: after the reconnect the sessio
   await until(async () => (await f.row(id))?.state === "running", "the session to be recorded running after the reconnect");
   const running = (await f.row(id))!;
   expect(running).toMatchObject({ pid: spawned.pid, pidStartTicks: spawned.pidStartTicks, daemonEpoch: "ep_fake" });
-  expect(processesNaming(running.sessionDir!)).toEqual([running.pid!]);
+  expect(runningWithArg(running.sessionDir!)).toEqual([running.pid!]);
   expect(await transitions(f, id)).toEqual(["null->starting:create", "starting->running:daemon_healthy"]);
   // The front proxies to it through the host, and the record reads running.
   const proxied = await f.publicFetch(`/api/v1/sessions/${id}/proxy/after`);
   expect(proxied.status).toBe(200);
   expect((await proxied.json()).path).toBe("/after");
   expect((await f.front.get(id)).body).toMatchObject({ state: "running", pid: spawned.pid });
-  expect(processesNaming(running.sessionDir!)).toEqual([running.pid!]);
+  expect(runningWithArg(running.sessionDir!)).toEqual([running.pid!]);
   expect((await f.front.call("DELETE", `/api/v1/sessions/${id}`)).status).toBe(204);
 }, 60_000);
 
@@ -106,6 +107,6 @@ test("the running state lost with the connection and the daemon gone before the 
   expect(steps[0]).toBe("null->starting:create");
   expect(steps.at(-1)).toMatch(/^starting->failed:/);
   expect(steps.some((s) => s.includes("->running"))).toBe(false);
-  expect(processesNaming(failed.sessionDir!)).toEqual([]);
+  expect(runningWithArg(failed.sessionDir!)).toEqual([]);
   expect((await f.front.get(id)).body.service_credentials.at(-1)).toMatchObject({ state: "invalidated" });
 }, 60_000);

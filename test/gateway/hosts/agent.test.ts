@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { parseGatewayConfig } from "../../../src/gateway/config/load.ts";
 import { HostAgent } from "../../../src/gateway/hosts/agent/agent.ts";
 import { hostOnline } from "../../../src/gateway/hosts/presence.ts";
+import { runningWithArg } from "../../helpers/processes.ts";
 import { tempDir, type TestGateway } from "../helpers.ts";
 import { FAKE_DAEMON_COMMAND, FAST, stopGateway, until } from "../sessions/helpers.ts";
-import { HOST, hostFront, processesNaming } from "./agent-helpers.ts";
+import { HOST, hostFront } from "./agent-helpers.ts";
 
 const agents: HostAgent[] = [];
 const fronts: TestGateway[] = [];
@@ -44,7 +45,7 @@ test("through the front's public API: a session of the host's project is created
   await until(async () => (await f.row(view.id))?.state === "running", "the session to run");
   const running = (await f.row(view.id))!;
   expect(running).toMatchObject({ ownerHost: HOST, sessionDir: join(dataDir, "sessions", view.id), daemonEpoch: "ep_fake" });
-  expect(processesNaming(running.sessionDir!)).toEqual([running.pid!]);
+  expect(runningWithArg(running.sessionDir!)).toEqual([running.pid!]);
   // Read through the front: the host's on-demand check, running, host online.
   expect((await f.front.get(view.id)).body).toMatchObject({ state: "running", owner_host: HOST, host_online: true });
 
@@ -67,7 +68,7 @@ test("through the front's public API: a session of the host's project is created
   expect(stopped.status).toBe(200);
   expect(stopped.body).toMatchObject({ state: "stopped", pid: null });
   expect((await f.row(view.id))!.state).toBe("stopped");
-  expect(processesNaming(running.sessionDir!)).toEqual([]);
+  expect(runningWithArg(running.sessionDir!)).toEqual([]);
   const resumed = await f.front.call("POST", `/api/v1/sessions/${view.id}/resume`);
   expect(resumed.status).toBe(200);
   expect(resumed.body.state).toBe("running");
@@ -78,7 +79,7 @@ test("through the front's public API: a session of the host's project is created
   expect((await f.front.call("DELETE", `/api/v1/sessions/${view.id}`)).status).toBe(204);
   expect(await f.row(view.id)).toBeUndefined();
   expect(existsSync(join(dataDir, "sessions", view.id))).toBe(false);
-  expect(processesNaming(running.sessionDir!)).toEqual([]);
+  expect(runningWithArg(running.sessionDir!)).toEqual([]);
 });
 
 test("an agent stopped (SIGTERM's path) and started again on its data dir re-adopts its running daemon: same process, no second one, no new launch", async () => {
@@ -94,14 +95,14 @@ test("an agent stopped (SIGTERM's path) and started again on its data dir re-ado
   first.stop();
   await until(() => f.gw.ctx.hostLinks.get(HOST) === undefined, "the front to lose the host");
   // The daemon outlives its agent.
-  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([before.pid!]);
   startAgent(f.gw.url, f.token, dataDir);
   await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join again");
   const proxied = await f.publicFetch(`/api/v1/sessions/${created.body.id}/proxy/again`);
   expect(proxied.status).toBe(200);
   expect((await proxied.json()).path).toBe("/again");
   expect((await f.row(created.body.id))!).toMatchObject({ state: "running", pid: before.pid, pidStartTicks: before.pidStartTicks, port: before.port });
-  expect(processesNaming(before.sessionDir!)).toEqual([before.pid!]);
+  expect(runningWithArg(before.sessionDir!)).toEqual([before.pid!]);
   expect((await f.gw.ctx.sessions.store.view((await f.row(created.body.id))!)).transitions.map((t) => t.trigger)).toEqual(["create", "daemon_healthy"]);
   expect((await f.front.call("DELETE", `/api/v1/sessions/${created.body.id}`)).status).toBe(204);
 });

@@ -17,12 +17,11 @@ import { HostAgent } from "../../../src/gateway/hosts/agent/agent.ts";
 import { PRESENCE_TTL_MS } from "../../../src/gateway/hosts/presence.ts";
 import { BINARY, ensureBinary } from "../../helpers/binary.ts";
 import { freshPgDatabase, pgTest } from "../../helpers/postgres.ts";
-import { processExists } from "../../helpers/processes.ts";
+import { processExists, runningWithArg } from "../../helpers/processes.ts";
 import { TcpProxy, targetOf } from "../../helpers/tcp-proxy.ts";
 import { TermSession } from "../../tui/terminal.ts";
 import { addUser, sqlAll, startTestGateway, tempDir, type TestGateway } from "../helpers.ts";
 import { FAKE_DAEMON_COMMAND, FAST, MAIN, machineToken, registerProject, until } from "../sessions/helpers.ts";
-import { processesNaming } from "./agent-helpers.ts";
 
 const RESUMABLE_DAEMON_COMMAND = [process.execPath, join(import.meta.dir, "resumable-sse-daemon.ts")];
 const HOSTS = ["build-1", "build-2"] as const;
@@ -146,7 +145,7 @@ async function runningSession(fleet: Fleet, gw: TestGateway, host: Host) {
   const row = (await gw.ctx.sessions.store.session(id))!;
   // Daemons outlive their host agent by design; a test must not leave them running.
   cleanups.push(() => {
-    for (const pid of processesNaming(row.sessionDir!)) process.kill(pid, "SIGKILL");
+    for (const pid of runningWithArg(row.sessionDir!)) process.kill(pid, "SIGKILL");
   });
   return row;
 }
@@ -187,13 +186,13 @@ pgTest("kill -9 a host agent: its daemon keeps running, both fronts show its ses
   const two = await runningSession(fleet, b, "build-2");
   const sync = await json(await call(fleet, b, "GET", `/api/v1/sessions/${one.id}/proxy/sync`), "the daemon's /sync through front-b");
   expect(typeof sync.daemon_epoch).toBe("string");
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
 
   first.kill("SIGKILL");
   await first.exited;
   await until(() => noneHolds(fleet, "build-1"), "both fronts to lose build-1");
   expect(processExists(one.pid!)).toBe(true);
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
   // While it is away its sessions cannot be reached, whichever front is asked.
   for (const gw of fleet.fronts) {
     const refused = await call(fleet, gw, "GET", `/api/v1/sessions/${one.id}/proxy/sync`);
@@ -218,11 +217,11 @@ pgTest("kill -9 a host agent: its daemon keeps running, both fronts show its ses
     expect(again.daemon_epoch).toBe(sync.daemon_epoch);
     expect(await listed(fleet, gw, one.id)).toMatchObject({ state: "running", host_online: true, pid: one.pid });
   }
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
   expect(await transitions(a, one.id)).toEqual(["null->starting:create", "starting->running:daemon_healthy"]);
 
   expect((await call(fleet, b, "DELETE", `/api/v1/sessions/${one.id}`)).status).toBe(204);
-  expect(processesNaming(one.sessionDir!)).toEqual([]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([]);
 }, 120_000);
 
 pgTest("partition a host from both fronts and heal: nothing failed, nothing duplicated, both fronts and the host agree", async () => {
@@ -249,7 +248,7 @@ pgTest("partition a host from both fronts and heal: nothing failed, nothing dupl
     expect((await stop.json()).error).toBe("host_offline");
   }
   // Behind the partition the daemon runs on, once.
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
 
   for (const p of fleet.proxies) p.resume();
   await until(() => bothHold(fleet, "build-1"), "both fronts to hold build-1 after the heal");
@@ -264,8 +263,8 @@ pgTest("partition a host from both fronts and heal: nothing failed, nothing dupl
   expect(views[1]).toEqual(views[0]);
   // The host's view: its on-demand check through each front, and its processes.
   for (const gw of fleet.fronts) expect(await json(await call(fleet, gw, "GET", `/api/v1/sessions/${one.id}`), "the host's check")).toMatchObject({ state: "running", pid: one.pid, host_online: true });
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
-  expect(processesNaming(two.sessionDir!)).toEqual([two.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(two.sessionDir!)).toEqual([two.pid!]);
   expect(await transitions(b, one.id)).toEqual(["null->starting:create", "starting->running:daemon_healthy"]);
   expect(await transitions(a, two.id)).toEqual(["null->starting:create", "starting->running:daemon_healthy"]);
 }, 120_000);
@@ -292,7 +291,7 @@ pgTest("a daemon that exits behind the partition is recorded once it heals: both
   expect(views[0].state).toBe("failed");
   expect(views[0].pid).toBeNull();
   expect(views[1]).toEqual(views[0]);
-  expect(processesNaming(one.sessionDir!)).toEqual([]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([]);
 }, 120_000);
 
 pgTest("a proxied SSE stream through front-a survives front-a's death: the client reconnects through front-b with Last-Event-ID and continues without a gap or a repeat", async () => {
@@ -336,7 +335,7 @@ pgTest("a proxied SSE stream through front-a survives front-a's death: the clien
   // One daemon, every event once, in order.
   expect(seen.map((e) => e.n)).toEqual(seen.map((_, i) => i + 1));
   expect(new Set(seen.map((e) => e.pid))).toEqual(new Set([one.pid!]));
-  expect(processesNaming(one.sessionDir!)).toEqual([one.pid!]);
+  expect(runningWithArg(one.sessionDir!)).toEqual([one.pid!]);
 }, 120_000);
 
 beforeAll(() => ensureBinary(), 180_000);

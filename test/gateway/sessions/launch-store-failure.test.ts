@@ -5,8 +5,8 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { SessionSupervisor } from "../../../src/gateway/sessions/supervisor.ts";
 import type { SessionStore } from "../../../src/gateway/sessions/store.ts";
+import { runningWithArg } from "../../helpers/processes.ts";
 import { FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway, until } from "./helpers.ts";
-import { processesNaming } from "../hosts/agent-helpers.ts";
 
 const gw = await sessionGateway();
 afterAll(() => stopGateway(gw));
@@ -31,7 +31,7 @@ test("a store failing after the running state does not end the daemon", async ()
     await until(async () => (await supervisor.proxyTarget(view.id)).ok, "the live daemon");
     const row = (await db.session(view.id))!;
     expect(row).toMatchObject({ state: "running", port: expect.any(Number) });
-    expect(processesNaming(row.sessionDir!)).toEqual([row.pid!]);
+    expect(runningWithArg(row.sessionDir!)).toEqual([row.pid!]);
     expect(existsSync(row.bootstrapFile!)).toBe(false);
     await supervisor.remove(view.id);
   } finally {
@@ -59,7 +59,7 @@ test("a running state made by the store whose answer is lost does not end the da
     await until(async () => (await supervisor.proxyTarget(view.id)).ok, "the live daemon");
     const row = (await db.session(view.id))!;
     expect(row).toMatchObject({ state: "running", port: expect.any(Number) });
-    expect(processesNaming(row.sessionDir!)).toEqual([row.pid!]);
+    expect(runningWithArg(row.sessionDir!)).toEqual([row.pid!]);
     await supervisor.remove(view.id);
   } finally {
     supervisor.close();

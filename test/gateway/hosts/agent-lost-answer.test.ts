@@ -55,18 +55,23 @@ function startAgent(url: string, token: string): HostAgent {
   return agent;
 }
 
+/** Joins a host agent to `f`'s front and creates a session on it; returns the id once its running state was sent as the link dropped. */
+async function launchAsTheLinkDrops(f: Awaited<ReturnType<typeof droppingFront>>): Promise<string> {
+  startAgent(f.gw.url, f.token);
+  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join");
+  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
+  expect(created.status).toBe(201);
+  await until(() => f.dropped(), "the running state to be sent as the link drops");
+  return created.body.id;
+}
+
 async function transitions(f: Awaited<ReturnType<typeof hostFront>>, id: string): Promise<string[]> {
   return (await f.gw.ctx.sessions.store.view((await f.row(id))!)).transitions.map((t) => `${t.from}->${t.to}:${t.trigger}`);
 }
 
 test("the running state lost with the connection: after the reconnect the session runs on the daemon the host held, and no second daemon was started", async () => {
   const f = await droppingFront();
-  startAgent(f.gw.url, f.token);
-  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join");
-  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
-  expect(created.status).toBe(201);
-  const id = created.body.id;
-  await until(() => f.dropped(), "the running state to be sent as the link drops");
+  const id = await launchAsTheLinkDrops(f);
   // The front never saw it: the row is starting, with the process the launch recorded.
   const spawned = (await f.row(id))!;
   expect(spawned.state).toBe("starting");
@@ -93,12 +98,7 @@ test("the running state lost with the connection and the daemon gone before the 
     killed = row.pid!;
     process.kill(killed, "SIGKILL");
   });
-  startAgent(f.gw.url, f.token);
-  await until(() => f.gw.ctx.hostLinks.get(HOST) !== undefined, "the agent to join");
-  const created = await f.front.call("POST", "/api/v1/sessions", { project_id: f.project.projectId, launch_mode: "project_direct" });
-  expect(created.status).toBe(201);
-  const id = created.body.id;
-  await until(() => f.dropped(), "the running state to be sent as the link drops");
+  const id = await launchAsTheLinkDrops(f);
 
   await until(async () => (await f.row(id))?.state === "failed", "the session to be recorded failed after the reconnect");
   const failed = (await f.row(id))!;

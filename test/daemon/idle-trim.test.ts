@@ -1,10 +1,10 @@
 // An idle daemon gives memory back (src/platform/idle-trim.ts): the quiet-interval policy on a fake CPU
 // clock, and a real `agent daemon` process whose code pages are released after its ready line.
 import { afterEach, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { trimWhenIdle, type IdleTrim } from "../../src/platform/idle-trim.ts";
 import { until } from "../fakes/fake-clock.ts";
+import { rssFileKb } from "../helpers/processes.ts";
 import { authed, promptAndWait, sandbox, spawnDemoDaemon } from "../telemetry/demo-daemon.ts";
 
 const INTERVAL = 20;
@@ -69,8 +69,6 @@ test("releaseNow gives memory back at once, and stop ends the watching", async (
   await intervals(3);
   expect(p.releases()).toBe(1);
 });
-
-const rssFileKb = (pid: number) => Number(/RssFile:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 
 test.skipIf(process.platform !== "linux")("agent daemon gives its startup code pages back after the ready line and works on", async () => {
   const box = sandbox(null);

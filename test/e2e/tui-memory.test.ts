@@ -2,8 +2,8 @@
 // pages its drawing touched once it has been quiet for an interval after a turn (src/cli/tui-memory.ts),
 // and works on as before: the next prompt is typed, sent, answered and drawn.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { ensureBinary } from "../helpers/binary.ts";
+import { rssFileKb } from "../helpers/processes.ts";
 import { scriptedProject, send, Terminals } from "./tui-harness.ts";
 
 const terminals = new Terminals();
@@ -19,9 +19,6 @@ async function eventually(cond: () => boolean, what: string, deadlineMs: number)
     await Bun.sleep(50);
   }
 }
-
-/** Resident kilobytes of a process that are pages of files (the executable's code and bundle). */
-const rssFileKb = (pid: number) => Number(/RssFile:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 
 test.skipIf(process.platform !== "linux")("a quiet view gives its code pages back and answers the next prompt as before", async () => {
   const p = scriptedProject(`responses:

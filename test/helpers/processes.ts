@@ -57,3 +57,8 @@ export function runningWithEnv(entry: string): number[] {
 export function childrenOf(ppid: number): number[] {
   return pidsWhere((pid) => Number(statFields(pid)[1]) === ppid);
 }
+
+/** A process's file-backed resident memory (RssFile in /proc/<pid>/status), in kB. */
+export function rssFileKb(pid: number): number {
+  return Number(/RssFile:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+}

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DaemonClient, DaemonRequestError } from "../../src/client/daemon-client.ts";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { processExists } from "../helpers/processes.ts";
 import { startProviderFake, type FakeStep, type ProviderFake } from "../fakes/provider-fake.ts";
 import { scriptedCalls, stopDaemons } from "./scripted-calls.ts";
 
@@ -165,7 +166,7 @@ describe("checkpoints (compiled binary, session daemon)", () => {
     // The user edits b.txt meanwhile; the daemon restarts (the restore points are in the journal and the session dir).
     writeFileSync(join(p.root, "b.txt"), "B-user\n");
     process.kill(pid, "SIGTERM");
-    while (existsSync(`/proc/${pid}`)) await Bun.sleep(50);
+    while (processExists(pid)) await Bun.sleep(50);
     const cred = join(dir, "credential.json");
     const restarted = Bun.spawn([BINARY, "daemon", "--session-dir", dir, "--credential-file", cred], { cwd: p.root, env: p.env, stdout: "pipe", stderr: "pipe" });
     const reader = restarted.stdout.getReader();

@@ -59,6 +59,10 @@ pgTest("kill -9 of the replica serving a fleet stream: the other replica resumes
   const database = await freshPgDatabase(server);
   const pepper = sharedPepper();
   b = await startFleetGateway({}, { database, auth: pepper, principal: "fleet-b", extra: "host_name: host-b\n" });
+  // B's fake clock starts months before A's real one: the events B journals would be past the journal's age
+  // on A, which drops each as it reads it, so a cursor A gave out just before one is already too old (410).
+  // Replicas share one time: B's clock is set to now.
+  b.gw.clock.advance(Date.now() - b.gw.clock.now());
   const a = await serveProcess(database, pepper);
   const start = (await (await fetch(`${a.url}/api/v1/catalog`, { headers: { Authorization: `Bearer ${b.token}` } })).json()).cursor as string;
 

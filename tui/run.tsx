@@ -17,6 +17,7 @@ import { configuredTuiField } from "./theme/config.ts";
 import { resolveKeys } from "./keys/keymap.ts";
 import { ThemeProvider } from "./theme/theme.ts";
 import { ViewStore } from "./view-store.ts";
+import { rawBeforeFirstFrame } from "./raw-before-first-frame.ts";
 import { alertForm, terminalAlert, terminalEvents } from "./terminal-alert.ts";
 
 export interface TuiOptions {
@@ -96,6 +97,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
   const exited = new Promise<number>((resolve) => (exit = resolve));
   let draft = "";
   let killed = false;
+  // A key pressed as soon as the first frame shows reaches the view (Ink itself turns raw mode on only after drawing it).
+  const cooked = rawBeforeFirstFrame(options.stdin ?? process.stdin);
   const ink = render(
     <ThemeProvider value={theme}>
       <App
@@ -132,6 +135,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     stop.abort();
     ink.unmount();
     await ink.waitUntilExit().catch(() => {});
+    cooked();
     // Detaching with a half-written prompt must not lose it: it is left on the terminal.
     const out = options.stdout ?? process.stdout;
     if (draft.trim()) out.write(`Unsent prompt (not sent):\n${draft}\n`);

@@ -5,6 +5,7 @@ import { Box, Text, render, useInput, useWindowSize } from "ink";
 import { useState, type ReactNode } from "react";
 import { terminalTheme } from "./theme/resolve.ts";
 import { ThemeProvider, useTheme } from "./theme/theme.ts";
+import { rawBeforeFirstFrame } from "./raw-before-first-frame.ts";
 
 export interface PickableSession {
   id: string;
@@ -80,6 +81,7 @@ export function SessionPicker({ sessions, project, now, onPick }: SessionPickerP
 export async function pickSession(sessions: PickableSession[], project: string): Promise<string | null> {
   const { theme } = await terminalTheme({ stdin: process.stdin, stdout: process.stdout });
   const answer = Promise.withResolvers<string | null>();
+  const cooked = rawBeforeFirstFrame(process.stdin);
   const app = render(
     <ThemeProvider value={theme}>
       <SessionPicker sessions={sessions} project={project} now={Date.now()} onPick={answer.resolve} />
@@ -91,5 +93,6 @@ export async function pickSession(sessions: PickableSession[], project: string):
   await Bun.sleep(20);
   app.unmount();
   await app.waitUntilExit();
+  cooked();
   return id;
 }

@@ -16,6 +16,8 @@ export class TermSession {
   readonly xterm: XTerm;
   readonly proc: Bun.Subprocess;
   private watchers = new Set<() => void>();
+  /** Checked on every chunk of output as it arrives, before the emulator draws it (see writeOnOutput). */
+  private outputWatchers = new Set<() => void>();
   /** Everything the program wrote, as plain bytes (for debugging a failed wait). */
   raw = "";
 
@@ -32,6 +34,7 @@ export class TermSession {
         rows,
         data: (_t, data) => {
           this.raw += decoder.decode(data, { stream: true });
+          for (const w of this.outputWatchers) w();
           this.xterm.write(data, () => {
             for (const w of this.watchers) w();
           });
@@ -74,6 +77,30 @@ export class TermSession {
 
   write(data: string): void {
     this.proc.terminal!.write(data);
+  }
+
+  /**
+   * Writes `data` the moment the program's output (its escape sequences left out) contains `text`, in the
+   * PTY's data callback, before the emulator has even drawn it: a key pressed as early as possible after
+   * something appears. Resolves once written; rejects after the deadline.
+   */
+  writeOnOutput(text: string, data: string, deadlineMs = 60_000): Promise<void> {
+    const shown = () => this.raw.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, "").includes(text);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.outputWatchers.delete(watch);
+        reject(new Error(`waited for '${text}' to be written; the screen shows:\n${this.screen()}`));
+      }, deadlineMs);
+      const watch = () => {
+        if (!shown()) return;
+        clearTimeout(timer);
+        this.outputWatchers.delete(watch);
+        this.write(data);
+        resolve();
+      };
+      this.outputWatchers.add(watch);
+      watch();
+    });
   }
 
   /** Resizes the terminal, as dragging a window's edge does (the emulator re-wraps, the program gets SIGWINCH). */

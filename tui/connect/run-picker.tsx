@@ -6,6 +6,7 @@ import { useState, type ReactNode } from "react";
 import type { FleetProject, FleetSession } from "../../src/protocol/fleet-event.ts";
 import { terminalTheme } from "../theme/resolve.ts";
 import { ThemeProvider } from "../theme/theme.ts";
+import { rawBeforeFirstFrame } from "../raw-before-first-frame.ts";
 import { FleetFeed, type GatewayGet } from "./fleet-feed.ts";
 import { FleetStore, shortPath } from "./fleet-store.ts";
 import { Picker, type PickerStatus } from "./picker.tsx";
@@ -30,6 +31,7 @@ export async function runPicker(options: PickerRunOptions): Promise<string | nul
   let done!: (id: string | null) => void;
   const chosen = new Promise<string | null>((resolve) => (done = resolve));
   const following = feed.run(stop.signal);
+  const cooked = rawBeforeFirstFrame(options.stdin ?? process.stdin);
   const ink = render(
     <ThemeProvider value={theme}>
       <PickerApp store={store} options={options} feed={feed} done={done} problem={problem} />
@@ -40,6 +42,7 @@ export async function runPicker(options: PickerRunOptions): Promise<string | nul
   stop.abort();
   ink.unmount();
   await ink.waitUntilExit().catch(() => {});
+  cooked();
   await following;
   return id;
 }

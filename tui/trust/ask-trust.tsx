@@ -3,11 +3,13 @@
 import { render } from "ink";
 import { terminalTheme } from "../theme/resolve.ts";
 import { ThemeProvider } from "../theme/theme.ts";
+import { rawBeforeFirstFrame } from "../raw-before-first-frame.ts";
 import { TrustDialog, type TrustDecision, type TrustDialogProps } from "./trust-dialog.tsx";
 
 export async function askProjectTrust(props: Omit<TrustDialogProps, "onDecide">): Promise<TrustDecision> {
   const { theme } = await terminalTheme({ stdin: process.stdin, stdout: process.stdout });
   const answer = Promise.withResolvers<TrustDecision>();
+  const cooked = rawBeforeFirstFrame(process.stdin);
   const app = render(
     <ThemeProvider value={theme}>
       <TrustDialog {...props} onDecide={answer.resolve} />
@@ -19,5 +21,6 @@ export async function askProjectTrust(props: Omit<TrustDialogProps, "onDecide">)
   await Bun.sleep(20);
   app.unmount();
   await app.waitUntilExit();
+  cooked();
   return decision;
 }

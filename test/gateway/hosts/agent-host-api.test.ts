@@ -15,6 +15,7 @@ import type { MuxConnection } from "../../../src/gateway/hosts/mux/connection.ts
 import type { TestGateway } from "../helpers.ts";
 import { api, FAKE_DAEMON_COMMAND, registerProject, sessionGateway, stopGateway, until } from "../sessions/helpers.ts";
 import { muxPair, type MuxPair } from "./mux-pair.ts";
+import { OpenStreams } from "../../../src/gateway/server/streams.ts";
 
 let gw: TestGateway & { token: string };
 let pair: MuxPair;
@@ -30,7 +31,9 @@ beforeAll(async () => {
   pair.host.serve(
     hostApi({
       sessions: gw.ctx.sessions,
-      proxy: gw.ctx,
+      // As the host agent has it (agent.ts): the fronts track their callers' streams; the gateway's own
+      // tracker would re-check the forwarded request's credential at every database change and end the stream.
+      proxy: { config: gw.ctx.config, tls: false, upstream: gw.ctx.upstream, streams: new OpenStreams(async () => true, { current: () => 0 }) },
       paths: gw.ctx,
       project: async (id) => (id === project.projectId ? ({ id, path: project.path } as never) : undefined),
       history: new StoppedHistory(randomBytes(32), "hep_test", { session: async (id) => (await gw.ctx.sessions.store.session(id)) ?? null }, gw.clock, FLEET_LIMITS),

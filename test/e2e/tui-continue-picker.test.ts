@@ -35,7 +35,8 @@ describe("agent continue without a session id (compiled binary, real terminal)",
     await t.waitFor(`session ${older}`, "the picked session's view");
     await t.waitFor((s) => /ready\s/.test(s.screen()), "the view to be live");
     terminals.sessionOf(t, p);
-    expect(t.text()).toContain("› fix the login bug");
+    // The resumed session's transcript is drawn once its history has arrived (the status line may say ready first).
+    await t.waitFor((s) => s.text().includes("› fix the login bug"), "the picked session's transcript");
     t.write("\x04");
     expect(await t.proc.exited).toBe(0);
 

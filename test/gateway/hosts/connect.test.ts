@@ -159,6 +159,8 @@ test("presence: online while connected; offline 15 s after the connection is cut
   // Back again: online, announced.
   const again = await join(f, token, "build-1");
   await until(() => f.gw.ctx.hostLinks.get("build-1") !== undefined, "the connection held again");
+  // The connection's own announcement (no refresh here) is a database write that follows the link.
+  for (const end = Date.now() + 15_000; !(await session(f, "ses_remote")).host_online && Date.now() < end; ) await Bun.sleep(10);
   expect(await session(f, "ses_remote")).toMatchObject({ host_online: true });
   await f.fleet.tick();
   expect(f.fleet.journal.view("s:ses_remote")).toMatchObject({ session: { host_online: true } });

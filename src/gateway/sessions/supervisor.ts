@@ -135,6 +135,11 @@ export class SessionSupervisor {
     if (this.reconciling) await this.reconciling;
   }
 
+  /** `run` once no reconciliation is under way; at once (no extra await) on the proxy's usual path. */
+  private afterReconcile<T>(run: () => Promise<T>): Promise<T> {
+    return this.reconciling ? this.reconciling.then(run) : run();
+  }
+
   /** POST /sessions: the record in `starting`; the daemon starts in the background. */
   async create(projectId: unknown, launchMode: unknown): Promise<SessionView> {
     await this.settled();
@@ -198,7 +203,7 @@ export class SessionSupervisor {
 
   /** The proxy's view: a live daemon, or the error to answer with. */
   proxyTarget(id: string): Promise<ProxyTarget> {
-    return this.reconciling ? this.settled().then(() => proxyTarget(this.deps, id)) : proxyTarget(this.deps, id);
+    return this.afterReconcile(() => proxyTarget(this.deps, id));
   }
 
   /**
@@ -207,7 +212,7 @@ export class SessionSupervisor {
    * request stays stopped (503).
    */
   proxyTargetResuming(id: string): Promise<ProxyTarget> {
-    return this.reconciling ? this.settled().then(() => this.idleResume.target(id)) : this.idleResume.target(id);
+    return this.afterReconcile(() => this.idleResume.target(id));
   }
 
   /**
